@@ -1,0 +1,245 @@
+/**
+ * Writes to the catalog in batches: per-provider statements, merged CVE rows, changes, vendors,
+ * products and weaknesses. Each batch is one transaction under a catalog-wide advisory lock, so two
+ * importers (several workers, or an import beside a sync) never merge from a stale read.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
+import type { CveChange } from '../domain/cve-change.ts';
+import type { WeaknessRecord } from '../sources/source.ts';
+
+/** Any stable 64-bit number: the lock every catalog write batch takes. */
+const CATALOG_WRITE_LOCK = 7_352_901_004;
+
+export interface StoredSource {
+  provider: Provider;
+  hash: string;
+}
+
+export interface SourceUpsert {
+  cveId: string;
+  provider: Provider;
+  doc: SourceDocument;
+  raw: Record<string, unknown> | undefined;
+  hash: string;
+}
+
+export interface CatalogBatchWrite {
+  sourceUpserts: SourceUpsert[];
+  sourceDeletes: { cveId: string; provider: Provider }[];
+  cves: MergedCve[];
+  changes: CveChange[];
+  vendorKeys: string[];
+  weaknessIds: string[];
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+export class CatalogWriteRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** Runs `fn` in one transaction holding the catalog write lock. */
+  async inWriteTransaction<T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(${CATALOG_WRITE_LOCK})`.execute(tx);
+      return fn(new CatalogWriteTransaction(tx));
+    });
+  }
+
+  /** Upserts weaknesses from the CWE catalog; returns how many were new and how many changed. */
+  async upsertWeaknesses(items: WeaknessRecord[]): Promise<{ inserted: number; updated: number }> {
+    if (!items.length) return { inserted: 0, updated: 0 };
+    const rows = items.map((w) => ({ cwe_id: w.cweId, name: w.name, description: w.description }));
+    const result = await sql<{ inserted: boolean }>`
+      INSERT INTO weakness (cwe_id, name, description)
+      SELECT cwe_id, name, description FROM jsonb_to_recordset(${json(rows)}::jsonb)
+        AS x(cwe_id text, name text, description text)
+      ON CONFLICT (cwe_id) DO UPDATE SET name = excluded.name, description = excluded.description, updated_at = now()
+        WHERE weakness.name IS DISTINCT FROM excluded.name OR weakness.description IS DISTINCT FROM excluded.description
+      RETURNING (xmax = 0) AS inserted`.execute(this.db);
+    const inserted = result.rows.filter((r) => r.inserted).length;
+    return { inserted, updated: result.rows.length - inserted };
+  }
+}
+
+export class CatalogWriteTransaction {
+  constructor(private readonly tx: Transaction<DB>) {}
+
+  /** Hashes of the stored statements of these CVEs. */
+  async sourceHashes(cveIds: string[]): Promise<Map<string, StoredSource[]>> {
+    const map = new Map<string, StoredSource[]>();
+    if (!cveIds.length) return map;
+    const rows = await this.tx
+      .selectFrom('cve_source')
+      .select(['cve_id', 'provider', 'hash'])
+      .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
+      .execute();
+    for (const r of rows) {
+      const list = map.get(r.cve_id) ?? [];
+      list.push({ provider: r.provider as Provider, hash: r.hash });
+      map.set(r.cve_id, list);
+    }
+    return map;
+  }
+
+  /** Stored statements of these CVEs, by CVE and provider. */
+  async sourceDocuments(cveIds: string[]): Promise<Map<string, Map<Provider, SourceDocument>>> {
+    const map = new Map<string, Map<Provider, SourceDocument>>();
+    if (!cveIds.length) return map;
+    const rows = await this.tx
+      .selectFrom('cve_source')
+      .select(['cve_id', 'provider', 'data'])
+      .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
+      .execute();
+    for (const r of rows) {
+      const inner = map.get(r.cve_id) ?? new Map<Provider, SourceDocument>();
+      inner.set(r.provider as Provider, r.data as unknown as SourceDocument);
+      map.set(r.cve_id, inner);
+    }
+    return map;
+  }
+
+  /** The stored merged views of these CVEs. */
+  async mergedViews(cveIds: string[]): Promise<Map<string, MergedCve>> {
+    const map = new Map<string, MergedCve>();
+    if (!cveIds.length) return map;
+    const rows = await this.tx
+      .selectFrom('cve')
+      .select([
+        'cve_id',
+        'state',
+        'title',
+        'description',
+        'created_at',
+        'updated_at',
+        'metrics',
+        'vendors',
+        'cpes',
+        'weaknesses',
+        'references',
+        'nvd_configurations',
+        'providers',
+      ])
+      .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
+      .execute();
+    for (const r of rows) {
+      map.set(r.cve_id, {
+        cveId: r.cve_id,
+        state: r.state as MergedCve['state'],
+        title: r.title,
+        description: r.description,
+        created: r.created_at.toISOString(),
+        updated: r.updated_at.toISOString(),
+        metrics: r.metrics as unknown as MergedCve['metrics'],
+        vendors: r.vendors,
+        cpes: r.cpes,
+        weaknesses: r.weaknesses,
+        references: r.references as MergedCve['references'],
+        nvdConfigurations: r.nvd_configurations as MergedCve['nvdConfigurations'],
+        providers: r.providers as Provider[],
+      });
+    }
+    return map;
+  }
+
+  async write(batch: CatalogBatchWrite): Promise<void> {
+    const { tx } = this;
+    if (batch.sourceDeletes.length) {
+      await sql`
+        DELETE FROM cve_source s USING jsonb_to_recordset(${json(batch.sourceDeletes)}::jsonb) AS x("cveId" text, provider text)
+        WHERE s.cve_id = x."cveId" AND s.provider = x.provider`.execute(tx);
+    }
+    if (batch.sourceUpserts.length) {
+      const rows = batch.sourceUpserts.map((s) => ({ cve_id: s.cveId, provider: s.provider, data: s.doc, raw: s.raw ?? null, hash: s.hash }));
+      await sql`
+        INSERT INTO cve_source (cve_id, provider, data, raw, hash)
+        SELECT cve_id, provider, data, raw, hash
+          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, provider text, data jsonb, raw jsonb, hash text)
+        ON CONFLICT (cve_id, provider) DO UPDATE
+          SET data = excluded.data, raw = excluded.raw, hash = excluded.hash, updated_at = now()`.execute(tx);
+    }
+    if (batch.cves.length) {
+      const rows = batch.cves.map(toRow);
+      await sql`
+        INSERT INTO cve (cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
+                         cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers)
+        SELECT cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
+               cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers
+          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(
+            cve_id text, state text, title text, description text, created_at timestamptz, updated_at timestamptz,
+            metrics jsonb, cvss20 float8, cvss30 float8, cvss31 float8, cvss40 float8, kev boolean, epss float8,
+            vendors text[], weaknesses text[], cpes text[], "references" jsonb, nvd_configurations jsonb,
+            providers text[])
+        ON CONFLICT (cve_id) DO UPDATE SET
+          state = excluded.state, title = excluded.title, description = excluded.description,
+          created_at = excluded.created_at, updated_at = excluded.updated_at, metrics = excluded.metrics,
+          cvss20 = excluded.cvss20, cvss30 = excluded.cvss30, cvss31 = excluded.cvss31, cvss40 = excluded.cvss40,
+          kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
+          cpes = excluded.cpes, "references" = excluded."references",
+          nvd_configurations = excluded.nvd_configurations, providers = excluded.providers, modified_at = now()`.execute(tx);
+    }
+    if (batch.changes.length) {
+      const rows = batch.changes.map((c) => ({ cve_id: c.cveId, types: c.types, data: c.data }));
+      await sql`
+        INSERT INTO cve_change (cve_id, types, data)
+        SELECT cve_id, types, data FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb)`.execute(
+        tx,
+      );
+    }
+    if (batch.vendorKeys.length) await this.upsertVendorKeys(batch.vendorKeys);
+    if (batch.weaknessIds.length) {
+      await sql`
+        INSERT INTO weakness (cwe_id) SELECT unnest(${batch.weaknessIds}::text[])
+        ON CONFLICT (cwe_id) DO NOTHING`.execute(tx);
+    }
+  }
+
+  private async upsertVendorKeys(keys: string[]): Promise<void> {
+    const vendors = new Set<string>();
+    const products: { vendor: string; product: string }[] = [];
+    for (const key of keys) {
+      const i = key.indexOf('$PRODUCT$');
+      if (i < 0) vendors.add(key);
+      else {
+        vendors.add(key.slice(0, i));
+        products.push({ vendor: key.slice(0, i), product: key.slice(i + 9) });
+      }
+    }
+    await sql`
+      INSERT INTO vendor (name) SELECT unnest(${[...vendors].sort()}::text[])
+      ON CONFLICT (name) DO NOTHING`.execute(this.tx);
+    if (products.length) {
+      await sql`
+        INSERT INTO product (vendor_id, name)
+        SELECT v.id, x.product FROM jsonb_to_recordset(${json(products)}::jsonb) AS x(vendor text, product text)
+          JOIN vendor v ON v.name = x.vendor
+        ON CONFLICT (vendor_id, name) DO NOTHING`.execute(this.tx);
+    }
+  }
+}
+
+function toRow(cve: MergedCve) {
+  const epss = cve.metrics.epss.data as { score?: number } | null;
+  return {
+    cve_id: cve.cveId,
+    state: cve.state,
+    title: cve.title,
+    description: cve.description,
+    created_at: cve.created,
+    updated_at: cve.updated,
+    metrics: cve.metrics,
+    cvss20: scoreOf(cve.metrics.cvssV2_0),
+    cvss30: scoreOf(cve.metrics.cvssV3_0),
+    cvss31: scoreOf(cve.metrics.cvssV3_1),
+    cvss40: scoreOf(cve.metrics.cvssV4_0),
+    kev: cve.metrics.kev.provider !== null,
+    epss: typeof epss?.score === 'number' ? epss.score : null,
+    vendors: cve.vendors,
+    weaknesses: cve.weaknesses,
+    cpes: cve.cpes,
+    references: cve.references,
+    nvd_configurations: cve.nvdConfigurations,
+    providers: cve.providers,
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * Numbered migrations, applied in order. Kysely's migrator takes a PostgreSQL advisory lock for the
+ * whole run, so several processes starting at once on one server apply each migration once.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationResult } from 'kysely';
+import * as m0001 from './migrations/0001-catalog.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001-catalog': m0001,
+};
+
+export const latestMigration = Object.keys(migrations).sort().at(-1)!;
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return results ?? [];
+}
+
+/** True when every known migration has been applied. */
+export async function migrationsApplied(db: Kysely<unknown>): Promise<boolean> {
+  const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}

@@ -1,0 +1,95 @@
+/**
+ * CPE names: the vendor and product fields of CPE 2.3 formatted strings (`cpe:2.3:a:vendor:product:…`)
+ * and CPE 2.2 URIs (`cpe:/a:vendor:product:…`), and the vendor keys the catalog derives from them.
+ */
+
+export const PRODUCT_SEPARATOR = '$PRODUCT$';
+
+/** Splits a CPE 2.3 formatted string on the colons that are not escaped with a backslash. */
+function splitFormatted(cpe: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  for (let i = 0; i < cpe.length; i++) {
+    const ch = cpe[i]!;
+    if (ch === '\\' && i + 1 < cpe.length) {
+      current += ch + cpe[i + 1]!;
+      i++;
+    } else if (ch === ':') {
+      parts.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  parts.push(current);
+  return parts;
+}
+
+export interface CpeName {
+  part: string;
+  vendor: string;
+  product: string;
+  version: string;
+}
+
+/** Parses a CPE 2.3 string or 2.2 URI; undefined when it is not one. Values are kept as written. */
+export function parseCpe(cpe: string): CpeName | undefined {
+  if (cpe.startsWith('cpe:2.3:')) {
+    const f = splitFormatted(cpe);
+    if (f.length < 6) return undefined;
+    return { part: f[2]!, vendor: f[3]!, product: f[4]!, version: f[5]! };
+  }
+  if (cpe.startsWith('cpe:/')) {
+    const f = cpe.slice(5).split(':');
+    return { part: f[0] ?? '', vendor: decodeURIComponentSafe(f[1] ?? ''), product: decodeURIComponentSafe(f[2] ?? ''), version: f[3] ?? '' };
+  }
+  return undefined;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function meaningful(value: string): boolean {
+  return value !== '' && value !== '*' && value !== '-';
+}
+
+/** The vendor keys of one CPE: `vendor` and, when the product is named, `vendor$PRODUCT$product`. */
+export function vendorKeysOfCpe(cpe: string): string[] {
+  const name = parseCpe(cpe);
+  if (!name || !meaningful(name.vendor)) return [];
+  const vendor = name.vendor.toLowerCase();
+  if (!meaningful(name.product)) return [vendor];
+  return [vendor, vendorKey(vendor, name.product.toLowerCase())];
+}
+
+export function vendorKey(vendor: string, product?: string): string {
+  return product === undefined ? vendor : `${vendor}${PRODUCT_SEPARATOR}${product}`;
+}
+
+/** Splits a vendor key into vendor and (optional) product. */
+export function splitVendorKey(key: string): { vendor: string; product?: string } {
+  const i = key.indexOf(PRODUCT_SEPARATOR);
+  return i < 0 ? { vendor: key } : { vendor: key.slice(0, i), product: key.slice(i + PRODUCT_SEPARATOR.length) };
+}
+
+/**
+ * A CNA's free-text vendor or product name as a catalog name: lower case, blanks to `_`, the
+ * characters CPE names use kept. Undefined for placeholders such as "n/a" or "unknown".
+ */
+export function normalizeName(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const name = raw
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, '_')
+    .replace(/[^a-z0-9_.\-+]/g, '')
+    .replace(/_+/g, '_')
+    .replace(/^[_.-]+|[_.-]+$/g, '');
+  if (!name || /^(n\/?a|na|unknown|unspecified|none|other|various|multiple)$/.test(name)) return undefined;
+  return name;
+}

@@ -1,0 +1,239 @@
+/**
+ * The catalog's model of a CVE: what each provider says about it (a SourceDocument, normalized from
+ * its upstream form) and the merged view built from all of them (SPEC §3.2).
+ */
+import { canonicalJson } from './canonical-json.ts';
+
+/** Who said it. Order of MERGE_ORDER is the priority for single-valued fields. */
+export type Provider = 'mitre' | 'vulnrichment' | 'nvd' | 'redhat' | 'enrichment' | 'cisa' | 'first';
+
+export const MERGE_ORDER: readonly Provider[] = [
+  'mitre',
+  'vulnrichment',
+  'nvd',
+  'redhat',
+  'enrichment',
+  'cisa',
+  'first',
+];
+
+/** KEV: the CISA catalog itself first, then CISA-ADP's copy, then NVD's copy. */
+const KEV_ORDER: readonly Provider[] = ['cisa', 'vulnrichment', 'nvd', 'mitre', 'redhat'];
+
+/** Providers whose presence makes a CVE part of the catalog (EPSS scores alone do not). */
+export const RECORD_PROVIDERS: ReadonlySet<Provider> = new Set([
+  'mitre',
+  'vulnrichment',
+  'nvd',
+  'redhat',
+  'enrichment',
+  'cisa',
+]);
+
+export const CVSS_METRICS = ['cvssV2_0', 'cvssV3_0', 'cvssV3_1', 'cvssV4_0'] as const;
+export type CvssMetric = (typeof CVSS_METRICS)[number];
+export const METRIC_KEYS = ['kev', 'ssvc', ...CVSS_METRICS, 'threat_severity'] as const;
+export type MetricKey = (typeof METRIC_KEYS)[number];
+
+export interface CvssData {
+  score: number;
+  vector: string;
+}
+
+export interface SsvcData {
+  options: Record<string, string>;
+  version: string;
+}
+
+export interface EpssData {
+  score: number;
+  percentile?: number;
+}
+
+export interface SourceMetrics {
+  cvssV2_0?: CvssData;
+  cvssV3_0?: CvssData;
+  cvssV3_1?: CvssData;
+  cvssV4_0?: CvssData;
+  kev?: Record<string, unknown>;
+  ssvc?: SsvcData;
+  threat_severity?: string;
+  epss?: EpssData;
+}
+
+export interface Reference {
+  url: string;
+  name?: string;
+  tags: string[];
+  source?: string;
+}
+
+/** NVD CPE configuration in the API 2.0 layout (seed §2.7 `nvd_cpe_configurations`). */
+export interface NvdConfiguration {
+  operator?: 'AND' | 'OR';
+  negate?: boolean;
+  nodes: {
+    operator: 'AND' | 'OR';
+    negate: boolean;
+    cpeMatch: {
+      criteria: string;
+      matchCriteriaId: string;
+      vulnerable: boolean;
+      versionStartIncluding?: string;
+      versionStartExcluding?: string;
+      versionEndIncluding?: string;
+      versionEndExcluding?: string;
+    }[];
+  }[];
+}
+
+/** CNA version data of one affected product, kept for version matching. */
+export interface AffectedProduct {
+  vendor?: string;
+  product?: string;
+  defaultStatus?: string;
+  versions?: unknown[];
+  cpes?: string[];
+}
+
+export type CveState = 'PUBLISHED' | 'REJECTED';
+
+export interface SourceDocument {
+  state?: CveState;
+  title?: string;
+  description?: string;
+  /** ISO 8601 UTC. */
+  created?: string;
+  updated?: string;
+  metrics: SourceMetrics;
+  vendors: string[];
+  cpes: string[];
+  weaknesses: string[];
+  references: Reference[];
+  nvdConfigurations?: NvdConfiguration[];
+  affected?: AffectedProduct[];
+}
+
+/** One provider's statement about one CVE, as an importer produces it. */
+export interface SourceRecord {
+  cveId: string;
+  provider: Provider;
+  doc: SourceDocument;
+  /** The upstream record itself, kept only where the API renders it (NVD, for API v1). */
+  raw?: Record<string, unknown>;
+}
+
+export interface MetricView {
+  data: unknown;
+  provider: Provider | null;
+}
+
+export type MergedMetrics = Record<MetricKey | 'epss', MetricView>;
+
+/** What the API serves for a CVE, built from every provider's document. */
+export interface MergedCve {
+  cveId: string;
+  state: CveState;
+  title: string | null;
+  description: string | null;
+  created: string;
+  updated: string;
+  metrics: MergedMetrics;
+  vendors: string[];
+  cpes: string[];
+  weaknesses: string[];
+  references: Reference[];
+  nvdConfigurations: NvdConfiguration[] | null;
+  providers: Provider[];
+}
+
+export function emptyDocument(): SourceDocument {
+  return { metrics: {}, vendors: [], cpes: [], weaknesses: [], references: [] };
+}
+
+function sortedUnion(lists: Iterable<string[]>): string[] {
+  const set = new Set<string>();
+  for (const list of lists) for (const v of list) set.add(v);
+  return [...set].sort();
+}
+
+function firstBy<T>(
+  docs: Map<Provider, SourceDocument>,
+  order: readonly Provider[],
+  pick: (d: SourceDocument) => T | undefined,
+): { value: T; provider: Provider } | undefined {
+  for (const p of order) {
+    const doc = docs.get(p);
+    if (!doc) continue;
+    const v = pick(doc);
+    if (v !== undefined && v !== null && v !== '') return { value: v, provider: p };
+  }
+  return undefined;
+}
+
+function mergeReferences(docs: Map<Provider, SourceDocument>): Reference[] {
+  const byUrl = new Map<string, Reference>();
+  for (const p of MERGE_ORDER) {
+    for (const ref of docs.get(p)?.references ?? []) {
+      const known = byUrl.get(ref.url);
+      if (!known) {
+        byUrl.set(ref.url, { ...ref, tags: [...new Set(ref.tags)].sort() });
+      } else {
+        known.tags = sortedUnion([known.tags, ref.tags]);
+        known.name ??= ref.name;
+        known.source ??= ref.source;
+      }
+    }
+  }
+  return [...byUrl.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+}
+
+/** Builds the merged view (SPEC §3.2) of one CVE from the documents of its providers. Pure. */
+export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>): MergedCve {
+  const metric = (key: MetricKey | 'epss', order: readonly Provider[] = MERGE_ORDER): MetricView => {
+    const found = firstBy(sources, order, (d) => d.metrics[key]);
+    if (found) return { data: found.value, provider: found.provider };
+    return { data: key === 'threat_severity' ? null : {}, provider: null };
+  };
+  const dates = (pick: (d: SourceDocument) => string | undefined) =>
+    [...sources.values()].map(pick).filter((d): d is string => !!d).sort();
+  const created = dates((d) => d.created);
+  const updated = dates((d) => d.updated ?? d.created);
+  const fallback = created[0] ?? updated[0] ?? '1970-01-01T00:00:00.000Z';
+  const nvd = sources.get('nvd');
+  return {
+    cveId,
+    state: firstBy(sources, MERGE_ORDER, (d) => d.state)?.value ?? 'PUBLISHED',
+    title: firstBy(sources, MERGE_ORDER, (d) => d.title)?.value ?? null,
+    description: firstBy(sources, MERGE_ORDER, (d) => d.description)?.value ?? null,
+    created: created[0] ?? fallback,
+    updated: updated.at(-1) ?? fallback,
+    metrics: {
+      kev: metric('kev', KEV_ORDER),
+      ssvc: metric('ssvc'),
+      cvssV2_0: metric('cvssV2_0'),
+      cvssV3_0: metric('cvssV3_0'),
+      cvssV3_1: metric('cvssV3_1'),
+      cvssV4_0: metric('cvssV4_0'),
+      threat_severity: metric('threat_severity'),
+      epss: metric('epss'),
+    },
+    vendors: sortedUnion([...sources.values()].map((d) => d.vendors)),
+    cpes: sortedUnion([...sources.values()].map((d) => d.cpes)),
+    weaknesses: sortedUnion([...sources.values()].map((d) => d.weaknesses)),
+    references: mergeReferences(sources),
+    nvdConfigurations: nvd?.nvdConfigurations ?? null,
+    providers: MERGE_ORDER.filter((p) => sources.has(p)),
+  };
+}
+
+/** A stable fingerprint of a provider's statement: equal input, equal hash. */
+export function documentText(doc: SourceDocument, raw?: Record<string, unknown>): string {
+  return canonicalJson(raw === undefined ? doc : { doc, raw });
+}
+
+/** CVSS score of a metric view, or null. */
+export function scoreOf(view: MetricView): number | null {
+  const data = view.data as { score?: unknown } | null;
+  return data && typeof data.score === 'number' ? data.score : null;
+}

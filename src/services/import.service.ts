@@ -1,0 +1,236 @@
+/**
+ * Imports upstream inputs into the catalog: parse → batch → (per batch, in one transaction) compare
+ * hashes, merge what changed, diff against the stored view, write rows and changes.
+ *
+ * Contracts: re-importing the same data writes nothing and records no change; a batch is all or
+ * nothing, so an import killed half-way leaves whole batches behind and the next run completes it
+ * without duplicate changes; a malformed record is skipped and reported, never fatal.
+ */
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { sameJson } from '../domain/canonical-json.ts';
+import { diffCve, type CveChange } from '../domain/cve-change.ts';
+import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
+import { documentText, mergeCve, RECORD_PROVIDERS, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
+import { CatalogWriteRepository, type CatalogWriteTransaction, type SourceUpsert } from '../db/catalog-write.repository.ts';
+import { ImportRunRepository } from '../db/import-run.repository.ts';
+import type { DB } from '../db/schema.ts';
+import { inputFiles } from '../sources/input.ts';
+import type { ImportItem, Source, WeaknessRecord } from '../sources/source.ts';
+
+export interface ImportCounts {
+  /** CVEs (or weaknesses) new to the catalog. */
+  imported: number;
+  /** CVEs (or weaknesses) whose catalog entry changed. */
+  updated: number;
+  /** Records that changed nothing. */
+  unchanged: number;
+  /** Malformed records, reported in `problems`. */
+  skipped: number;
+  /** Statements kept for CVEs the catalog does not list yet (an EPSS score before its record). */
+  pending: number;
+}
+
+export interface ImportProblem {
+  position: string;
+  id?: string;
+  reason: string;
+}
+
+export interface ImportReport {
+  source: string;
+  status: 'completed' | 'partial';
+  counts: ImportCounts;
+  /** The first problems (at most MAX_PROBLEMS); `counts.skipped` has them all. */
+  problems: ImportProblem[];
+  changes: number;
+  durationMs: number;
+}
+
+export interface ImportProgress {
+  source: string;
+  records: number;
+  counts: ImportCounts;
+  elapsedMs: number;
+}
+
+export interface ImportOptions {
+  batchSize?: number;
+  onProgress?: (progress: ImportProgress) => void;
+  progressEveryMs?: number;
+}
+
+const MAX_PROBLEMS = 1000;
+
+type CveItem = Extract<ImportItem, { kind: 'cve' }>;
+
+const hashOf = (doc: SourceDocument, raw?: Record<string, unknown>) =>
+  createHash('sha1').update(documentText(doc, raw)).digest('base64');
+
+export class ImportService {
+  private readonly catalog: CatalogWriteRepository;
+  private readonly runs: ImportRunRepository;
+
+  constructor(db: Kysely<DB>) {
+    this.catalog = new CatalogWriteRepository(db);
+    this.runs = new ImportRunRepository(db);
+  }
+
+  /** Imports every input named in `targets` with `source`. Throws InputError for unreadable targets. */
+  async importInputs(source: Source, targets: string[], options: ImportOptions = {}): Promise<ImportReport> {
+    const started = Date.now();
+    const batchSize = options.batchSize ?? 500;
+    const counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
+    const problems: ImportProblem[] = [];
+    let changes = 0;
+    let records = 0;
+    let lastProgress = started;
+    const runId = await this.runs.start(source.name);
+    const report = (status: ImportReport['status']): ImportReport => ({
+      source: source.name,
+      status,
+      counts,
+      problems,
+      changes,
+      durationMs: Date.now() - started,
+    });
+
+    let cveBatch: CveItem[] = [];
+    let batchIds = new Set<string>();
+    let weaknessBatch: WeaknessRecord[] = [];
+    const flush = async () => {
+      if (cveBatch.length) {
+        const result = await this.applyCveBatch(cveBatch);
+        for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const) counts[k] += result.counts[k];
+        changes += result.changes;
+        cveBatch = [];
+        batchIds = new Set();
+      }
+      if (weaknessBatch.length) {
+        const { inserted, updated } = await this.catalog.upsertWeaknesses(weaknessBatch);
+        counts.imported += inserted;
+        counts.updated += updated;
+        counts.unchanged += weaknessBatch.length - inserted - updated;
+        weaknessBatch = [];
+      }
+    };
+
+    try {
+      for (const target of targets) {
+        for await (const file of inputFiles(target, { accept: source.accept })) {
+          for await (const item of source.parse(file)) {
+            records++;
+            if (item.kind === 'skip') {
+              counts.skipped++;
+              if (problems.length < MAX_PROBLEMS) {
+                problems.push({ position: item.position, ...(item.id ? { id: item.id } : {}), reason: item.reason });
+              }
+            } else if (item.kind === 'weakness') {
+              weaknessBatch.push(item.weakness);
+              if (weaknessBatch.length >= batchSize) await flush();
+            } else {
+              // A CVE seen twice in one batch (a replayed history) gets a change for each version.
+              if (batchIds.has(item.cveId)) await flush();
+              cveBatch.push(item);
+              batchIds.add(item.cveId);
+              if (cveBatch.length >= batchSize) await flush();
+            }
+            const now = Date.now();
+            if (options.onProgress && now - lastProgress >= (options.progressEveryMs ?? 2000)) {
+              lastProgress = now;
+              options.onProgress({ source: source.name, records, counts: { ...counts }, elapsedMs: now - started });
+            }
+          }
+        }
+      }
+      await flush();
+    } catch (err) {
+      await this.runs.finish(runId, 'failed', counts, [...problems, { position: '', reason: (err as Error).message }]);
+      throw err;
+    }
+    const result = report(counts.skipped ? 'partial' : 'completed');
+    await this.runs.finish(runId, result.status, counts, problems.slice(0, 100));
+    return result;
+  }
+
+  /** Applies one batch of CVE items (distinct CVE ids) in one transaction. */
+  private async applyCveBatch(items: CveItem[]): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
+    return this.catalog.inWriteTransaction(async (tx) => {
+      const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
+      const ids = items.map((i) => i.cveId);
+      const stored = await tx.sourceHashes(ids);
+
+      // Cheap pass: items whose every statement has the stored hash change nothing.
+      const pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[] = [];
+      for (const item of items) {
+        const before = new Map((stored.get(item.cveId) ?? []).map((s) => [s.provider, s.hash]));
+        const upserts: SourceUpsert[] = [];
+        for (const r of item.records) {
+          const hash = hashOf(r.doc, r.raw);
+          if (before.get(r.provider) !== hash) upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, raw: r.raw, hash });
+        }
+        const present = new Set(item.records.map((r) => r.provider));
+        const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));
+        if (upserts.length || deletes.length) pending.push({ item, upserts, deletes });
+        else counts.unchanged++;
+      }
+      if (!pending.length) return { counts, changes: 0 };
+
+      const changedIds = pending.map((p) => p.item.cveId);
+      const documents = await tx.sourceDocuments(changedIds);
+      const views = await tx.mergedViews(changedIds);
+      const write = await this.mergePending(tx, pending, documents, views, counts);
+      return { counts, changes: write };
+    });
+  }
+
+  private async mergePending(
+    tx: CatalogWriteTransaction,
+    pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[],
+    documents: Map<string, Map<Provider, SourceDocument>>,
+    views: Map<string, MergedCve>,
+    counts: { imported: number; updated: number; unchanged: number; pending: number },
+  ): Promise<number> {
+    const cves: MergedCve[] = [];
+    const changes: CveChange[] = [];
+    const vendorKeys = new Set<string>();
+    const weaknessIds = new Set<string>();
+    const sourceDeletes: { cveId: string; provider: Provider }[] = [];
+    const sourceUpserts: SourceUpsert[] = [];
+    for (const { item, upserts, deletes } of pending) {
+      const docs = documents.get(item.cveId) ?? new Map<Provider, SourceDocument>();
+      for (const u of upserts) docs.set(u.provider, u.doc);
+      for (const p of deletes) docs.delete(p);
+      sourceUpserts.push(...upserts);
+      sourceDeletes.push(...deletes.map((provider) => ({ cveId: item.cveId, provider })));
+      const before = views.get(item.cveId);
+      if (![...docs.keys()].some((p) => RECORD_PROVIDERS.has(p))) {
+        // Only an EPSS score so far: kept, and merged in when the CVE's record arrives.
+        if (before) counts.unchanged++;
+        else counts.pending++;
+        continue;
+      }
+      const after = mergeCve(item.cveId, docs);
+      if (before && sameJson(before, after)) {
+        counts.unchanged++;
+        continue;
+      }
+      cves.push(after);
+      const change = diffCve(before, after);
+      if (change) changes.push(change);
+      if (before) counts.updated++;
+      else counts.imported++;
+      if (!before || !sameJson(before.vendors, after.vendors)) after.vendors.forEach((k) => vendorKeys.add(k));
+      for (const w of after.weaknesses) if (CWE_ID_PATTERN.test(w)) weaknessIds.add(w);
+    }
+    await tx.write({
+      sourceUpserts,
+      sourceDeletes,
+      cves,
+      changes,
+      vendorKeys: [...vendorKeys],
+      weaknessIds: [...weaknessIds],
+    });
+    return changes.length;
+  }
+}

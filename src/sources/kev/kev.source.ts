@@ -1,0 +1,54 @@
+/** CISA Known Exploited Vulnerabilities catalog (JSON, or its CSV twin): the `cisa` statement. */
+import { parse as parseCsv } from 'csv-parse';
+import { isCveId, normalizeCweId } from '../../domain/cve-id.ts';
+import { emptyDocument } from '../../domain/cve.ts';
+import { toIsoUtc, toSecondsZ } from '../../domain/timestamps.ts';
+import { streamArrayOf } from '../nvd/nvd.source.ts';
+import { errorReason, type ImportItem, type Source } from '../source.ts';
+
+type Json = Record<string, unknown>;
+
+export function kevItem(value: unknown, position: string): ImportItem {
+  const v = (value && typeof value === 'object' ? value : {}) as Json;
+  const cveId = v.cveID;
+  if (!isCveId(cveId)) return { kind: 'skip', position, reason: `invalid CVE id ${JSON.stringify(cveId)}` };
+  const dateAdded = toIsoUtc(v.dateAdded);
+  if (!dateAdded) return { kind: 'skip', position, id: cveId, reason: 'missing or invalid dateAdded' };
+  const doc = emptyDocument();
+  const kev: Json = { dateAdded: toSecondsZ(dateAdded) };
+  const due = toIsoUtc(v.dueDate);
+  if (due) kev.dueDate = toSecondsZ(due);
+  for (const k of ['vulnerabilityName', 'requiredAction', 'knownRansomwareCampaignUse'] as const) {
+    if (typeof v[k] === 'string' && v[k]) kev[k] = v[k];
+  }
+  doc.metrics.kev = kev;
+  doc.created = dateAdded;
+  if (typeof v.vulnerabilityName === 'string' && v.vulnerabilityName) doc.title = v.vulnerabilityName;
+  if (typeof v.shortDescription === 'string' && v.shortDescription) doc.description = v.shortDescription;
+  const cwes = Array.isArray(v.cwes) ? v.cwes : typeof v.cwes === 'string' ? v.cwes.split(/[,\s]+/) : [];
+  doc.weaknesses = [...new Set(cwes.map(normalizeCweId).filter((c): c is string => !!c))].sort();
+  return { kind: 'cve', cveId, position, records: [{ cveId, provider: 'cisa', doc }], replaces: ['cisa'] };
+}
+
+export const kevSource: Source = {
+  name: 'kev',
+  accept: (name) => /known_exploited|kev/i.test(name) && /\.(json|csv)$/i.test(name),
+  async *parse(file): AsyncGenerator<ImportItem> {
+    const stream = await file.open();
+    try {
+      if (/\.csv$/i.test(file.logicalName)) {
+        let row = 1;
+        for await (const record of stream.pipe(parseCsv({ columns: true, bom: true, relax_column_count: true }))) {
+          row++;
+          yield kevItem(record, `${file.name}:${row}`);
+        }
+        return;
+      }
+      for await (const { index, value } of streamArrayOf(stream, 'vulnerabilities')) {
+        yield kevItem(value, `${file.name}:vulnerabilities[${index}]`);
+      }
+    } catch (err) {
+      yield { kind: 'skip', position: file.name, reason: `the rest of the file is unreadable: ${errorReason(err)}` };
+    }
+  },
+};
