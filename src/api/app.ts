@@ -1,0 +1,67 @@
+/**
+ * The HTTP application: Fastify with one error handler that turns every failure into the error
+ * envelope (never a stack trace), and the routes of each area mounted under their prefixes.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AppError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.ts';
+import type { Services } from '../main.ts';
+import { healthRoutes } from './health.routes.ts';
+
+export interface AppOptions {
+  services: Services;
+  logger: FastifyBaseLogger | false;
+  bodyLimit?: number;
+}
+
+function envelope(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
+  return { error: { code, message, ...extra } };
+}
+
+/** Maps Fastify's own errors (validation, body parsing, size) to catalog codes. */
+function fromFastifyError(err: FastifyError): AppError {
+  if (err.validation) {
+    const details: Record<string, string[]> = {};
+    for (const v of err.validation) {
+      const field =
+        (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
+        String((v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (v.params as { additionalProperty?: string }).additionalProperty ?? err.validationContext ?? 'body');
+      (details[field] ??= []).push(v.message ?? 'is invalid');
+    }
+    return new AppError('validation_error', undefined, details);
+  }
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('payload_too_large');
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new AppError('unsupported_media_type');
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError('validation_error', undefined, { body: [err.message] });
+  }
+  return new AppError('internal_error');
+}
+
+export async function buildApp(options: AppOptions) {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Unknown fields are rejected by the schemas, not silently dropped.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // Per-request access lines only at debug level: at info they cost throughput and say little.
+    logController: new LogController({ disableRequestLogging: (request) => !request.log.isLevelEnabled('debug') }),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    const appError = err instanceof AppError ? err : fromFastifyError(err);
+    if (appError.code === 'internal_error') request.log.error({ err }, 'request failed');
+    const extra: Record<string, unknown> = {};
+    if (appError.details) extra.details = appError.details;
+    if (appError.requiredScope) extra.required_scope = appError.requiredScope;
+    if (appError.code === 'invalid_token') void reply.header('WWW-Authenticate', 'Bearer');
+    return reply.status(appError.status).send(envelope(appError.code, appError.message, extra));
+  });
+  app.setNotFoundHandler((_request, reply) =>
+    reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message)),
+  );
+
+  await app.register(healthRoutes, { services: options.services });
+  return app;
+}

@@ -1,0 +1,62 @@
+/**
+ * `vulntrack serve`: the HTTP API and web UI. On the embedded database it is the only process, so it
+ * also answers CLI commands over the control socket; on first start with an empty catalog it loads
+ * the bundled sample in the background.
+ */
+import { getConfig } from '../config.ts';
+import { buildApp } from '../api/app.ts';
+import { createLogger, createServices } from '../main.ts';
+import { loadSample } from '../services/sample.service.ts';
+import { sources } from '../sources/index.ts';
+import { isSourceName } from '../sources/source.ts';
+import { startControlSocket } from './control-socket.ts';
+import { EXIT } from './output.ts';
+
+export async function serveCommand(): Promise<number> {
+  const config = getConfig();
+  const logger = createLogger(config);
+  const services = await createServices(config);
+  const app = await buildApp({ services, logger });
+  let stopControl: (() => Promise<void>) | undefined;
+  if (services.database.kind === 'embedded') {
+    stopControl = await startControlSocket(config.dataDir, {
+      import: (request, progress) => {
+        if (!isSourceName(request.source)) return Promise.reject(new Error(`unknown source "${request.source}"`));
+        return services.imports.importInputs(sources[request.source], request.targets, { onProgress: progress });
+      },
+    });
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    await app.close();
+    await stopControl?.();
+    await services.close();
+    process.exit(EXIT.ok);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  logger.info(`vulntrack listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port} (${services.database.kind} database)`);
+
+  if (config.loadSample && (await services.health.readiness()).catalog.cves === 0) {
+    services.health.sampleState = 'loading';
+    loadSample(services.imports, (m) => logger.info(m))
+      .then((reports) => {
+        services.health.sampleState = 'loaded';
+        for (const r of reports) logger.info({ counts: r.counts }, `sample ${r.source} loaded`);
+      })
+      .catch((err: Error) => {
+        services.health.sampleState = 'failed';
+        logger.error({ err }, 'loading the sample catalog failed');
+      });
+  } else if (!config.loadSample) {
+    services.health.sampleState = 'disabled';
+  }
+  // Runs until a signal stops it.
+  return new Promise<number>(() => {});
+}

@@ -1,0 +1,29 @@
+/**
+ * On the first start with an empty catalog, loads the real sample that ships with the project
+ * (6,255 CVE 5 records, the KEV catalog and the CWE list), so a new user has a useful catalog at once.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sources } from '../sources/index.ts';
+import type { SourceName } from '../sources/source.ts';
+import type { ImportReport, ImportService } from './import.service.ts';
+
+export const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/sample');
+
+export const SAMPLE_FILES: readonly [SourceName, string][] = [
+  ['cwe', 'cwe-1000.csv.gz'],
+  ['cve5', 'cve5-sample.jsonl.gz'],
+  ['kev', 'kev.json'],
+];
+
+export async function loadSample(
+  imports: ImportService,
+  log: (message: string) => void,
+): Promise<ImportReport[]> {
+  const reports: ImportReport[] = [];
+  for (const [source, file] of SAMPLE_FILES) {
+    log(`loading the sample catalog: ${source} (${file})`);
+    reports.push(await imports.importInputs(sources[source], [path.join(SAMPLE_DIR, file)]));
+  }
+  return reports;
+}
