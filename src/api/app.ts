@@ -45,7 +45,9 @@ export async function buildApp(options: AppOptions) {
     // Unknown fields are rejected by the schemas, not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     // Per-request access lines only at debug level: at info they cost throughput and say little.
-    logController: new LogController({ disableRequestLogging: (request) => !request.log.isLevelEnabled('debug') }),
+    logController: new LogController({
+      disableRequestLogging: !options.logger || !['debug', 'trace'].includes(options.logger.level),
+    }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
