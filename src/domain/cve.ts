@@ -2,7 +2,6 @@
  * The catalog's model of a CVE: what each provider says about it (a SourceDocument, normalized from
  * its upstream form) and the merged view built from all of them (SPEC §3.2).
  */
-import { canonicalJson } from './canonical-json.ts';
 
 /** Who said it. Order of MERGE_ORDER is the priority for single-valued fields. */
 export type Provider = 'mitre' | 'vulnrichment' | 'nvd' | 'redhat' | 'enrichment' | 'cisa' | 'first';
@@ -227,9 +226,14 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
   };
 }
 
-/** A stable fingerprint of a provider's statement: equal input, equal hash. */
+/**
+ * The text a provider's statement is fingerprinted by. Parsers build documents in a fixed key order,
+ * so the same upstream input always gives the same text; plain JSON is several times cheaper than the
+ * canonical form on the import's hot path. (A parser change that reorders keys only costs one re-merge,
+ * which then finds the merged view unchanged and records nothing.)
+ */
 export function documentText(doc: SourceDocument, raw?: Record<string, unknown>): string {
-  return canonicalJson(raw === undefined ? doc : { doc, raw });
+  return raw === undefined ? JSON.stringify(doc) : JSON.stringify({ doc, raw });
 }
 
 /** CVSS score of a metric view, or null. */

@@ -98,13 +98,22 @@ export class ImportService {
     let cveBatch: CveItem[] = [];
     let batchIds = new Set<string>();
     let weaknessBatch: WeaknessRecord[] = [];
+    // One batch is written while the next one is parsed: on a PostgreSQL server the database works on
+    // the other core. Batches still apply strictly in order, each after the previous one committed.
+    let inflight: Promise<void> | undefined;
     const flush = async () => {
+      await inflight;
+      inflight = undefined;
       if (cveBatch.length) {
-        const result = await this.applyCveBatch(cveBatch);
-        for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const) counts[k] += result.counts[k];
-        changes += result.changes;
+        const batch = cveBatch;
         cveBatch = [];
         batchIds = new Set();
+        inflight = this.applyCveBatch(batch).then((result) => {
+          for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const) counts[k] += result.counts[k];
+          changes += result.changes;
+        });
+        // Keep the rejection for the next await; never let it go unhandled meanwhile.
+        inflight.catch(() => {});
       }
       if (weaknessBatch.length) {
         const { inserted, updated } = await this.catalog.upsertWeaknesses(weaknessBatch);
@@ -144,7 +153,9 @@ export class ImportService {
         }
       }
       await flush();
+      await inflight;
     } catch (err) {
+      await inflight?.catch(() => {});
       await this.runs.finish(runId, 'failed', counts, [...problems, { position: '', reason: (err as Error).message }]);
       throw err;
     }
