@@ -25,7 +25,12 @@ function fromFastifyError(err: FastifyError): AppError {
     for (const v of err.validation) {
       const field =
         (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
-        String((v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (v.params as { additionalProperty?: string }).additionalProperty ?? err.validationContext ?? 'body');
+        String(
+          (v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
+            (v.params as { additionalProperty?: string }).additionalProperty ??
+            err.validationContext ??
+            'body',
+        );
       (details[field] ??= []).push(v.message ?? 'is invalid');
     }
     return new AppError('validation_error', undefined, details);

@@ -20,10 +20,16 @@ export type ControlMessage =
   | { type: 'report'; report: ImportReport }
   | { type: 'error'; message: string; usage?: boolean };
 
-export type ImportHandler = (request: ImportRequest, progress: (p: ImportProgress) => void) => Promise<ImportReport>;
+export type ImportHandler = (
+  request: ImportRequest,
+  progress: (p: ImportProgress) => void,
+) => Promise<ImportReport>;
 
 /** Starts the control socket of a running server. Returns the function that stops it. */
-export async function startControlSocket(dataDir: string, handlers: { import: ImportHandler }): Promise<() => Promise<void>> {
+export async function startControlSocket(
+  dataDir: string,
+  handlers: { import: ImportHandler },
+): Promise<() => Promise<void>> {
   const file = socketPath(dataDir);
   fs.rmSync(file, { force: true });
   const server = http.createServer((req, res) => {
@@ -65,7 +71,11 @@ export async function startControlSocket(dataDir: string, handlers: { import: Im
 }
 
 /** Sends a command to the server that holds `dataDir` and yields its messages. */
-export async function* sendControl(dataDir: string, command: string, body: unknown): AsyncGenerator<ControlMessage> {
+export async function* sendControl(
+  dataDir: string,
+  command: string,
+  body: unknown,
+): AsyncGenerator<ControlMessage> {
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
     const req = http.request({ socketPath: socketPath(dataDir), path: command, method: 'POST' }, resolve);
     req.on('error', reject);

@@ -30,14 +30,17 @@ function summary(r: ImportReport): string {
 function reportProblems(r: ImportReport, out: Output): void {
   const shown = r.problems.slice(0, 20);
   for (const p of shown) out.progress(`skipped ${p.position}${p.id ? ` (${p.id})` : ''}: ${p.reason}`);
-  if (r.counts.skipped > shown.length) out.progress(`… and ${formatNumber(r.counts.skipped - shown.length)} more skipped records`);
+  if (r.counts.skipped > shown.length)
+    out.progress(`… and ${formatNumber(r.counts.skipped - shown.length)} more skipped records`);
 }
 
 function finish(report: ImportReport, out: Output): number {
   if (!out.json) reportProblems(report, out);
   out.result(summary(report), report);
   if (report.status === 'partial') {
-    out.error(`the import was partial: ${formatNumber(report.counts.skipped)} malformed records were skipped`);
+    out.error(
+      `the import was partial: ${formatNumber(report.counts.skipped)} malformed records were skipped`,
+    );
     return EXIT.partial;
   }
   return EXIT.ok;
@@ -55,9 +58,16 @@ export async function importCommand(sourceName: string, targets: string[], out: 
   const onProgress = (p: ImportProgress) => out.progress(progressLine(p));
 
   // The embedded database is held by a running server: hand the import to it.
-  if (!config.databaseUrl && lockHolder(config.dataDir) !== undefined && fs.existsSync(socketPath(config.dataDir))) {
+  if (
+    !config.databaseUrl &&
+    lockHolder(config.dataDir) !== undefined &&
+    fs.existsSync(socketPath(config.dataDir))
+  ) {
     out.progress(`handing the import to the running server (pid ${lockHolder(config.dataDir)})`);
-    for await (const message of sendControl(config.dataDir, '/import', { source: sourceName, targets: resolved })) {
+    for await (const message of sendControl(config.dataDir, '/import', {
+      source: sourceName,
+      targets: resolved,
+    })) {
       if (message.type === 'progress') onProgress(message.progress);
       else if (message.type === 'report') return finish(message.report, out);
       else throw new Error(message.message);

@@ -10,7 +10,9 @@ import { serveCommand } from './serve.command.ts';
 import { createOutput, EXIT, UsageError, type Output } from './output.ts';
 
 const program = new Command('vulntrack')
-  .description('Vulnerability tracking: a merged CVE catalog kept current, projects, trackers and notifications.')
+  .description(
+    'Vulnerability tracking: a merged CVE catalog kept current, projects, trackers and notifications.',
+  )
   .option('--json', 'machine-readable output')
   .exitOverride()
   .showHelpAfterError()

@@ -21,8 +21,11 @@ export async function serveCommand(): Promise<number> {
   if (services.database.kind === 'embedded') {
     stopControl = await startControlSocket(config.dataDir, {
       import: (request, progress) => {
-        if (!isSourceName(request.source)) return Promise.reject(new Error(`unknown source "${request.source}"`));
-        return services.imports.importInputs(sources[request.source], request.targets, { onProgress: progress });
+        if (!isSourceName(request.source))
+          return Promise.reject(new Error(`unknown source "${request.source}"`));
+        return services.imports.importInputs(sources[request.source], request.targets, {
+          onProgress: progress,
+        });
       },
     });
   }
@@ -41,7 +44,9 @@ export async function serveCommand(): Promise<number> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
-  logger.info(`vulntrack listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port} (${services.database.kind} database)`);
+  logger.info(
+    `vulntrack listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port} (${services.database.kind} database)`,
+  );
 
   if (config.loadSample && (await services.health.readiness()).catalog.cves === 0) {
     services.health.sampleState = 'loading';

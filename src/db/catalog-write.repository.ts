@@ -151,7 +151,13 @@ export class CatalogWriteTransaction {
         WHERE s.cve_id = x."cveId" AND s.provider = x.provider`.execute(tx);
     }
     if (batch.sourceUpserts.length) {
-      const rows = batch.sourceUpserts.map((s) => ({ cve_id: s.cveId, provider: s.provider, data: s.doc, raw: s.raw ?? null, hash: s.hash }));
+      const rows = batch.sourceUpserts.map((s) => ({
+        cve_id: s.cveId,
+        provider: s.provider,
+        data: s.doc,
+        raw: s.raw ?? null,
+        hash: s.hash,
+      }));
       await sql`
         INSERT INTO cve_source (cve_id, provider, data, raw, hash)
         SELECT cve_id, provider, data, raw, hash
@@ -177,7 +183,9 @@ export class CatalogWriteTransaction {
           cvss20 = excluded.cvss20, cvss30 = excluded.cvss30, cvss31 = excluded.cvss31, cvss40 = excluded.cvss40,
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
-          nvd_configurations = excluded.nvd_configurations, providers = excluded.providers, modified_at = now()`.execute(tx);
+          nvd_configurations = excluded.nvd_configurations, providers = excluded.providers, modified_at = now()`.execute(
+        tx,
+      );
     }
     if (batch.changes.length) {
       const rows = batch.changes.map((c) => ({ cve_id: c.cveId, types: c.types, data: c.data }));

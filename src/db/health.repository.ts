@@ -15,7 +15,10 @@ export class HealthRepository {
   }
 
   async cveCount(): Promise<number> {
-    const row = await this.db.selectFrom('cve').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('cve')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 }

@@ -25,7 +25,12 @@ export class ImportRunRepository {
   async finish(id: string, status: string, counts: object, problems: unknown[]): Promise<void> {
     await this.db
       .updateTable('import_run')
-      .set({ status, finished_at: sql`now()`, counts: JSON.stringify(counts), problems: JSON.stringify(problems) })
+      .set({
+        status,
+        finished_at: sql`now()`,
+        counts: JSON.stringify(counts),
+        problems: JSON.stringify(problems),
+      })
       .where('id', '=', id)
       .execute();
   }

@@ -41,7 +41,12 @@ export function parseCpe(cpe: string): CpeName | undefined {
   }
   if (cpe.startsWith('cpe:/')) {
     const f = cpe.slice(5).split(':');
-    return { part: f[0] ?? '', vendor: decodeURIComponentSafe(f[1] ?? ''), product: decodeURIComponentSafe(f[2] ?? ''), version: f[3] ?? '' };
+    return {
+      part: f[0] ?? '',
+      vendor: decodeURIComponentSafe(f[1] ?? ''),
+      product: decodeURIComponentSafe(f[2] ?? ''),
+      version: f[3] ?? '',
+    };
   }
   return undefined;
 }
@@ -74,7 +79,9 @@ export function vendorKey(vendor: string, product?: string): string {
 /** Splits a vendor key into vendor and (optional) product. */
 export function splitVendorKey(key: string): { vendor: string; product?: string } {
   const i = key.indexOf(PRODUCT_SEPARATOR);
-  return i < 0 ? { vendor: key } : { vendor: key.slice(0, i), product: key.slice(i + PRODUCT_SEPARATOR.length) };
+  return i < 0
+    ? { vendor: key }
+    : { vendor: key.slice(0, i), product: key.slice(i + PRODUCT_SEPARATOR.length) };
 }
 
 /**

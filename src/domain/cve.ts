@@ -195,7 +195,10 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
     return { data: key === 'threat_severity' ? null : {}, provider: null };
   };
   const dates = (pick: (d: SourceDocument) => string | undefined) =>
-    [...sources.values()].map(pick).filter((d): d is string => !!d).sort();
+    [...sources.values()]
+      .map(pick)
+      .filter((d): d is string => !!d)
+      .sort();
   const created = dates((d) => d.created);
   const updated = dates((d) => d.updated ?? d.created);
   const fallback = created[0] ?? updated[0] ?? '1970-01-01T00:00:00.000Z';

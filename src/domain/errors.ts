@@ -38,4 +38,5 @@ export class AppError extends Error {
 }
 
 export const notFound = () => new AppError('not_found');
-export const validationError = (details: ErrorDetails) => new AppError('validation_error', undefined, details);
+export const validationError = (details: ErrorDetails) =>
+  new AppError('validation_error', undefined, details);

@@ -7,9 +7,20 @@ import { ImportRunRepository } from '../db/import-run.repository.ts';
 
 export interface Readiness {
   ready: boolean;
-  database: { kind: DatabaseKind; reachable: boolean; migrations: 'applied' | 'pending' | 'unknown'; error?: string };
+  database: {
+    kind: DatabaseKind;
+    reachable: boolean;
+    migrations: 'applied' | 'pending' | 'unknown';
+    error?: string;
+  };
   catalog: { cves: number | null; sample: SampleState };
-  sources: { source: string; status: string; started_at: string; finished_at: string | null; counts: Record<string, number> }[];
+  sources: {
+    source: string;
+    status: string;
+    started_at: string;
+    finished_at: string | null;
+    counts: Record<string, number>;
+  }[];
 }
 
 export type SampleState = 'not_needed' | 'loading' | 'loaded' | 'failed' | 'disabled';

@@ -11,8 +11,19 @@ import type { Kysely } from 'kysely';
 import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
-import { documentText, mergeCve, RECORD_PROVIDERS, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
-import { CatalogWriteRepository, type CatalogWriteTransaction, type SourceUpsert } from '../db/catalog-write.repository.ts';
+import {
+  documentText,
+  mergeCve,
+  RECORD_PROVIDERS,
+  type MergedCve,
+  type Provider,
+  type SourceDocument,
+} from '../domain/cve.ts';
+import {
+  CatalogWriteRepository,
+  type CatalogWriteTransaction,
+  type SourceUpsert,
+} from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
 import type { DB } from '../db/schema.ts';
 import { inputFiles } from '../sources/input.ts';
@@ -109,7 +120,8 @@ export class ImportService {
         cveBatch = [];
         batchIds = new Set();
         inflight = this.applyCveBatch(batch).then((result) => {
-          for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const) counts[k] += result.counts[k];
+          for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
+            counts[k] += result.counts[k];
           changes += result.changes;
         });
         // Keep the rejection for the next await; never let it go unhandled meanwhile.
@@ -132,7 +144,11 @@ export class ImportService {
             if (item.kind === 'skip') {
               counts.skipped++;
               if (problems.length < MAX_PROBLEMS) {
-                problems.push({ position: item.position, ...(item.id ? { id: item.id } : {}), reason: item.reason });
+                problems.push({
+                  position: item.position,
+                  ...(item.id ? { id: item.id } : {}),
+                  reason: item.reason,
+                });
               }
             } else if (item.kind === 'weakness') {
               weaknessBatch.push(item.weakness);
@@ -147,7 +163,12 @@ export class ImportService {
             const now = Date.now();
             if (options.onProgress && now - lastProgress >= (options.progressEveryMs ?? 2000)) {
               lastProgress = now;
-              options.onProgress({ source: source.name, records, counts: { ...counts }, elapsedMs: now - started });
+              options.onProgress({
+                source: source.name,
+                records,
+                counts: { ...counts },
+                elapsedMs: now - started,
+              });
             }
           }
         }
@@ -156,7 +177,10 @@ export class ImportService {
       await inflight;
     } catch (err) {
       await inflight?.catch(() => {});
-      await this.runs.finish(runId, 'failed', counts, [...problems, { position: '', reason: (err as Error).message }]);
+      await this.runs.finish(runId, 'failed', counts, [
+        ...problems,
+        { position: '', reason: (err as Error).message },
+      ]);
       throw err;
     }
     const result = report(counts.skipped ? 'partial' : 'completed');
@@ -165,7 +189,9 @@ export class ImportService {
   }
 
   /** Applies one batch of CVE items (distinct CVE ids) in one transaction. */
-  private async applyCveBatch(items: CveItem[]): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
+  private async applyCveBatch(
+    items: CveItem[],
+  ): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
     return this.catalog.inWriteTransaction(async (tx) => {
       const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
       const ids = items.map((i) => i.cveId);
@@ -178,7 +204,8 @@ export class ImportService {
         const upserts: SourceUpsert[] = [];
         for (const r of item.records) {
           const hash = hashOf(r.doc, r.raw);
-          if (before.get(r.provider) !== hash) upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, raw: r.raw, hash });
+          if (before.get(r.provider) !== hash)
+            upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, raw: r.raw, hash });
         }
         const present = new Set(item.records.map((r) => r.provider));
         const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));
@@ -231,7 +258,8 @@ export class ImportService {
       if (change) changes.push(change);
       if (before) counts.updated++;
       else counts.imported++;
-      if (!before || !sameJson(before.vendors, after.vendors)) after.vendors.forEach((k) => vendorKeys.add(k));
+      if (!before || !sameJson(before.vendors, after.vendors))
+        after.vendors.forEach((k) => vendorKeys.add(k));
       for (const w of after.weaknesses) if (CWE_ID_PATTERN.test(w)) weaknessIds.add(w);
     }
     await tx.write({

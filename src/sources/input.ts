@@ -41,7 +41,9 @@ function gunzipIf(name: string, stream: Readable): Readable {
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
     yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) =>
-      err || !zip ? reject(new InputError(`${file} is not a readable zip archive (${err?.message})`)) : resolve(zip),
+      err || !zip
+        ? reject(new InputError(`${file} is not a readable zip archive (${err?.message})`))
+        : resolve(zip),
     ),
   );
 }
@@ -56,7 +58,9 @@ async function* zipEntries(file: string, display: string, options: InputOptions)
         zip.readEntry();
       });
       zip.on('end', resolve);
-      zip.on('error', (err: Error) => reject(new InputError(`${display}: broken zip archive (${err.message})`)));
+      zip.on('error', (err: Error) =>
+        reject(new InputError(`${display}: broken zip archive (${err.message})`)),
+      );
       zip.readEntry();
     });
     entries.sort((a, b) => (a.fileName < b.fileName ? -1 : 1));
@@ -103,7 +107,10 @@ async function download(url: string): Promise<string> {
   const base = path.basename(new URL(url).pathname) || 'download';
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vulntrack-'));
   const file = path.join(dir, base);
-  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), fs.createWriteStream(file));
+  await pipeline(
+    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+    fs.createWriteStream(file),
+  );
   return file;
 }
 
@@ -158,7 +165,8 @@ export async function readAll(stream: Readable, limitBytes = 64 * 1024 * 1024): 
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limitBytes) throw new InputError(`input larger than ${limitBytes} bytes where one record was expected`);
+    if (size > limitBytes)
+      throw new InputError(`input larger than ${limitBytes} bytes where one record was expected`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

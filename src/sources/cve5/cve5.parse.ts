@@ -25,7 +25,9 @@ const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function englishText(list: unknown): string | undefined {
-  const items = asArray(list).map(asObject).filter((x): x is Json => !!x);
+  const items = asArray(list)
+    .map(asObject)
+    .filter((x): x is Json => !!x);
   const en = items.find((d) => /^en\b/i.test(String(d.lang))) ?? items[0];
   return asString(en?.value);
 }
@@ -54,7 +56,10 @@ function metricsOf(container: Json): SourceMetrics {
       for (const o of asArray(content.options)) Object.assign(options, asObject(o));
       metrics.ssvc = { options, version: String(content.version ?? '') };
     } else if (other?.type === 'kev' && content) {
-      metrics.kev = { ...(content.dateAdded ? { dateAdded: content.dateAdded } : {}), ...(content.reference ? { reference: content.reference } : {}) };
+      metrics.kev = {
+        ...(content.dateAdded ? { dateAdded: content.dateAdded } : {}),
+        ...(content.reference ? { reference: content.reference } : {}),
+      };
     }
   }
   return metrics;
@@ -65,7 +70,8 @@ function weaknessesOf(container: Json): string[] {
   for (const pt of asArray(container.problemTypes)) {
     for (const d of asArray(asObject(pt)?.descriptions)) {
       const desc = asObject(d);
-      const id = normalizeCweId(desc?.cweId) ?? (desc?.type === 'CWE' ? normalizeCweId(desc.description) : undefined);
+      const id =
+        normalizeCweId(desc?.cweId) ?? (desc?.type === 'CWE' ? normalizeCweId(desc.description) : undefined);
       if (id) out.add(id);
     }
   }
@@ -77,7 +83,10 @@ function referencesOf(container: Json | undefined): Reference[] {
     .map(asObject)
     .filter((r): r is Json => !!r && !!asString(r.url))
     .map((r) => {
-      const ref: Reference = { url: String(r.url), tags: asArray(r.tags).filter((t): t is string => typeof t === 'string') };
+      const ref: Reference = {
+        url: String(r.url),
+        tags: asArray(r.tags).filter((t): t is string => typeof t === 'string'),
+      };
       if (asString(r.name)) ref.name = String(r.name);
       return ref;
     });
@@ -127,7 +136,10 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
 
   const mitre: SourceDocument = emptyDocument();
   mitre.state = state;
-  const description = state === 'REJECTED' ? englishText(cna.rejectedReasons) ?? englishText(cna.descriptions) : englishText(cna.descriptions);
+  const description =
+    state === 'REJECTED'
+      ? (englishText(cna.rejectedReasons) ?? englishText(cna.descriptions))
+      : englishText(cna.descriptions);
   if (description) mitre.description = description;
   const title = asString(cna.title);
   if (title) mitre.title = title;

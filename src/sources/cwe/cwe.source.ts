@@ -8,9 +8,9 @@ import type { InputFile } from '../input.ts';
 async function* parseCsvFile(file: InputFile): AsyncGenerator<ImportItem> {
   const stream = await file.open();
   let row = 1;
-  for await (const record of stream.pipe(parseCsv({ columns: true, bom: true, relax_column_count: true })) as AsyncIterable<
-    Record<string, string>
-  >) {
+  for await (const record of stream.pipe(
+    parseCsv({ columns: true, bom: true, relax_column_count: true }),
+  ) as AsyncIterable<Record<string, string>>) {
     row++;
     const position = `${file.name}:${row}`;
     const cweId = normalizeCweId(record['CWE-ID']);
@@ -18,7 +18,11 @@ async function* parseCsvFile(file: InputFile): AsyncGenerator<ImportItem> {
       yield { kind: 'skip', position, reason: 'row without a CWE-ID and Name' };
       continue;
     }
-    yield { kind: 'weakness', position, weakness: { cweId, name: record.Name, description: record.Description ?? '' } };
+    yield {
+      kind: 'weakness',
+      position,
+      weakness: { cweId, name: record.Name, description: record.Description ?? '' },
+    };
   }
 }
 
@@ -30,7 +34,11 @@ async function* parseXmlFile(file: InputFile): AsyncGenerator<ImportItem> {
   let inDescription = false;
   parser.on('opentag', (tag) => {
     if (tag.name === 'Weakness') {
-      current = { id: String(tag.attributes.ID ?? ''), name: String(tag.attributes.Name ?? ''), description: '' };
+      current = {
+        id: String(tag.attributes.ID ?? ''),
+        name: String(tag.attributes.Name ?? ''),
+        description: '',
+      };
     } else if (tag.name === 'Description' && current) {
       inDescription = true;
     }
@@ -45,7 +53,11 @@ async function* parseXmlFile(file: InputFile): AsyncGenerator<ImportItem> {
       const position = `${file.name}:${parser.line}`;
       ready.push(
         cweId && current.name
-          ? { kind: 'weakness', position, weakness: { cweId, name: current.name, description: current.description.trim() } }
+          ? {
+              kind: 'weakness',
+              position,
+              weakness: { cweId, name: current.name, description: current.description.trim() },
+            }
           : { kind: 'skip', position, reason: 'Weakness element without ID and Name' },
       );
       current = undefined;
@@ -67,7 +79,11 @@ export const cweSource: Source = {
     try {
       yield* /\.xml$/i.test(file.logicalName) ? parseXmlFile(file) : parseCsvFile(file);
     } catch (err) {
-      yield { kind: 'skip', position: file.name, reason: `the rest of the file is unreadable: ${errorReason(err)}` };
+      yield {
+        kind: 'skip',
+        position: file.name,
+        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
+      };
     }
   },
 };

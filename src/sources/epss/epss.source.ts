@@ -17,7 +17,9 @@ export const epssSource: Source = {
     let row = 0;
     try {
       // The first line is a `#model_version:…,score_date:…` comment.
-      const rows = stream.pipe(parseCsv({ columns: true, comment: '#', bom: true, relax_column_count: true }));
+      const rows = stream.pipe(
+        parseCsv({ columns: true, comment: '#', bom: true, relax_column_count: true }),
+      );
       for await (const record of rows as AsyncIterable<Record<string, string>>) {
         row++;
         const position = `${file.name}:row ${row}`;
@@ -31,11 +33,21 @@ export const epssSource: Source = {
         } else {
           const doc = emptyDocument();
           doc.metrics.epss = percentile === undefined ? { score } : { score, percentile };
-          yield { kind: 'cve', cveId, position, records: [{ cveId, provider: 'first', doc }], replaces: ['first'] };
+          yield {
+            kind: 'cve',
+            cveId,
+            position,
+            records: [{ cveId, provider: 'first', doc }],
+            replaces: ['first'],
+          };
         }
       }
     } catch (err) {
-      yield { kind: 'skip', position: `${file.name}:row ${row + 1}`, reason: `the rest of the file is unreadable: ${errorReason(err)}` };
+      yield {
+        kind: 'skip',
+        position: `${file.name}:row ${row + 1}`,
+        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
+      };
     }
   },
 };

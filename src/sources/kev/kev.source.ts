@@ -38,7 +38,9 @@ export const kevSource: Source = {
     try {
       if (/\.csv$/i.test(file.logicalName)) {
         let row = 1;
-        for await (const record of stream.pipe(parseCsv({ columns: true, bom: true, relax_column_count: true }))) {
+        for await (const record of stream.pipe(
+          parseCsv({ columns: true, bom: true, relax_column_count: true }),
+        )) {
           row++;
           yield kevItem(record, `${file.name}:${row}`);
         }
@@ -48,7 +50,11 @@ export const kevSource: Source = {
         yield kevItem(value, `${file.name}:vulnerabilities[${index}]`);
       }
     } catch (err) {
-      yield { kind: 'skip', position: file.name, reason: `the rest of the file is unreadable: ${errorReason(err)}` };
+      yield {
+        kind: 'skip',
+        position: file.name,
+        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
+      };
     }
   },
 };

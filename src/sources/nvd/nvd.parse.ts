@@ -20,7 +20,10 @@ type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const objects = (v: unknown): Json[] => asArray(v).map(asObject).filter((x): x is Json => !!x);
+const objects = (v: unknown): Json[] =>
+  asArray(v)
+    .map(asObject)
+    .filter((x): x is Json => !!x);
 
 function english(list: unknown): string | undefined {
   const items = objects(list);
@@ -86,7 +89,12 @@ export function parseNvd20(value: unknown): SourceRecord {
           matchCriteriaId: String(m.matchCriteriaId ?? ''),
           vulnerable: m.vulnerable === true,
         };
-        for (const k of ['versionStartIncluding', 'versionStartExcluding', 'versionEndIncluding', 'versionEndExcluding'] as const) {
+        for (const k of [
+          'versionStartIncluding',
+          'versionStartExcluding',
+          'versionEndIncluding',
+          'versionEndExcluding',
+        ] as const) {
           if (typeof m[k] === 'string') match[k] = m[k];
         }
         if (match.criteria) doc.cpes.push(match.criteria);
@@ -102,7 +110,10 @@ export function parseNvd20(value: unknown): SourceRecord {
   doc.references = objects(cve.references)
     .filter((r) => typeof r.url === 'string')
     .map((r) => {
-      const ref: Reference = { url: String(r.url), tags: asArray(r.tags).filter((t): t is string => typeof t === 'string') };
+      const ref: Reference = {
+        url: String(r.url),
+        tags: asArray(r.tags).filter((t): t is string => typeof t === 'string'),
+      };
       if (typeof r.source === 'string') ref.source = r.source;
       return ref;
     });
@@ -123,7 +134,12 @@ function convertNode11(node: Node11, cpes: string[]): NvdConfiguration['nodes'][
         matchCriteriaId: '',
         vulnerable: m.vulnerable === true,
       };
-      for (const k of ['versionStartIncluding', 'versionStartExcluding', 'versionEndIncluding', 'versionEndExcluding'] as const) {
+      for (const k of [
+        'versionStartIncluding',
+        'versionStartExcluding',
+        'versionEndIncluding',
+        'versionEndExcluding',
+      ] as const) {
         if (typeof m[k] === 'string') match[k] = m[k];
       }
       return match;
@@ -178,7 +194,10 @@ export function parseNvd11(value: unknown): SourceRecord {
   doc.references = objects(asObject(cve.references)?.reference_data)
     .filter((r) => typeof r.url === 'string')
     .map((r) => {
-      const ref: Reference = { url: String(r.url), tags: asArray(r.tags).filter((t): t is string => typeof t === 'string') };
+      const ref: Reference = {
+        url: String(r.url),
+        tags: asArray(r.tags).filter((t): t is string => typeof t === 'string'),
+      };
       if (typeof r.name === 'string' && r.name !== r.url) ref.name = r.name;
       if (typeof r.refsource === 'string') ref.source = r.refsource;
       return ref;

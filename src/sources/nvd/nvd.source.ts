@@ -13,7 +13,10 @@ import { parseNvd11, parseNvd20 } from './nvd.parse.ts';
 import type { SourceRecord } from '../../domain/cve.ts';
 
 /** Streams the elements of the top-level array `key` of a JSON document. */
-export async function* streamArrayOf(stream: Readable, key: string): AsyncGenerator<{ index: number; value: unknown }> {
+export async function* streamArrayOf(
+  stream: Readable,
+  key: string,
+): AsyncGenerator<{ index: number; value: unknown }> {
   const elements = stream
     .pipe(StreamJson.parser({ streamKeys: false, streamStrings: false, streamNumbers: false }))
     .pipe(Pick.pick({ filter: key }))
@@ -35,7 +38,14 @@ function item(parse: (v: unknown) => SourceRecord, value: unknown, position: str
 
 function parseAny(value: unknown): SourceRecord {
   const v = value as Record<string, unknown> | null;
-  if (v && typeof v === 'object' && 'cve' in v && v.cve && typeof v.cve === 'object' && 'CVE_data_meta' in v.cve) {
+  if (
+    v &&
+    typeof v === 'object' &&
+    'cve' in v &&
+    v.cve &&
+    typeof v.cve === 'object' &&
+    'CVE_data_meta' in v.cve
+  ) {
     return parseNvd11(v);
   }
   if (v && typeof v === 'object' && 'cve' in v && !('id' in v)) return parseNvd20(v.cve);
@@ -47,7 +57,11 @@ export const nvdSource: Source = {
   accept: (name) => /\.json$/i.test(name),
   async *parse(file): AsyncGenerator<ImportItem> {
     const { head, stream } = await peek(await file.open());
-    const layout = /"CVE_Items"\s*:/.test(head) ? 'CVE_Items' : /"vulnerabilities"\s*:/.test(head) ? 'vulnerabilities' : undefined;
+    const layout = /"CVE_Items"\s*:/.test(head)
+      ? 'CVE_Items'
+      : /"vulnerabilities"\s*:/.test(head)
+        ? 'vulnerabilities'
+        : undefined;
     if (layout) {
       try {
         for await (const { index, value } of streamArrayOf(stream, layout)) {
@@ -55,7 +69,11 @@ export const nvdSource: Source = {
           yield layout === 'CVE_Items' ? item(parseNvd11, value, position) : item(parseAny, value, position);
         }
       } catch (err) {
-        yield { kind: 'skip', position: file.name, reason: `the rest of the file is unreadable: ${errorReason(err)}` };
+        yield {
+          kind: 'skip',
+          position: file.name,
+          reason: `the rest of the file is unreadable: ${errorReason(err)}`,
+        };
       }
       return;
     }

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.ts';
+import { parseConfig } from '../../src/config.ts';
+import { HealthService } from '../../src/services/health.service.ts';
+import { ImportService } from '../../src/services/import.service.ts';
+import { sources } from '../../src/sources/index.ts';
+import type { Services } from '../../src/main.ts';
+import { describeEachDatabase } from '../helpers/databases.ts';
+
+describeEachDatabase('health endpoints', (use, backend) => {
+  let app: Awaited<ReturnType<typeof buildApp>>;
+
+  beforeAll(async () => {
+    const database = use();
+    const services: Services = {
+      config: parseConfig({}),
+      database,
+      secret: 'x'.repeat(32),
+      imports: new ImportService(database.db),
+      health: new HealthService(database.db, database.kind),
+      close: async () => {},
+    };
+    app = await buildApp({ services, logger: false });
+    await services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
+  });
+  afterAll(() => app.close());
+
+  describe('GET /healthz', () => {
+    it('answers 200 while the process runs', async () => {
+      const res = await app.inject({ method: 'GET', url: '/healthz' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'ok' });
+    });
+  });
+
+  describe('GET /readyz', () => {
+    it('reports the database, its migrations, the catalog size and the last import per source', async () => {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.ready).toBe(true);
+      expect(body.database).toEqual({ kind: backend, reachable: true, migrations: 'applied' });
+      expect(body.catalog.cves).toBe(9);
+      expect(body.sources).toHaveLength(1);
+      expect(body.sources[0]).toMatchObject({ source: 'cve5', status: 'completed', counts: { imported: 9 } });
+    });
+  });
+
+  describe('unknown routes', () => {
+    it('answer 404 in the error envelope', async () => {
+      const res = await app.inject({ method: 'GET', url: '/no/such/thing' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: { code: 'not_found', message: 'Not found.' } });
+    });
+  });
+});

@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli, waitForOutput } from '../helpers/cli.ts';
+
+const fixtures = path.resolve('test/fixtures');
+const nvdRecords = [
+  'CVE-2019-25161',
+  'CVE-2021-36593',
+  'CVE-2022-20698',
+  'CVE-2023-4863',
+  'CVE-2024-3094',
+  'CVE-2024-31331',
+].map((id) => path.join(fixtures, 'nvd', `${id}.json`));
+
+describe('vulntrack CLI', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-cli-'));
+    env = { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '', VULNTRACK_LOAD_SAMPLE: 'false' };
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  describe('import', () => {
+    it('exits 2 with one sentence for an unknown source', async () => {
+      const r = await runCli(['import', 'bogus', fixtures], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('unknown source "bogus"; use one of cve5, nvd, kev, epss, cwe, opencve-kb');
+    });
+
+    it('exits 2 when a path does not exist', async () => {
+      const r = await runCli(['import', 'cve5', '/no/such/path.jsonl'], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('/no/such/path.jsonl: no such file or folder');
+    });
+
+    it('exits 2 on a missing argument', async () => {
+      const r = await runCli(['import', 'cve5'], env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/missing required argument/);
+    });
+
+    it('imports a folder and prints the counts as JSON with --json', async () => {
+      const r = await runCli(['--json', 'import', 'cve5', path.join(fixtures, 'cve5/cves')], env);
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as {
+        status: string;
+        counts: Record<string, number>;
+        changes: number;
+      };
+      expect(report.status).toBe('completed');
+      expect(report.counts).toMatchObject({ imported: 9, updated: 0, unchanged: 0, skipped: 0 });
+      expect(report.changes).toBe(9);
+    });
+
+    it('reports unchanged records on a second import, in words without --json', async () => {
+      const r = await runCli(['import', 'cve5', path.join(fixtures, 'cve5/cves')], env);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^cve5: 0 imported, 0 updated, 9 unchanged, 0 skipped; 0 changes recorded/);
+    });
+
+    it('exits 3 and lists each skipped record when the input is partly malformed', async () => {
+      const file = path.join(dataDir, 'mixed.jsonl');
+      const good = fs.readFileSync(path.join(fixtures, 'cve5/cves/2024/3xxx/CVE-2024-3094.json'), 'utf8');
+      fs.writeFileSync(
+        file,
+        [
+          JSON.stringify(JSON.parse(good)),
+          '{"cveMetadata": {"cveId": "CVE-2024-',
+          '{"cveMetadata":{"cveId":"NOT-AN-ID"},"containers":{}}',
+        ].join('\n'),
+      );
+      const r = await runCli(['import', 'cve5', file], env);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(`skipped ${file}:2: malformed JSON`);
+      expect(r.stderr).toContain(`skipped ${file}:3 (NOT-AN-ID): invalid CVE id "NOT-AN-ID"`);
+      expect(r.stderr).toContain('the import was partial: 2 malformed records were skipped');
+      expect(r.stdout).toContain('1 unchanged');
+    });
+  });
+
+  describe('serve', () => {
+    it('holds the data dir: a second server is refused, an import is handed to the running one, the lock goes with it', async () => {
+      const server = startCli(['serve'], { ...env, PORT: '0', HOST: '127.0.0.1' });
+      try {
+        await waitForOutput(server, /vulntrack listening/);
+        expect(fs.existsSync(path.join(dataDir, 'vulntrack.lock'))).toBe(true);
+
+        const second = await runCli(['serve'], { ...env, PORT: '0' });
+        expect(second.code).toBe(1);
+        expect(second.stderr).toContain(`The data dir ${dataDir} is in use by process ${server.pid}`);
+
+        const handed = await runCli(['--json', 'import', 'nvd', ...nvdRecords], env);
+        expect(handed.stderr).toContain(`handing the import to the running server (pid ${server.pid})`);
+        expect(handed.code).toBe(0);
+        const report = JSON.parse(handed.stdout) as { counts: Record<string, number> };
+        expect(report.counts.imported + report.counts.updated).toBe(6);
+      } finally {
+        server.kill('SIGTERM');
+        await once(server, 'close');
+      }
+      expect(fs.existsSync(path.join(dataDir, 'vulntrack.lock'))).toBe(false);
+      expect(fs.existsSync(path.join(dataDir, 'control.sock'))).toBe(false);
+      // The data survived the server: the next import sees the NVD records as unchanged.
+      const again = await runCli(['--json', 'import', 'nvd', ...nvdRecords], env);
+      expect((JSON.parse(again.stdout) as { counts: Record<string, number> }).counts.unchanged).toBe(6);
+    });
+  });
+
+  describe('configuration', () => {
+    it('stops with a message naming the variable when a setting is invalid', async () => {
+      const r = await runCli(['migrate'], { ...env, PORT: 'eighty' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('PORT must be a whole number from 0 to 65535 (got "eighty")');
+    });
+
+    it('requires VULNTRACK_SECRET with DATABASE_URL', async () => {
+      const r = await runCli(['migrate'], {
+        ...env,
+        DATABASE_URL: 'postgres://127.0.0.1:1/x',
+        VULNTRACK_SECRET: '',
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('VULNTRACK_SECRET is required with DATABASE_URL');
+    });
+  });
+});
