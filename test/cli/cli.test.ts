@@ -97,7 +97,7 @@ describe('vulntrack CLI', () => {
         const handed = await runCli(['--json', 'import', 'nvd', ...nvdRecords], env);
         expect(handed.stderr).toContain(`handing the import to the running server (pid ${server.pid})`);
         expect(handed.code).toBe(0);
-        const report = JSON.parse(handed.stdout) as { counts: Record<string, number> };
+        const report = JSON.parse(handed.stdout) as { counts: { imported: number; updated: number } };
         expect(report.counts.imported + report.counts.updated).toBe(6);
       } finally {
         server.kill('SIGTERM');
