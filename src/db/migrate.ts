@@ -4,9 +4,11 @@
  */
 import { Migrator, type Kysely, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from './migrations/0001-catalog.ts';
+import * as m0002 from './migrations/0002-organizations.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
+  '0002-organizations': m0002,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;

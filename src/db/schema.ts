@@ -80,6 +80,102 @@ export interface ImportRunTable {
   problems: Json<unknown[]>;
 }
 
+export interface UserTable {
+  id: Generated<string>;
+  username: string;
+  email: string;
+  password_hash: string;
+  is_admin: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface OrganizationTable {
+  id: Generated<string>;
+  name: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface MembershipTable {
+  id: Generated<string>;
+  organization_id: string;
+  user_id: string | null;
+  email: string;
+  role: 'owner' | 'member';
+  date_invited: Generated<Date>;
+  date_joined: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ApiTokenTable {
+  id: Generated<string>;
+  organization_id: string;
+  token_id: string;
+  secret_hash: string;
+  name: string;
+  description: Generated<string>;
+  mode: 'read' | 'write';
+  scopes: string[];
+  created_by: string | null;
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+}
+
+export interface ProjectTable {
+  id: Generated<string>;
+  organization_id: string;
+  name: string;
+  description: Generated<string>;
+  active: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ProjectSubscriptionTable {
+  project_id: string;
+  vendor_key: string;
+  created_at: Generated<Date>;
+}
+
+export interface TrackerEntryTable {
+  project_id: string;
+  cve_id: string;
+  status: string | null;
+  assignee_id: string | null;
+  assigned_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface TrackerCommentTable {
+  id: Generated<string>;
+  project_id: string;
+  cve_id: string;
+  author_type: 'user' | 'token';
+  author_id: string;
+  author_name: string;
+  body: string;
+  created_at: Generated<Date>;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  organization_id: string;
+  created_at: Generated<Date>;
+  actor_type: 'user' | 'token' | 'system';
+  actor_id: string | null;
+  actor_name: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  resource_name: string | null;
+  changes: Json<Record<string, unknown>>;
+}
+
 export interface DB {
   cve: CveTable;
   cve_source: CveSourceTable;
@@ -88,6 +184,15 @@ export interface DB {
   product: ProductTable;
   weakness: WeaknessTable;
   import_run: ImportRunTable;
+  app_user: UserTable;
+  organization: OrganizationTable;
+  membership: MembershipTable;
+  api_token: ApiTokenTable;
+  project: ProjectTable;
+  project_subscription: ProjectSubscriptionTable;
+  tracker_entry: TrackerEntryTable;
+  tracker_comment: TrackerCommentTable;
+  audit_log: AuditLogTable;
 }
 
 export type CveRow = Selectable<CveTable>;
