@@ -1,0 +1,68 @@
+/** One import of a file into a database, exactly as the CLI does it (ImportService + cve5 source). */
+import type { Kysely } from 'kysely';
+import { openDatabase } from '../../src/db/client.ts';
+import type { DB } from '../../src/db/schema.ts';
+import { ImportService } from '../../src/services/import.service.ts';
+import { sources } from '../../src/sources/index.ts';
+import { peakRssMiB } from '../lib/child.ts';
+import { timePgQueries } from '../lib/pg-query-timing.ts';
+import { profiled } from '../lib/profiler.ts';
+import type { DbTarget, ImportResult } from './types.ts';
+
+type Measured = Omit<ImportResult, 'openMs' | 'closeMs' | 'peakRssMiB'>;
+
+async function importOnce(db: Kysely<DB>, file: string, label: string): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const report = await new ImportService(db).importInputs(sources.cve5, [file], {
+    // Progress on stderr shows a long phase is alive; every 10 s keeps the log short.
+    progressEveryMs: 10_000,
+    onProgress: (p) =>
+      console.error(
+        `  [${label}] ${p.records.toLocaleString('en-US')} records, ${(p.elapsedMs / 1000).toFixed(0)} s`,
+      ),
+  });
+  const used = process.cpuUsage(cpu);
+  const { counts } = report;
+  return {
+    records: counts.imported + counts.updated + counts.unchanged + counts.skipped + counts.pending,
+    ms: report.durationMs,
+    cpuMs: (used.user + used.system) / 1000,
+    status: report.status,
+    counts,
+    changes: report.changes,
+  };
+}
+
+export interface ImportSpec {
+  file: string;
+  target: DbTarget;
+  label: string;
+  /** Write a .cpuprofile of the import (not of opening or closing the database) here. */
+  profile?: string | undefined;
+}
+
+export async function importPhase(spec: ImportSpec): Promise<ImportResult> {
+  const opening = performance.now();
+  const database = await openDatabase(spec.target);
+  const openMs = performance.now() - opening;
+  // Per-statement timings explain the profile's idle time; only worth their overhead when profiling.
+  const queries = spec.profile && 'url' in spec.target ? timePgQueries() : undefined;
+  let measured: Measured;
+  try {
+    measured = await profiled(spec.profile, () => importOnce(database.db, spec.file, spec.label));
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  // Closing is part of the phase's cost: PGlite flushes its data dir here.
+  const closing = performance.now();
+  await database.close();
+  const closeMs = performance.now() - closing;
+  return {
+    ...measured,
+    openMs,
+    closeMs,
+    peakRssMiB: peakRssMiB(),
+    ...(queries ? { queries: queries() } : {}),
+  };
+}

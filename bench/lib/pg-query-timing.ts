@@ -1,0 +1,45 @@
+/**
+ * Times every query the `pg` driver sends, grouped by statement, to split a profile's "idle" (the
+ * main thread waiting) into the statements it waited on. Patches pg.Client.prototype for the rest
+ * of the process: used by profiling runs only, never for the headline numbers.
+ */
+import pg from 'pg';
+
+export interface QueryTiming {
+  statement: string;
+  calls: number;
+  /** Call to settled promise: serialization, the server's work, the round trip and result parsing. */
+  ms: number;
+}
+
+/** `INSERT INTO cve_source`, `SELECT … FROM "cve"`: what a statement does, without its payload. */
+function statementOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const write = /^(insert into \S+|delete from \S+|update \S+|select pg_advisory_xact_lock)/i.exec(flat);
+  if (write) return write[0];
+  const read = /^select .*? from (\S+)/i.exec(flat);
+  return read ? `SELECT … FROM ${read[1]}` : flat.slice(0, 40);
+}
+
+/** Starts timing; the returned function gives the timings so far, slowest statement first. */
+export function timePgQueries(): () => QueryTiming[] {
+  const timings = new Map<string, QueryTiming>();
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    const started = performance.now();
+    const result = original.apply(this, args);
+    const done = () => {
+      const key = statementOf(text);
+      const t = timings.get(key) ?? { statement: key, calls: 0, ms: 0 };
+      t.calls++;
+      t.ms += performance.now() - started;
+      timings.set(key, t);
+    };
+    if (result instanceof Promise) result.then(done, done);
+    return result;
+  };
+  return () => [...timings.values()].sort((a, b) => b.ms - a.ms);
+}

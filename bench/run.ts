@@ -1,0 +1,30 @@
+/**
+ * Benchmark runner: `npm run bench -- <name> [options]`. Each benchmark is its own module, loaded
+ * only when asked for, so adding `api` or `jobs` later means one more line in the table below.
+ */
+interface Benchmark {
+  /** One line for `npm run bench` without arguments. */
+  summary: string;
+  load: () => Promise<{ run(args: string[]): Promise<void> }>;
+}
+
+const benchmarks: Record<string, Benchmark> = {
+  import: {
+    summary: 'CVE 5 import throughput on PostgreSQL and embedded PGlite (--quick, --profile, --phases)',
+    load: () => import('./import.bench.ts'),
+  },
+};
+
+const [name, ...args] = process.argv.slice(2);
+const benchmark = name ? benchmarks[name] : undefined;
+if (!benchmark) {
+  console.error('usage: npm run bench -- <benchmark> [options]\n');
+  for (const [key, b] of Object.entries(benchmarks)) console.error(`  ${key.padEnd(8)} ${b.summary}`);
+  process.exit(name ? 2 : 0);
+}
+try {
+  await (await benchmark.load()).run(args);
+} catch (err) {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exitCode = 1;
+}
