@@ -20,6 +20,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Load the bundled sample catalog on first start with an empty catalog. */
   loadSample: boolean;
+  /** Requests per minute per API token. */
+  rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +78,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       'info',
     ),
     loadSample: bool('VULNTRACK_LOAD_SAMPLE', env.VULNTRACK_LOAD_SAMPLE, true),
+    rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1000, 1, 1_000_000),
   };
 }
 

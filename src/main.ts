@@ -10,12 +10,20 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { ImportService } from './services/import.service.ts';
 import { HealthService } from './services/health.service.ts';
+import { CatalogService } from './services/catalog.service.ts';
+import { TokenService } from './services/token.service.ts';
+import { AccountService } from './services/account.service.ts';
+import { CveQueryService } from './services/cve-query.service.ts';
 
 export interface Services {
   config: Config;
   database: Database;
   imports: ImportService;
   health: HealthService;
+  catalog: CatalogService;
+  cveQuery: CveQueryService;
+  tokens: TokenService;
+  accounts: AccountService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
@@ -42,19 +50,27 @@ function resolveSecret(config: Config): string {
   }
 }
 
-export async function createServices(config: Config, options: { migrate?: boolean } = {}): Promise<Services> {
-  const database = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    migrate: options.migrate ?? true,
-  });
-  const secret = resolveSecret(config);
+/** The services over an open database. Tests build them over their own databases. */
+export function servicesFor(config: Config, database: Database, secret: string): Services {
   return {
     config,
     database,
     secret,
     imports: new ImportService(database.db),
     health: new HealthService(database.db, database.kind),
+    catalog: new CatalogService(database.db),
+    cveQuery: new CveQueryService(database.db),
+    tokens: new TokenService(database.db, secret),
+    accounts: new AccountService(database.db),
     close: () => database.close(),
   };
+}
+
+export async function createServices(config: Config, options: { migrate?: boolean } = {}): Promise<Services> {
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    migrate: options.migrate ?? true,
+  });
+  return servicesFor(config, database, resolveSecret(config));
 }

@@ -6,7 +6,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } fro
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.ts';
 import type { Services } from '../main.ts';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import { healthRoutes } from './health.routes.ts';
+import { v2Routes } from './v2/v2.plugin.ts';
 
 export interface AppOptions {
   services: Services;
@@ -69,6 +72,25 @@ export async function buildApp(options: AppOptions) {
     reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message)),
   );
 
+  await app.register(swagger, {
+    hideUntagged: true,
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'vulntrack API v2',
+        version: '2.0.0',
+        description:
+          'Organization API tokens only: `Authorization: Bearer vtr_org.<token_id>.<secret>`. ' +
+          'Errors are `{error: {code, message, details?, required_scope?}}`.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/v2/docs' });
+  app.get('/api/v2/schema', { schema: { hide: true } }, () => app.swagger());
+
   await app.register(healthRoutes, { services: options.services });
+  await app.register(v2Routes, { prefix: '/api/v2', services: options.services });
   return app;
 }

@@ -1,34 +1,39 @@
 /**
  * The embedded database allows one process. While `serve` holds it, CLI commands are handed to the
  * running server over a Unix socket in the data dir (owner-only), so an operator never has to stop
- * the service to import a file. Replies stream as JSON lines: progress, then the result or an error.
+ * the service to import a file or create a token. Replies stream as JSON lines: progress lines, then
+ * the result or an error.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { ImportProgress, ImportReport } from '../services/import.service.ts';
+import type { CommandResult } from './service-commands.ts';
 
 export const socketPath = (dataDir: string) => path.join(dataDir, 'control.sock');
 
-export interface ImportRequest {
-  source: string;
-  targets: string[];
+export interface ControlRequest {
+  command: string;
+  args: Record<string, unknown>;
 }
 
 export type ControlMessage =
-  | { type: 'progress'; progress: ImportProgress }
-  | { type: 'report'; report: ImportReport }
-  | { type: 'error'; message: string; usage?: boolean };
+  | { type: 'progress'; line: string }
+  | { type: 'result'; result: CommandResult }
+  | { type: 'error'; message: string; usage: boolean };
 
-export type ImportHandler = (
-  request: ImportRequest,
-  progress: (p: ImportProgress) => void,
-) => Promise<ImportReport>;
+export type ControlHandler = (
+  request: ControlRequest,
+  progress: (line: string) => void,
+) => Promise<CommandResult>;
+
+/** Maps an error thrown by a command to what the CLI prints (usage errors keep exit status 2). */
+export type ErrorClassifier = (err: unknown) => { message: string; usage: boolean };
 
 /** Starts the control socket of a running server. Returns the function that stops it. */
 export async function startControlSocket(
   dataDir: string,
-  handlers: { import: ImportHandler },
+  handle: ControlHandler,
+  classify: ErrorClassifier,
 ): Promise<() => Promise<void>> {
   const file = socketPath(dataDir);
   fs.rmSync(file, { force: true });
@@ -38,23 +43,17 @@ export async function startControlSocket(
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/x-ndjson' });
       const send = (m: ControlMessage) => res.write(`${JSON.stringify(m)}\n`);
-      let body: ImportRequest;
+      let request: ControlRequest;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ImportRequest;
+        request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ControlRequest;
       } catch {
-        send({ type: 'error', message: 'malformed control request' });
+        send({ type: 'error', message: 'malformed control request', usage: false });
         res.end();
         return;
       }
-      if (req.url !== '/import') {
-        send({ type: 'error', message: `unknown control command ${req.url}` });
-        res.end();
-        return;
-      }
-      handlers
-        .import(body, (progress) => send({ type: 'progress', progress }))
-        .then((report) => send({ type: 'report', report }))
-        .catch((err: Error) => send({ type: 'error', message: err.message }))
+      handle(request, (line) => send({ type: 'progress', line }))
+        .then((result) => send({ type: 'result', result }))
+        .catch((err: unknown) => send({ type: 'error', ...classify(err) }))
         .finally(() => res.end());
     });
   });
@@ -71,15 +70,11 @@ export async function startControlSocket(
 }
 
 /** Sends a command to the server that holds `dataDir` and yields its messages. */
-export async function* sendControl(
-  dataDir: string,
-  command: string,
-  body: unknown,
-): AsyncGenerator<ControlMessage> {
+export async function* sendControl(dataDir: string, request: ControlRequest): AsyncGenerator<ControlMessage> {
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const req = http.request({ socketPath: socketPath(dataDir), path: command, method: 'POST' }, resolve);
+    const req = http.request({ socketPath: socketPath(dataDir), path: '/run', method: 'POST' }, resolve);
     req.on('error', reject);
-    req.end(JSON.stringify(body));
+    req.end(JSON.stringify(request));
   });
   let buffer = '';
   response.setEncoding('utf8');

@@ -1,13 +1,16 @@
 /** The `vulntrack` command line. Exit 0 on success, 1 on failure, 2 on bad usage, 3 on a partial import. */
-import { Command, CommanderError } from 'commander';
+import fs from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { InputError } from '../sources/input.ts';
-import { SOURCE_NAMES } from '../sources/source.ts';
-import { importCommand } from './import.command.ts';
+import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
+import { SCOPES } from '../domain/scopes.ts';
 import { migrateCommand } from './migrate.command.ts';
 import { serveCommand } from './serve.command.ts';
 import { createOutput, EXIT, UsageError, type Output } from './output.ts';
+import { runServiceCommand } from './run-command.ts';
+import { absoluteTargets } from './service-commands.ts';
 
 const program = new Command('vulntrack')
   .description(
@@ -20,6 +23,7 @@ const program = new Command('vulntrack')
 
 const out = (): Output => createOutput(Boolean(program.opts().json));
 let exitCode: number = EXIT.ok;
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 program
   .command('serve')
@@ -41,7 +45,81 @@ program
   .argument('<source>', SOURCE_NAMES.join(' | '))
   .argument('<paths...>', 'files, folders, .gz/.zip archives or http(s) URLs')
   .action(async (source: string, paths: string[]) => {
-    exitCode = await importCommand(source, paths, out());
+    if (!isSourceName(source))
+      throw new UsageError(`unknown source "${source}"; use one of ${SOURCE_NAMES.join(', ')}`);
+    const targets = absoluteTargets(paths);
+    for (const t of targets) {
+      if (!/^https?:\/\//i.test(t) && !fs.existsSync(t)) throw new UsageError(`${t}: no such file or folder`);
+    }
+    exitCode = await runServiceCommand('import', { source, targets }, out());
+  });
+
+const user = program.command('user').description('user accounts');
+user
+  .command('create')
+  .description('create a user (the first admin, for example)')
+  .requiredOption('--username <username>')
+  .requiredOption('--email <email>')
+  .option('--password <password>', 'the password (visible in the process list: prefer --password-stdin)')
+  .option('--password-stdin', 'read the password from standard input')
+  .option('--admin', 'a site administrator')
+  .action(
+    async (o: {
+      username: string;
+      email: string;
+      password?: string;
+      passwordStdin?: boolean;
+      admin?: boolean;
+    }) => {
+      if (!o.password === !o.passwordStdin)
+        throw new UsageError('give exactly one of --password and --password-stdin');
+      const password = o.passwordStdin ? fs.readFileSync(0, 'utf8').replace(/\r?\n$/, '') : o.password!;
+      exitCode = await runServiceCommand(
+        'user.create',
+        { username: o.username, email: o.email, password, admin: o.admin === true },
+        out(),
+      );
+    },
+  );
+
+const org = program.command('org').description('organizations');
+org
+  .command('create')
+  .description('create an organization with its first owner')
+  .argument('<name>', 'letters, digits and -')
+  .requiredOption('--owner <username>')
+  .action(async (name: string, o: { owner: string }) => {
+    exitCode = await runServiceCommand('org.create', { name, owner: o.owner }, out());
+  });
+
+const token = program.command('token').description('organization API tokens');
+token
+  .command('create')
+  .description('create a token; prints it once, alone on its line')
+  .requiredOption('--org <name>')
+  .requiredOption('--name <name>')
+  .addOption(
+    new Option(
+      '--mode <mode>',
+      'read or write (default: write when a :write scope is given, else read)',
+    ).choices(['read', 'write']),
+  )
+  .option('--scope <scope>', `limit to a scope (repeatable): ${SCOPES.join(', ')}`, collect, [])
+  .option('--created-by <username>', 'the member the token is recorded as created by')
+  .action(async (o: { org: string; name: string; mode?: string; scope: string[]; createdBy?: string }) => {
+    exitCode = await runServiceCommand(
+      'token.create',
+      { org: o.org, name: o.name, mode: o.mode, scopes: o.scope, createdBy: o.createdBy },
+      out(),
+    );
+  });
+token
+  .command('revoke')
+  .description('revoke a token (it stops working on its next request)')
+  .requiredOption('--org <name>')
+  .argument('<token_id>')
+  .action(async (tokenId: string, o: { org: string }) => {
+    exitCode = await runServiceCommand('token.revoke', { org: o.org, tokenId }, out());
   });
 
 try {

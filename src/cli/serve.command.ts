@@ -7,9 +7,9 @@ import { getConfig } from '../config.ts';
 import { buildApp } from '../api/app.ts';
 import { createLogger, createServices } from '../main.ts';
 import { loadSample } from '../services/sample.service.ts';
-import { sources } from '../sources/index.ts';
-import { isSourceName } from '../sources/source.ts';
 import { startControlSocket } from './control-socket.ts';
+import { classifyError } from './run-command.ts';
+import { serviceCommands } from './service-commands.ts';
 import { EXIT } from './output.ts';
 
 export async function serveCommand(): Promise<number> {
@@ -19,15 +19,15 @@ export async function serveCommand(): Promise<number> {
   const app = await buildApp({ services, logger });
   let stopControl: (() => Promise<void>) | undefined;
   if (services.database.kind === 'embedded') {
-    stopControl = await startControlSocket(config.dataDir, {
-      import: (request, progress) => {
-        if (!isSourceName(request.source))
-          return Promise.reject(new Error(`unknown source "${request.source}"`));
-        return services.imports.importInputs(sources[request.source], request.targets, {
-          onProgress: progress,
-        });
+    stopControl = await startControlSocket(
+      config.dataDir,
+      (request, progress) => {
+        const run = serviceCommands[request.command];
+        if (!run) return Promise.reject(new Error(`unknown command ${request.command}`));
+        return run(services, request.args, progress);
       },
-    });
+      classifyError,
+    );
   }
 
   let stopping = false;

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.ts';
 import { parseConfig } from '../../src/config.ts';
-import { HealthService } from '../../src/services/health.service.ts';
-import { ImportService } from '../../src/services/import.service.ts';
 import { sources } from '../../src/sources/index.ts';
-import type { Services } from '../../src/main.ts';
+import { servicesFor } from '../../src/main.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 
 describeEachDatabase('health endpoints', (use, backend) => {
@@ -12,14 +10,7 @@ describeEachDatabase('health endpoints', (use, backend) => {
 
   beforeAll(async () => {
     const database = use();
-    const services: Services = {
-      config: parseConfig({}),
-      database,
-      secret: 'x'.repeat(32),
-      imports: new ImportService(database.db),
-      health: new HealthService(database.db, database.kind),
-      close: async () => {},
-    };
+    const services = servicesFor(parseConfig({}), database, 'x'.repeat(32));
     app = await buildApp({ services, logger: false });
     await services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
   });

@@ -1,0 +1,130 @@
+/** Response shapes of the catalog (seed §2.4–2.7): CVE dates in whole seconds, our own in microseconds. */
+import { Type } from '@fastify/type-provider-typebox';
+import type { CveRow } from '../../db/schema.ts';
+import { toMicrosZ, toSecondsZ } from '../../domain/timestamps.ts';
+import { Timestamp, Uuid } from './schemas.ts';
+
+export const CveListItem = Type.Object({
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  cve_id: Type.String(),
+  description: Type.String(),
+});
+
+const MetricSchema = Type.Object({
+  data: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String(), Type.Null()]),
+  provider: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CveDetail = Type.Object({
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  cve_id: Type.String(),
+  description: Type.String(),
+  title: Type.String(),
+  state: Type.String({ description: 'PUBLISHED or REJECTED (rejected CVEs stay in the catalog, flagged).' }),
+  metrics: Type.Object({
+    kev: MetricSchema,
+    ssvc: MetricSchema,
+    cvssV2_0: MetricSchema,
+    cvssV3_0: MetricSchema,
+    cvssV3_1: MetricSchema,
+    cvssV4_0: MetricSchema,
+    threat_severity: MetricSchema,
+    epss: MetricSchema,
+  }),
+  weaknesses: Type.Array(Type.String()),
+  vendors: Type.Array(Type.String()),
+  nvd_cpe_configurations: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  references: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+});
+
+export const CveChangeItem = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  cve_id: Type.String(),
+  types: Type.Array(Type.String()),
+});
+
+export const CveChangeDetail = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  cve_id: Type.String(),
+  types: Type.Array(Type.String()),
+  data: Type.Array(Type.Object({ type: Type.String(), details: Type.Unknown() })),
+});
+
+export const NamedItem = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  name: Type.String(),
+});
+
+export const WeaknessItem = Type.Object({
+  cwe_id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  description: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const CVE_INCLUDES = ['nvd_cpe_configurations', 'references'] as const;
+export type CveInclude = (typeof CVE_INCLUDES)[number];
+
+export function cveListItem(row: {
+  cve_id: string;
+  description: string | null;
+  created_at: Date;
+  updated_at: Date;
+}) {
+  return {
+    created_at: toSecondsZ(row.created_at),
+    updated_at: toSecondsZ(row.updated_at),
+    cve_id: row.cve_id,
+    description: row.description ?? '',
+  };
+}
+
+export function cveDetail(row: CveRow, include: ReadonlySet<CveInclude>) {
+  const detail: Record<string, unknown> = {
+    ...cveListItem(row),
+    title: row.title ?? '',
+    state: row.state,
+    metrics: row.metrics,
+    weaknesses: row.weaknesses,
+    vendors: row.vendors,
+  };
+  if (include.has('nvd_cpe_configurations')) detail.nvd_cpe_configurations = row.nvd_configurations ?? [];
+  if (include.has('references')) detail.references = row.references;
+  return detail;
+}
+
+export function changeItem(row: { id: string; created_at: Date; cve_id: string; types: string[] }) {
+  return { id: row.id, created_at: toMicrosZ(row.created_at), cve_id: row.cve_id, types: row.types };
+}
+
+export function namedItem(row: { id: string; name: string; created_at: Date; updated_at: Date }) {
+  return {
+    id: row.id,
+    created_at: toMicrosZ(row.created_at),
+    updated_at: toMicrosZ(row.updated_at),
+    name: row.name,
+  };
+}
+
+export function weaknessItem(row: {
+  cwe_id: string;
+  name: string | null;
+  description: string | null;
+  created_at: Date;
+  updated_at: Date;
+}) {
+  return {
+    cwe_id: row.cwe_id,
+    name: row.name,
+    description: row.description,
+    created_at: toMicrosZ(row.created_at),
+    updated_at: toMicrosZ(row.updated_at),
+  };
+}

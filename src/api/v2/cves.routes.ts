@@ -1,0 +1,112 @@
+/** `/cves`: the catalog, one CVE (with `include`), its change history. Scope `catalog:read`. */
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { validationError } from '../../domain/errors.ts';
+import type { Services } from '../../main.ts';
+import { pageEnvelope } from '../pagination.ts';
+import {
+  changeItem,
+  cveDetail,
+  cveListItem,
+  CveChangeDetail,
+  CveChangeItem,
+  CveDetail,
+  CveListItem,
+  CVE_INCLUDES,
+  type CveInclude,
+} from './catalog.presenter.ts';
+import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
+import { toMicrosZ } from '../../domain/timestamps.ts';
+
+const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 30 }) });
+const read = { auth: { scope: 'catalog:read', write: false } } as const;
+const tags = ['cves'];
+
+export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { catalog } = services;
+  const baseUrl = services.config.baseUrl;
+
+  app.get(
+    '/cves',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List and search the CVE catalog',
+        querystring: CveListQuery,
+        response: { 200: Paginated(CveListItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { filters, ordering } = cveFiltersOf(request.query);
+      const where = await services.cveQuery.compile(request.query.q, request.auth!.organizationId);
+      const { count, items } = await catalog.listCves({ ...filters, where }, ordering, page);
+      return pageEnvelope(request, baseUrl, page, count, items.map(cveListItem));
+    },
+  );
+
+  app.get(
+    '/cves/:cve_id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One CVE with its merged metrics, weaknesses and vendors',
+        params: CveIdParam,
+        querystring: Type.Object({
+          include: Type.Optional(
+            Type.String({ maxLength: 200, description: `Comma list of: ${CVE_INCLUDES.join(', ')}.` }),
+          ),
+        }),
+        response: { 200: CveDetail, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const requested = (request.query.include ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const unknown = requested.filter((s) => !(CVE_INCLUDES as readonly string[]).includes(s));
+      if (unknown.length) throw validationError({ include: unknown.map((s) => `unknown value "${s}"`) });
+      const cve = await catalog.getCve(request.params.cve_id);
+      return cveDetail(cve, new Set(requested as CveInclude[]));
+    },
+  );
+
+  app.get(
+    '/cves/:cve_id/changes',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The change history of a CVE, newest first',
+        params: CveIdParam,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Paginated(CveChangeItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { count, items } = await catalog.listChanges(request.params.cve_id, page);
+      return pageEnvelope(request, baseUrl, page, count, items.map(changeItem));
+    },
+  );
+
+  app.get(
+    '/cves/:cve_id/changes/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One change of a CVE, with its data',
+        params: Type.Object({ ...CveIdParam.properties, id: Uuid }),
+        response: { 200: CveChangeDetail, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const change = await catalog.getChange(request.params.cve_id, request.params.id);
+      return { ...changeItem(change), created_at: toMicrosZ(change.created_at), data: change.data as never };
+    },
+  );
+};

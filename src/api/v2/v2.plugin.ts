@@ -1,0 +1,67 @@
+/**
+ * API v2 (`/api/v2`, organization tokens only). Every route declares what it requires in
+ * `config.auth`; one hook checks it in the order of SPEC §4: a valid token (401) → a path naming
+ * another organization is not found (404, existence is never disclosed) → a `read` token may not
+ * write (403 `read_only_token`) → the scope (403 `missing_scope`). Rate limits are per token.
+ */
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { AppError } from '../../domain/errors.ts';
+import { authorize, type Requirement } from '../../domain/scopes.ts';
+import type { TokenAuth } from '../../domain/actor.ts';
+import type { Services } from '../../main.ts';
+import { ErrorEnvelope } from './schemas.ts';
+import { cveRoutes } from './cves.routes.ts';
+import { vendorRoutes } from './vendors.routes.ts';
+import { weaknessRoutes } from './weaknesses.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What the route requires; routes without it are public (documentation). */
+    auth?: Requirement;
+  }
+  interface FastifyRequest {
+    auth?: TokenAuth;
+  }
+}
+
+/** The authenticated caller of a route that declared `config.auth`. */
+export function authOf(request: FastifyRequest): TokenAuth {
+  if (!request.auth) throw new AppError('invalid_token');
+  return request.auth;
+}
+
+export const v2Routes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  app.addSchema(ErrorEnvelope);
+
+  app.addHook('onRequest', async (request) => {
+    const requirement = request.routeOptions.config.auth;
+    if (!requirement) return;
+    const auth = await services.tokens.authenticate(request.headers.authorization);
+    const org = (request.params as { org?: string } | undefined)?.org;
+    if (org !== undefined && org !== auth.organizationName) throw new AppError('not_found');
+    authorize(auth.mode, auth.scopes, requirement);
+    request.auth = auth;
+  });
+
+  await app.register(rateLimit, {
+    hook: 'preHandler',
+    max: services.config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => request.auth?.id ?? request.ip,
+    allowList: (request) => !request.routeOptions.config.auth,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        'rate_limited',
+        `Too many requests: at most ${context.max} per minute for a token; retry in ${context.after}.`,
+      ),
+  });
+
+  const register = (plugin: FastifyPluginAsync<{ services: Services }>) => app.register(plugin, { services });
+  await register(cveRoutes);
+  await register(vendorRoutes);
+  await register(weaknessRoutes);
+};
+
+export type V2App = FastifyInstance;

@@ -1,0 +1,77 @@
+/** `/weaknesses` (CWE) and the CVEs of each. Scope `catalog:read`. */
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../main.ts';
+import { pageEnvelope } from '../pagination.ts';
+import { cveListItem, CveListItem, weaknessItem, WeaknessItem } from './catalog.presenter.ts';
+import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
+
+const read = { auth: { scope: 'catalog:read', write: false } } as const;
+const tags = ['weaknesses'];
+const CweParam = Type.Object({ cwe_id: Type.String({ pattern: '^CWE-\\d{1,6}$' }) });
+
+export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+  app,
+  { services },
+) => {
+  const { catalog } = services;
+  const baseUrl = services.config.baseUrl;
+
+  app.get(
+    '/weaknesses',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List CWE weaknesses (by name, descending)',
+        querystring: Type.Object({ ...PageQuery, search: Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: { 200: Paginated(WeaknessItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { count, items } = await catalog.listWeaknesses(request.query.search || undefined, page);
+      return pageEnvelope(request, baseUrl, page, count, items.map(weaknessItem));
+    },
+  );
+
+  app.get(
+    '/weaknesses/:cwe_id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One weakness',
+        params: CweParam,
+        response: { 200: WeaknessItem, ...commonErrors },
+      },
+    },
+    async (request) => weaknessItem(await catalog.getWeakness(request.params.cwe_id)),
+  );
+
+  app.get(
+    '/weaknesses/:cwe_id/cves',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'CVEs with a weakness',
+        params: CweParam,
+        querystring: CveListQuery,
+        response: { 200: Paginated(CveListItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const weakness = await catalog.getWeakness(request.params.cwe_id);
+      const page = pageOf(request.query);
+      const { filters, ordering } = cveFiltersOf(request.query);
+      const where = await services.cveQuery.compile(request.query.q, request.auth!.organizationId);
+      const { count, items } = await catalog.listCves(
+        { ...filters, weakness: weakness.cwe_id, where },
+        ordering,
+        page,
+      );
+      return pageEnvelope(request, baseUrl, page, count, items.map(cveListItem));
+    },
+  );
+};

@@ -1,0 +1,162 @@
+/**
+ * CLI commands that work on the services. Each runs in this process, or (while `serve` holds the
+ * embedded data dir) inside the running server, handed over the control socket: the same code either
+ * way, with a serializable result.
+ */
+import path from 'node:path';
+import type { Services } from '../main.ts';
+import type { ImportProgress, ImportReport } from '../services/import.service.ts';
+import { sources } from '../sources/index.ts';
+import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
+import { AppError } from '../domain/errors.ts';
+import { SYSTEM_ACTOR, type Actor } from '../domain/actor.ts';
+import { isScope, SCOPES } from '../domain/scopes.ts';
+import { EXIT, formatNumber, UsageError } from './output.ts';
+
+export interface CommandResult {
+  text: string;
+  data: unknown;
+  exitCode: number;
+  /** Lines for stderr (skipped records and the like). */
+  notes?: string[];
+}
+
+export type ServiceCommand = (
+  services: Services,
+  args: Record<string, unknown>,
+  progress: (line: string) => void,
+) => Promise<CommandResult>;
+
+function progressLine(p: ImportProgress): string {
+  const rate = p.elapsedMs ? Math.round((p.records / p.elapsedMs) * 1000) : 0;
+  return `${p.source}: ${formatNumber(p.records)} records read (${formatNumber(rate)}/s), ${formatNumber(p.counts.skipped)} skipped`;
+}
+
+function importSummary(r: ImportReport): string {
+  const c = r.counts;
+  const parts = [
+    `${formatNumber(c.imported)} imported`,
+    `${formatNumber(c.updated)} updated`,
+    `${formatNumber(c.unchanged)} unchanged`,
+    `${formatNumber(c.skipped)} skipped`,
+  ];
+  if (c.pending) parts.push(`${formatNumber(c.pending)} kept for CVEs not in the catalog yet`);
+  return `${r.source}: ${parts.join(', ')}; ${formatNumber(r.changes)} changes recorded (${(r.durationMs / 1000).toFixed(1)} s)`;
+}
+
+const str = (args: Record<string, unknown>, key: string) =>
+  typeof args[key] === 'string' ? (args[key] as string) : undefined;
+
+/** The actor of an administrative command: the named user when given, else the system. */
+async function actorFor(services: Services, username: string | undefined): Promise<Actor> {
+  if (!username) return SYSTEM_ACTOR;
+  const user = await services.accounts.findUser(username);
+  if (!user) throw new UsageError(`no user named "${username}"`);
+  return { type: 'user', id: user.id, name: user.username };
+}
+
+export const serviceCommands: Record<string, ServiceCommand> = {
+  async import(services, args, progress) {
+    const source = str(args, 'source') ?? '';
+    if (!isSourceName(source))
+      throw new UsageError(`unknown source "${source}"; use one of ${SOURCE_NAMES.join(', ')}`);
+    const targets = Array.isArray(args.targets) ? (args.targets as string[]) : [];
+    const report = await services.imports.importInputs(sources[source], targets, {
+      onProgress: (p) => progress(progressLine(p)),
+    });
+    const notes = report.problems
+      .slice(0, 20)
+      .map((p) => `skipped ${p.position}${p.id ? ` (${p.id})` : ''}: ${p.reason}`);
+    if (report.counts.skipped > 20)
+      notes.push(`… and ${formatNumber(report.counts.skipped - 20)} more skipped records`);
+    if (report.status === 'partial') {
+      notes.push(
+        `the import was partial: ${formatNumber(report.counts.skipped)} malformed records were skipped`,
+      );
+    }
+    return {
+      text: importSummary(report),
+      data: report,
+      exitCode: report.status === 'partial' ? EXIT.partial : EXIT.ok,
+      notes,
+    };
+  },
+
+  async 'user.create'(services, args) {
+    const user = await services.accounts.createUser({
+      username: str(args, 'username') ?? '',
+      email: str(args, 'email') ?? '',
+      password: str(args, 'password') ?? '',
+      isAdmin: args.admin === true,
+    });
+    return {
+      text: `created user ${user.username}${user.is_admin ? ' (admin)' : ''}`,
+      data: { id: user.id, username: user.username, email: user.email, is_admin: user.is_admin },
+      exitCode: EXIT.ok,
+    };
+  },
+
+  async 'org.create'(services, args) {
+    const org = await services.accounts.createOrganization(str(args, 'name') ?? '', str(args, 'owner') ?? '');
+    return {
+      text: `created organization ${org.name}`,
+      data: { id: org.id, name: org.name },
+      exitCode: EXIT.ok,
+    };
+  },
+
+  async 'token.create'(services, args) {
+    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
+    const scopes = Array.isArray(args.scopes) ? (args.scopes as string[]) : [];
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length)
+      throw new UsageError(
+        `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; scopes are ${SCOPES.join(', ')}`,
+      );
+    const mode = str(args, 'mode') ?? (scopes.some((s) => s.endsWith(':write')) ? 'write' : 'read');
+    if (mode !== 'read' && mode !== 'write') throw new UsageError('--mode must be read or write');
+    const actor = await actorFor(services, str(args, 'createdBy'));
+    const { token, record } = await services.tokens.create(
+      org.id,
+      { name: str(args, 'name') ?? '', mode, scopes },
+      actor,
+    );
+    // The token alone on stdout: scripts capture it with $(vulntrack token create …).
+    return {
+      text: token,
+      data: {
+        token,
+        token_id: record.tokenId,
+        name: record.name,
+        mode: record.mode,
+        scopes: record.scopes,
+        organization: org.name,
+      },
+      exitCode: EXIT.ok,
+      notes: [
+        `created ${mode} token ${record.tokenId} "${record.name}" for ${org.name}; it is shown only now`,
+      ],
+    };
+  },
+
+  async 'token.revoke'(services, args) {
+    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
+    const tokenId = str(args, 'tokenId') ?? '';
+    try {
+      await services.tokens.revoke(org.id, tokenId, await actorFor(services, str(args, 'revokedBy')));
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found')
+        throw new UsageError(`no live token ${tokenId} in ${org.name}`);
+      throw err;
+    }
+    return {
+      text: `revoked token ${tokenId}`,
+      data: { token_id: tokenId, revoked: true },
+      exitCode: EXIT.ok,
+    };
+  },
+};
+
+/** Absolute paths for import targets, so a server with another working directory finds them. */
+export const absoluteTargets = (targets: string[]) =>
+  targets.map((t) => (/^https?:\/\//i.test(t) ? t : path.resolve(t)));

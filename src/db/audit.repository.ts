@@ -1,0 +1,66 @@
+/** The audit log of each organization. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+import type { Actor } from '../domain/actor.ts';
+
+export interface AuditEntry {
+  organizationId: string;
+  actor: Actor;
+  action: string;
+  resourceType: string;
+  resourceId?: string | null;
+  resourceName?: string | null;
+  changes?: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  action?: string | undefined;
+  resource?: string | undefined;
+  since?: Date | undefined;
+}
+
+export class AuditRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async record(entry: AuditEntry, tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
+    await tx
+      .insertInto('audit_log')
+      .values({
+        organization_id: entry.organizationId,
+        actor_type: entry.actor.type,
+        actor_id: entry.actor.id,
+        actor_name: entry.actor.name,
+        action: entry.action,
+        resource_type: entry.resourceType,
+        resource_id: entry.resourceId ?? null,
+        resource_name: entry.resourceName ?? null,
+        changes: JSON.stringify(entry.changes ?? {}),
+      })
+      .execute();
+  }
+
+  private filtered(organizationId: string, filter: AuditFilter) {
+    let q = this.db.selectFrom('audit_log').where('organization_id', '=', organizationId);
+    if (filter.action) q = q.where('action', '=', filter.action);
+    if (filter.resource) q = q.where('resource_type', '=', filter.resource);
+    if (filter.since) q = q.where('created_at', '>=', filter.since);
+    return q;
+  }
+
+  async count(organizationId: string, filter: AuditFilter): Promise<number> {
+    const row = await this.filtered(organizationId, filter)
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  list(organizationId: string, filter: AuditFilter, limit: number, offset: number) {
+    return this.filtered(organizationId, filter)
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+}

@@ -1,0 +1,83 @@
+/** Vendors and products of the catalog (names as in CPEs), listed by name. */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.ts';
+
+const like = (s: string) => `%${s.replace(/[%_\\]/g, '\\$&')}%`;
+
+export class VendorRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  private vendors(search: string | undefined) {
+    let q = this.db.selectFrom('vendor');
+    if (search) q = q.where('name', 'ilike', like(search));
+    return q;
+  }
+
+  async countVendors(search?: string): Promise<number> {
+    return (
+      await this.vendors(search)
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
+  }
+
+  listVendors(search: string | undefined, limit: number, offset: number) {
+    return this.vendors(search)
+      .select(['id', 'name', 'created_at', 'updated_at'])
+      .orderBy('name')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  findVendor(name: string) {
+    return this.db
+      .selectFrom('vendor')
+      .select(['id', 'name', 'created_at', 'updated_at'])
+      .where('name', '=', name)
+      .executeTakeFirst();
+  }
+
+  private products(vendorId: string, search: string | undefined) {
+    let q = this.db.selectFrom('product').where('vendor_id', '=', vendorId);
+    if (search) q = q.where('name', 'ilike', like(search));
+    return q;
+  }
+
+  async countProducts(vendorId: string, search?: string): Promise<number> {
+    return (
+      await this.products(vendorId, search)
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
+  }
+
+  listProducts(vendorId: string, search: string | undefined, limit: number, offset: number) {
+    return this.products(vendorId, search)
+      .select(['id', 'name', 'created_at', 'updated_at'])
+      .orderBy('name')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  findProduct(vendorId: string, name: string) {
+    return this.db
+      .selectFrom('product')
+      .select(['id', 'name', 'created_at', 'updated_at'])
+      .where('vendor_id', '=', vendorId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+  }
+
+  /** Which of these vendor keys exist in the catalog (`vendor` or `vendor$PRODUCT$product`). */
+  async existingKeys(keys: string[]): Promise<Set<string>> {
+    if (!keys.length) return new Set();
+    const rows = await sql<{ key: string }>`
+      SELECT v.name AS key FROM vendor v WHERE v.name = ANY(${keys}::text[])
+      UNION ALL
+      SELECT v.name || '$PRODUCT$' || p.name FROM product p JOIN vendor v ON v.id = p.vendor_id
+       WHERE v.name || '$PRODUCT$' || p.name = ANY(${keys}::text[])`.execute(this.db);
+    return new Set(rows.rows.map((r) => r.key));
+  }
+}

@@ -1,0 +1,20 @@
+/** Who does something: a user (web UI, CLI), an organization token (API) or the system (automations, sync). */
+export interface Actor {
+  type: 'user' | 'token' | 'system';
+  id: string | null;
+  name: string;
+}
+
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: 'system' };
+
+/** An authenticated API v2 caller: an organization token. */
+export interface TokenAuth {
+  actor: Actor;
+  /** api_token.id */
+  id: string;
+  tokenId: string;
+  organizationId: string;
+  organizationName: string;
+  mode: 'read' | 'write';
+  scopes: string[];
+}
