@@ -85,8 +85,8 @@ export function splitVendorKey(key: string): { vendor: string; product?: string 
 }
 
 /**
- * A CNA's free-text vendor or product name as a catalog name: lower case, blanks to `_`, the
- * characters CPE names use kept. Undefined for placeholders such as "n/a" or "unknown".
+ * A CNA's free-text name as a catalog name: lower case, blanks to `_`, only the characters CPE names
+ * use. Undefined for placeholders such as "n/a" or "unknown".
  */
 export function normalizeName(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
@@ -98,5 +98,31 @@ export function normalizeName(raw: string | undefined): string | undefined {
     .replace(/_+/g, '_')
     .replace(/^[_.-]+|[_.-]+$/g, '');
   if (!name || /^(n\/?a|na|unknown|unspecified|none|other|various|multiple)$/.test(name)) return undefined;
+  return name;
+}
+
+const CORPORATE_SUFFIX =
+  /(_(inc|incorporated|corp|corporation|co|company|ltd|limited|llc|gmbh|ag|sa|srl|bv|plc|software_foundation|foundation|group|project|team|org|community|technologies|software|systems))+$/;
+
+/**
+ * A CNA vendor name as CPE names it, as far as a rule can tell: corporate suffixes dropped and words
+ * run together ("Red Hat" → `redhat`, "PHP Group" → `php`, "Apache Software Foundation" → `apache`,
+ * "Palo Alto Networks" → `paloaltonetworks`), which is how the CPE dictionary spells most vendors.
+ */
+export function normalizeVendorName(raw: string | undefined): string | undefined {
+  const name = normalizeName(raw);
+  if (!name) return undefined;
+  const stripped = name.replace(CORPORATE_SUFFIX, '') || name;
+  return stripped.replace(/_/g, '');
+}
+
+/** A CNA product name as CPE names it: the vendor's own words dropped from its front ("Red Hat Enterprise Linux 9" → `enterprise_linux_9`). */
+export function normalizeProductName(raw: string | undefined, rawVendor: string | undefined): string | undefined {
+  const name = normalizeName(raw);
+  if (!name) return undefined;
+  const vendorWords = normalizeName(rawVendor)?.replace(CORPORATE_SUFFIX, '');
+  if (vendorWords && name.startsWith(`${vendorWords}_`) && name.length > vendorWords.length + 1) {
+    return name.slice(vendorWords.length + 1);
+  }
   return name;
 }

@@ -3,7 +3,7 @@
  * container becomes the `mitre` statement (with the CVE Program ADP container's references), the
  * CISA-ADP container the `vulnrichment` statement.
  */
-import { vendorKey, vendorKeysOfCpe, normalizeName } from '../../domain/cpe.ts';
+import { normalizeProductName, normalizeVendorName, vendorKey, vendorKeysOfCpe } from '../../domain/cpe.ts';
 import { isCveId, normalizeCweId } from '../../domain/cve-id.ts';
 import {
   emptyDocument,
@@ -102,12 +102,15 @@ function affectedOf(container: Json): { cpes: string[]; vendors: string[]; affec
     const itemCpes = asArray(item.cpes).filter((c): c is string => typeof c === 'string');
     itemCpes.forEach((c) => cpes.add(c));
     for (const c of itemCpes) vendorKeysOfCpe(c).forEach((k) => vendors.add(k));
-    // beyond OpenCVE: the CNA's own vendor/product names, so a project hears of a CVE before NVD adds CPEs
-    const vendor = normalizeName(asString(item.vendor));
-    const product = normalizeName(asString(item.product));
-    if (vendor) {
-      vendors.add(vendor);
-      if (product) vendors.add(vendorKey(vendor, product));
+    // beyond OpenCVE: without CPEs, the CNA's own vendor/product names (in CPE spelling), so a project
+    // hears of a CVE the day it is published, not weeks later when NVD adds CPEs.
+    if (!itemCpes.length) {
+      const vendor = normalizeVendorName(asString(item.vendor));
+      const product = normalizeProductName(asString(item.product), asString(item.vendor));
+      if (vendor) {
+        vendors.add(vendor);
+        if (product) vendors.add(vendorKey(vendor, product));
+      }
     }
     const entry: AffectedProduct = {};
     if (asString(item.vendor)) entry.vendor = String(item.vendor);
