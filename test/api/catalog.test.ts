@@ -310,3 +310,40 @@ describeEachDatabase('API v2 authentication', (use) => {
     expect((await call((await createToken(api.services, orgId, actor)).header)).statusCode).toBe(200);
   });
 });
+
+describeEachDatabase('API v2 advanced query', (use) => {
+  let api: TestApi;
+  let auth: string;
+  const get = (url: string) => api.app.inject({ method: 'GET', url, headers: { authorization: auth } });
+
+  beforeAll(async () => {
+    api = await buildTestApi(use());
+    await api.services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
+    const { org, actor } = await createOrganization(api.services, 'queryco');
+    auth = (await createToken(api.services, org.id, actor, { mode: 'read' })).header;
+  });
+  afterAll(() => api.close());
+
+  it('filters /cves with q, combined with the other filters', async () => {
+    const q = encodeURIComponent('(vendor=redhat OR vendor=apache) AND cvss31>=9');
+    const body = (await get(`/api/v2/cves?q=${q}&ordering=cve_id`)).json();
+    expect(body.results.map((r: { cve_id: string }) => r.cve_id)).toEqual([
+      'CVE-2021-44228',
+      'CVE-2024-3094',
+    ]);
+    const kevOnly = (await get(`/api/v2/cves?q=${q}&kev=true`)).json();
+    expect(kevOnly.results.map((r: { cve_id: string }) => r.cve_id)).toEqual(['CVE-2021-44228']);
+  });
+
+  it('answers 400 validation_error naming the problem for a malformed q, never a 500', async () => {
+    for (const q of ['vendr=apache', 'cvss31>=', '(vendor=apache', 'created>2024-13-01', 'project=nope']) {
+      const res = await get(`/api/v2/cves?q=${encodeURIComponent(q)}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('validation_error');
+      expect(res.json().error.details.q[0]).toEqual(expect.any(String));
+    }
+    expect((await get(`/api/v2/cves?q=project%3Dnope`)).json().error.details.q).toEqual([
+      'unknown project "nope"',
+    ]);
+  });
+});
