@@ -215,6 +215,17 @@ describe('query-language', () => {
       ]);
     });
 
+    it('reads the years 1 to 99 as written', () => {
+      expect(shape(parse('created>=0001-01-01'))).toEqual([
+        'created',
+        '>=',
+        { from: '0001-01-01T00:00:00.000Z', until: '0001-01-02T00:00:00.000Z' },
+      ]);
+      expect(errorOf('created>=0000-01-01')).toBe(
+        'invalid date "0000-01-01" for field created at position 9 (YYYY-MM-DD or a relative date such as 7d, 2w, 3m, 1y)',
+      );
+    });
+
     it('reads relative dates as that long before now', () => {
       const at = (q: string) => (parse(q) as { value: { from: Date } }).value.from.toISOString();
       expect(at('updated>=7d')).toBe('2024-03-24T12:00:00.000Z');

@@ -433,7 +433,9 @@ function parseDate(raw: string, now: Date): DateRange | undefined {
   const absolute = DATE_PATTERN.exec(raw);
   if (absolute) {
     const [year, month, day] = [Number(absolute[1]), Number(absolute[2]), Number(absolute[3])];
-    const from = new Date(Date.UTC(year, month - 1, day));
+    // Not Date.UTC: it reads years 0-99 as 1900-1999.
+    const from = new Date(0);
+    from.setUTCFullYear(year, month - 1, day);
     // Date.UTC rolls over (2024-02-30 → March 1): a real date reads back the same.
     if (
       year < 1 ||
