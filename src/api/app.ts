@@ -9,7 +9,14 @@ import type { Services } from '../main.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { healthRoutes } from './health.routes.ts';
-import { v2Routes } from './v2/v2.plugin.ts';
+import { v2Routes, type V2Route } from './v2/v2.plugin.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every API v2 route with its requirement (for documentation and tests). */
+    v2RouteTable: V2Route[];
+  }
+}
 
 export interface AppOptions {
   services: Services;
@@ -21,8 +28,17 @@ function envelope(code: ErrorCode, message: string, extra: Record<string, unknow
   return { error: { code, message, ...extra } };
 }
 
+/** PostgreSQL's "data exception" class (bad encoding, NUL bytes, out-of-range values): the client's input. */
+const isDataException = (err: unknown) =>
+  typeof (err as { code?: unknown }).code === 'string' &&
+  /^22[0-9A-Z]{3}$/.test((err as { code: string }).code);
+
 /** Maps Fastify's own errors (validation, body parsing, size) to catalog codes. */
 function fromFastifyError(err: FastifyError): AppError {
+  if (isDataException(err))
+    return new AppError('validation_error', undefined, {
+      request: ['contains a value the database cannot store (such as a NUL character)'],
+    });
   if (err.validation) {
     const details: Record<string, string[]> = {};
     for (const v of err.validation) {
@@ -68,6 +84,12 @@ export async function buildApp(options: AppOptions) {
     if (appError.code === 'invalid_token') void reply.header('WWW-Authenticate', 'Bearer');
     return reply.status(appError.status).send(envelope(appError.code, appError.message, extra));
   });
+  // NUL characters cannot be stored or matched by PostgreSQL: refuse them where they come in.
+  app.addHook('onRequest', async (request) => {
+    if (/%00/.test(request.url)) {
+      throw new AppError('validation_error', undefined, { request: ['the URL contains a NUL character'] });
+    }
+  });
   app.setNotFoundHandler((_request, reply) =>
     reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message)),
   );
@@ -91,6 +113,8 @@ export async function buildApp(options: AppOptions) {
   app.get('/api/v2/schema', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(healthRoutes, { services: options.services });
-  await app.register(v2Routes, { prefix: '/api/v2', services: options.services });
+  const routeTable: V2Route[] = [];
+  app.decorate('v2RouteTable', routeTable);
+  await app.register(v2Routes, { prefix: '/api/v2', services: options.services, routeTable });
   return app;
 }

@@ -14,6 +14,12 @@ import { ErrorEnvelope } from './schemas.ts';
 import { cveRoutes } from './cves.routes.ts';
 import { vendorRoutes } from './vendors.routes.ts';
 import { weaknessRoutes } from './weaknesses.routes.ts';
+import { organizationRoutes } from './organizations.routes.ts';
+import { memberRoutes } from './members.routes.ts';
+import { auditLogRoutes } from './audit-logs.routes.ts';
+import { projectRoutes } from './projects.routes.ts';
+import { subscriptionRoutes } from './subscriptions.routes.ts';
+import { trackerRoutes } from './tracker.routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,8 +37,29 @@ export function authOf(request: FastifyRequest): TokenAuth {
   return request.auth;
 }
 
-export const v2Routes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+/** A v2 route and what it requires: the input of the OpenAPI descriptions and of the route-walking tests. */
+export interface V2Route {
+  method: string;
+  url: string;
+  auth: Requirement;
+}
+
+export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2Route[] }> = async (
+  app,
+  { services, routeTable },
+) => {
   app.addSchema(ErrorEnvelope);
+
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    if (!auth) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) if (method !== 'HEAD') routeTable?.push({ method, url: route.url, auth });
+    // Say in the OpenAPI document what each operation requires.
+    const needs = [auth.scope, ...(auth.anyOf ?? [])].map((s) => `\`${s}\``).join(' or ');
+    const note = `Requires a token with ${needs}${auth.write ? ' and write access' : ''}.`;
+    route.schema = { ...route.schema, description: route.schema?.description ? `${route.schema.description}\n\n${note}` : note };
+  });
 
   app.addHook('onRequest', async (request) => {
     const requirement = request.routeOptions.config.auth;
@@ -62,6 +89,12 @@ export const v2Routes: FastifyPluginAsync<{ services: Services }> = async (app, 
   await register(cveRoutes);
   await register(vendorRoutes);
   await register(weaknessRoutes);
+  await register(organizationRoutes);
+  await register(memberRoutes);
+  await register(auditLogRoutes);
+  await register(projectRoutes);
+  await register(subscriptionRoutes);
+  await register(trackerRoutes);
 };
 
 export type V2App = FastifyInstance;

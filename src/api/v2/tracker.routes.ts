@@ -1,0 +1,201 @@
+/**
+ * `/organizations/<org>/projects/<project>/cves`: the project's CVEs (the catalog CVEs matching its
+ * subscriptions, REJECTED ones excepted) with their triage, single and bulk moves, and comments.
+ * Scopes `tracker:read` / `tracker:write`.
+ */
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../main.ts';
+import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, NO_STATUS, TRIAGE_STATUSES } from '../../domain/triage.ts';
+import { pageEnvelope } from '../pagination.ts';
+import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { ProjectParams } from './projects.routes.ts';
+import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
+import { commentItem, CommentItem, projectCveItem, ProjectCveItem, TriageStatus } from './tracker.presenter.ts';
+import { authOf } from './v2.plugin.ts';
+
+const read = { auth: { scope: 'tracker:read', write: false } } as const;
+const write = { auth: { scope: 'tracker:write', write: true } } as const;
+const tags = ['tracker'];
+
+const CveId = Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 30 });
+const CveParams = Type.Object({ ...ProjectParams.properties, cve_id: CveId });
+
+const Move = {
+  status: Type.Optional(
+    Type.Union([TriageStatus, Type.Null()], { description: 'The new status; null clears it.' }),
+  ),
+  assignee: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 320 }), Type.Null()], {
+      description: 'The email of a joined member of the organization; null clears it.',
+    }),
+  ),
+};
+
+const ProjectCveQuery = Type.Object({
+  ...CveListQuery.properties,
+  status: Type.Optional(
+    Type.Union(
+      [...TRIAGE_STATUSES, NO_STATUS].map((s) => Type.Literal(s)),
+      { description: `A triage status, or \`${NO_STATUS}\` for CVEs without one.` },
+    ),
+  ),
+  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: "The assignee's email." })),
+});
+
+export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { tracker } = services;
+  const baseUrl = services.config.baseUrl;
+  const path = '/organizations/:org/projects/:project/cves';
+
+  app.get(
+    path,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: "The project's CVEs with their triage",
+        description:
+          'The catalog CVEs carrying any subscribed vendor or product (REJECTED ones excepted), with the ' +
+          '`/cves` filters and `status`, `assignee`.',
+        params: ProjectParams,
+        querystring: ProjectCveQuery,
+        response: { 200: Paginated(ProjectCveItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const page = pageOf(request.query);
+      const { filters, ordering } = cveFiltersOf(request.query);
+      const where = await services.cveQuery.compile(request.query.q, auth.organizationId);
+      const { count, items } = await tracker.listCves(
+        auth.organizationId,
+        request.params.project,
+        {
+          filters: { ...filters, where },
+          ordering,
+          status: request.query.status,
+          assignee: request.query.assignee,
+        },
+        page,
+      );
+      return pageEnvelope(request, baseUrl, page, count, items.map(projectCveItem));
+    },
+  );
+
+  app.patch(
+    path,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Move several CVEs at once (all or nothing)',
+        description:
+          'Every CVE must be one of the project\'s, else 400 naming each under `details.cve_ids` and nothing ' +
+          'moves. Each CVE that moves is one audit entry. Answers with the CVEs in the order given.',
+        params: ProjectParams,
+        body: Type.Object(
+          { cve_ids: Type.Array(CveId, { minItems: 1, maxItems: MAX_BULK_CVES }), ...Move },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            changed: Type.Integer({ description: 'How many of the CVEs moved.' }),
+            results: Type.Array(ProjectCveItem),
+          }),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const { cve_ids, ...patch } = request.body;
+      const { changed, results } = await tracker.bulkUpdate(
+        auth.organizationId,
+        request.params.project,
+        cve_ids,
+        patch,
+        auth.actor,
+      );
+      return { changed, results: results.map(projectCveItem) };
+    },
+  );
+
+  app.get(
+    `${path}/:cve_id`,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One CVE of the project with its triage',
+        params: CveParams,
+        response: { 200: ProjectCveItem, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const { project, cve_id } = request.params;
+      return projectCveItem(await tracker.getCve(authOf(request).organizationId, project, cve_id));
+    },
+  );
+
+  app.patch(
+    `${path}/:cve_id`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Set or clear the status and assignee of one CVE of the project',
+        params: CveParams,
+        body: Type.Object(Move, { additionalProperties: false }),
+        response: { 200: ProjectCveItem, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const { project, cve_id } = request.params;
+      return projectCveItem(await tracker.update(auth.organizationId, project, cve_id, request.body, auth.actor));
+    },
+  );
+
+  app.get(
+    `${path}/:cve_id/comments`,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Comments on a CVE of the project, oldest first',
+        params: CveParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Paginated(CommentItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const { project, cve_id } = request.params;
+      const page = pageOf(request.query);
+      const { count, items } = await tracker.listComments(authOf(request).organizationId, project, cve_id, page);
+      return pageEnvelope(request, baseUrl, page, count, items.map(commentItem));
+    },
+  );
+
+  app.post(
+    `${path}/:cve_id/comments`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Comment on a CVE of the project',
+        params: CveParams,
+        body: Type.Object(
+          { body: Type.String({ minLength: 1, maxLength: COMMENT_MAX_LENGTH }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: CommentItem, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const auth = authOf(request);
+      const { project, cve_id } = request.params;
+      const comment = await tracker.addComment(auth.organizationId, project, cve_id, request.body.body, auth.actor);
+      return reply.status(201).send(commentItem(comment));
+    },
+  );
+};

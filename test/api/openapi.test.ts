@@ -1,0 +1,16 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generateOpenApi } from '../helpers/openapi.ts';
+
+describe('OpenAPI document', () => {
+  it('is generated from the route schemas and the checked-in docs/openapi.json has not drifted', async () => {
+    const generated = await generateOpenApi();
+    const doc = JSON.parse(generated);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/api/v2/cves'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['page', 'page_size', 'search', 'vendor', 'q']),
+    );
+    expect(doc.paths['/api/v2/cves'].get.description).toContain('`catalog:read`');
+    expect(fs.readFileSync('docs/openapi.json', 'utf8')).toBe(generated);
+  });
+});
