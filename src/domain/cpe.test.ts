@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   normalizeName,
+  normalizeProductName,
+  normalizeVendorName,
   parseCpe,
   PRODUCT_SEPARATOR,
   splitVendorKey,
@@ -146,6 +148,39 @@ describe('cpe', () => {
       for (const v of ['n/a', 'N/A', 'NA', 'unknown', 'Unspecified', 'none', '', '   ', '!!!', undefined]) {
         expect(normalizeName(v), String(v)).toBeUndefined();
       }
+    });
+  });
+
+  describe('normalizeVendorName', () => {
+    it('spells a CNA vendor name as CPE does: corporate suffixes dropped, words run together', () => {
+      expect(normalizeVendorName('Red Hat')).toBe('redhat');
+      expect(normalizeVendorName('PHP Group')).toBe('php');
+      expect(normalizeVendorName('Apache Software Foundation')).toBe('apache');
+      expect(normalizeVendorName('Palo Alto Networks')).toBe('paloaltonetworks');
+      expect(normalizeVendorName('Google LLC')).toBe('google');
+      expect(normalizeVendorName('Acme, Inc.')).toBe('acme');
+      expect(normalizeVendorName('Microsoft Corporation')).toBe('microsoft');
+    });
+
+    it('keeps a name that is only a suffix word, and drops placeholders', () => {
+      expect(normalizeVendorName('Foundation')).toBe('foundation');
+      expect(normalizeVendorName('n/a')).toBeUndefined();
+      expect(normalizeVendorName(undefined)).toBeUndefined();
+    });
+  });
+
+  describe('normalizeProductName', () => {
+    it("drops the vendor's own words from the front of the product name", () => {
+      expect(normalizeProductName('Red Hat Enterprise Linux 9', 'Red Hat')).toBe('enterprise_linux_9');
+      expect(normalizeProductName('Apache Log4j2', 'Apache Software Foundation')).toBe('log4j2');
+      expect(normalizeProductName('Google Chrome', 'Google LLC')).toBe('chrome');
+    });
+
+    it('keeps a product named like its vendor, or with no vendor', () => {
+      expect(normalizeProductName('PHP', 'PHP Group')).toBe('php');
+      expect(normalizeProductName('Apache', 'Apache Software Foundation')).toBe('apache');
+      expect(normalizeProductName('Log4j', undefined)).toBe('log4j');
+      expect(normalizeProductName('n/a', 'Red Hat')).toBeUndefined();
     });
   });
 });
