@@ -21,7 +21,9 @@ export interface SourceUpsert {
   cveId: string;
   provider: Provider;
   doc: SourceDocument;
-  raw: Record<string, unknown> | undefined;
+  /** `doc` and `raw` already serialized (once, for the hash): the SQL payload reuses the text. */
+  docJson: string;
+  rawJson: string | undefined;
   hash: string;
 }
 
@@ -151,17 +153,15 @@ export class CatalogWriteTransaction {
         WHERE s.cve_id = x."cveId" AND s.provider = x.provider`.execute(tx);
     }
     if (batch.sourceUpserts.length) {
-      const rows = batch.sourceUpserts.map((s) => ({
-        cve_id: s.cveId,
-        provider: s.provider,
-        data: s.doc,
-        raw: s.raw ?? null,
-        hash: s.hash,
-      }));
+      // Built from the already-serialized documents: the largest values are never stringified twice.
+      const rows = batch.sourceUpserts.map(
+        (s) =>
+          `{"cve_id":${json(s.cveId)},"provider":${json(s.provider)},"hash":${json(s.hash)},"data":${s.docJson},"raw":${s.rawJson ?? 'null'}}`,
+      );
       await sql`
         INSERT INTO cve_source (cve_id, provider, data, raw, hash)
         SELECT cve_id, provider, data, raw, hash
-          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, provider text, data jsonb, raw jsonb, hash text)
+          FROM jsonb_to_recordset(${`[${rows.join(',')}]`}::jsonb) AS x(cve_id text, provider text, data jsonb, raw jsonb, hash text)
         ON CONFLICT (cve_id, provider) DO UPDATE
           SET data = excluded.data, raw = excluded.raw, hash = excluded.hash, updated_at = now()`.execute(tx);
     }

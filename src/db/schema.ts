@@ -5,7 +5,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
 
 export interface CveTable {
-  id: Generated<string>;
+  /** The natural key: CVE resources have no other id. */
   cve_id: string;
   state: string;
   title: string | null;

@@ -229,16 +229,6 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
   };
 }
 
-/**
- * The text a provider's statement is fingerprinted by. Parsers build documents in a fixed key order,
- * so the same upstream input always gives the same text; plain JSON is several times cheaper than the
- * canonical form on the import's hot path. (A parser change that reorders keys only costs one re-merge,
- * which then finds the merged view unchanged and records nothing.)
- */
-export function documentText(doc: SourceDocument, raw?: Record<string, unknown>): string {
-  return raw === undefined ? JSON.stringify(doc) : JSON.stringify({ doc, raw });
-}
-
 /** CVSS score of a metric view, or null. */
 export function scoreOf(view: MetricView): number | null {
   const data = view.data as { score?: unknown } | null;

@@ -12,7 +12,6 @@ import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
 import {
-  documentText,
   mergeCve,
   RECORD_PROVIDERS,
   type MergedCve,
@@ -75,8 +74,18 @@ const MAX_PROBLEMS = 1000;
 
 type CveItem = Extract<ImportItem, { kind: 'cve' }>;
 
-const hashOf = (doc: SourceDocument, raw?: Record<string, unknown>) =>
-  createHash('sha1').update(documentText(doc, raw)).digest('base64');
+/**
+ * Parsers build documents in a fixed key order, so the same upstream input always serializes to the
+ * same text: plain JSON is the fingerprint (the canonical form costs several times more on this hot
+ * path; a parser change that reorders keys only costs one re-merge, which records nothing).
+ */
+function serialize(doc: SourceDocument, raw?: Record<string, unknown>) {
+  const docJson = JSON.stringify(doc);
+  const rawJson = raw === undefined ? undefined : JSON.stringify(raw);
+  const hash = createHash('sha1').update(docJson);
+  if (rawJson !== undefined) hash.update(rawJson);
+  return { docJson, rawJson, hash: hash.digest('base64') };
+}
 
 export class ImportService {
   private readonly catalog: CatalogWriteRepository;
@@ -203,9 +212,10 @@ export class ImportService {
         const before = new Map((stored.get(item.cveId) ?? []).map((s) => [s.provider, s.hash]));
         const upserts: SourceUpsert[] = [];
         for (const r of item.records) {
-          const hash = hashOf(r.doc, r.raw);
-          if (before.get(r.provider) !== hash)
-            upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, raw: r.raw, hash });
+          const { docJson, rawJson, hash } = serialize(r.doc, r.raw);
+          if (before.get(r.provider) !== hash) {
+            upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, docJson, rawJson, hash });
+          }
         }
         const present = new Set(item.records.map((r) => r.provider));
         const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));

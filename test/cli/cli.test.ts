@@ -95,7 +95,7 @@ describe('vulntrack CLI', () => {
         expect(second.stderr).toContain(`The data dir ${dataDir} is in use by process ${server.pid}`);
 
         const handed = await runCli(['--json', 'import', 'nvd', ...nvdRecords], env);
-        expect(handed.stderr).toContain(`handing the import to the running server (pid ${server.pid})`);
+        expect(handed.stderr).toContain(`handing the command to the running server (pid ${server.pid})`);
         expect(handed.code).toBe(0);
         const report = JSON.parse(handed.stdout) as { counts: { imported: number; updated: number } };
         expect(report.counts.imported + report.counts.updated).toBe(6);

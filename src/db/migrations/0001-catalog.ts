@@ -5,8 +5,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
   await sql`
     CREATE TABLE cve (
-      id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-      cve_id text NOT NULL UNIQUE,
+      cve_id text PRIMARY KEY,
       state text NOT NULL DEFAULT 'PUBLISHED',
       title text,
       description text,
