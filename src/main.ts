@@ -14,6 +14,9 @@ import { CatalogService } from './services/catalog.service.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
 import { CveQueryService } from './services/cve-query.service.ts';
+import { OrganizationService } from './services/organization.service.ts';
+import { MemberService } from './services/member.service.ts';
+import { AuditService } from './services/audit.service.ts';
 
 export interface Services {
   config: Config;
@@ -24,6 +27,9 @@ export interface Services {
   cveQuery: CveQueryService;
   tokens: TokenService;
   accounts: AccountService;
+  organizations: OrganizationService;
+  members: MemberService;
+  auditLog: AuditService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
@@ -62,6 +68,9 @@ export function servicesFor(config: Config, database: Database, secret: string):
     cveQuery: new CveQueryService(database.db),
     tokens: new TokenService(database.db, secret),
     accounts: new AccountService(database.db),
+    organizations: new OrganizationService(database.db),
+    members: new MemberService(database.db),
+    auditLog: new AuditService(database.db),
     close: () => database.close(),
   };
 }

@@ -4,6 +4,18 @@ import type { DB } from './schema.ts';
 
 export type Role = 'owner' | 'member';
 
+/** A membership with the member's username (null while no user is linked). */
+export interface MemberRow {
+  id: string;
+  organization_id: string;
+  user_id: string | null;
+  email: string;
+  username: string | null;
+  role: Role;
+  date_invited: Date;
+  date_joined: Date | null;
+}
+
 export class AccountRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -32,8 +44,12 @@ export class AccountRepository {
       .executeTakeFirst();
   }
 
-  findUserByEmail(email: string) {
-    return this.db.selectFrom('app_user').selectAll().where('email', '=', email).executeTakeFirst();
+  findUserById(id: string) {
+    return this.db.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findUserByEmail(email: string, tx: Kysely<DB> | Transaction<DB> = this.db) {
+    return tx.selectFrom('app_user').selectAll().where('email', '=', email).executeTakeFirst();
   }
 
   createOrganization(name: string, tx: Kysely<DB> | Transaction<DB> = this.db) {
@@ -44,8 +60,8 @@ export class AccountRepository {
       .executeTakeFirstOrThrow();
   }
 
-  findOrganization(name: string) {
-    return this.db.selectFrom('organization').selectAll().where('name', '=', name).executeTakeFirst();
+  findOrganization(name: string, tx: Kysely<DB> | Transaction<DB> = this.db) {
+    return tx.selectFrom('organization').selectAll().where('name', '=', name).executeTakeFirst();
   }
 
   findOrganizationById(id: string) {
@@ -72,12 +88,17 @@ export class AccountRepository {
       .executeTakeFirst();
   }
 
-  renameOrganization(id: string, name: string) {
-    return this.db
+  /** Locks the organization row until the transaction ends: membership changes take turns per organization. */
+  lockOrganization(id: string, tx: Transaction<DB>) {
+    return tx.selectFrom('organization').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  }
+
+  renameOrganization(id: string, name: string, tx: Kysely<DB> | Transaction<DB> = this.db) {
+    return tx
       .updateTable('organization')
       .set({ name, updated_at: sql`now()` })
       .where('id', '=', id)
-      .returning(['id', 'name'])
+      .returning(['id', 'name', 'created_at', 'updated_at'])
       .executeTakeFirst();
   }
 
@@ -96,5 +117,103 @@ export class AccountRepository {
       })
       .returning(['id'])
       .executeTakeFirstOrThrow();
+  }
+
+  private members(tx: Kysely<DB> | Transaction<DB>) {
+    return tx
+      .selectFrom('membership as m')
+      .leftJoin('app_user as u', 'u.id', 'm.user_id')
+      .select([
+        'm.id',
+        'm.organization_id',
+        'm.user_id',
+        'm.email',
+        'u.username',
+        'm.role',
+        'm.date_invited',
+        'm.date_joined',
+      ]);
+  }
+
+  /** Every membership of the organization, invitations included. */
+  async countMembers(organizationId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('membership')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  /** Members and invitations in the order they were invited (the founding owner first). */
+  listMembers(organizationId: string, limit: number, offset: number): Promise<MemberRow[]> {
+    return this.members(this.db)
+      .where('m.organization_id', '=', organizationId)
+      .orderBy('m.date_invited')
+      .orderBy('m.id')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  findMember(
+    organizationId: string,
+    id: string,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<MemberRow | undefined> {
+    return this.members(tx)
+      .where('m.organization_id', '=', organizationId)
+      .where('m.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** The membership of `email`, or of the user who has that email, in the organization. */
+  findMemberByEmailOrUser(
+    organizationId: string,
+    email: string,
+    userId: string | null,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<MemberRow | undefined> {
+    return this.members(tx)
+      .where('m.organization_id', '=', organizationId)
+      .where((eb) =>
+        userId === null
+          ? eb('m.email', '=', email)
+          : eb.or([eb('m.email', '=', email), eb('m.user_id', '=', userId)]),
+      )
+      .orderBy('m.date_joined', (ob) => ob.asc().nullsLast())
+      .executeTakeFirst();
+  }
+
+  async countJoinedOwners(organizationId: string, tx: Transaction<DB>): Promise<number> {
+    const row = await tx
+      .selectFrom('membership')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('organization_id', '=', organizationId)
+      .where('role', '=', 'owner')
+      .where('date_joined', 'is not', null)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  async setMemberRole(id: string, role: Role, tx: Transaction<DB>): Promise<void> {
+    await tx
+      .updateTable('membership')
+      .set({ role, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Turns an invitation into a membership of `userId`. */
+  async joinMembership(id: string, userId: string, tx: Transaction<DB>): Promise<void> {
+    await tx
+      .updateTable('membership')
+      .set({ user_id: userId, date_joined: sql`now()`, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async deleteMember(id: string, tx: Transaction<DB>): Promise<void> {
+    await tx.deleteFrom('membership').where('id', '=', id).execute();
   }
 }

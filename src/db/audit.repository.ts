@@ -27,6 +27,8 @@ export class AuditRepository {
       .insertInto('audit_log')
       .values({
         organization_id: entry.organizationId,
+        // The clock, not the transaction start: entries written by one transaction keep their order.
+        created_at: sql<Date>`clock_timestamp()`,
         actor_type: entry.actor.type,
         actor_id: entry.actor.id,
         actor_name: entry.actor.name,

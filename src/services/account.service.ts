@@ -1,8 +1,12 @@
-/** Users and organizations: created from the CLI (first admin, first organization) and the web UI. */
+/**
+ * Users and organizations: created from the CLI (first admin, first organization) and the web UI;
+ * a user accepting an invitation.
+ */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { AccountRepository } from '../db/account.repository.ts';
+import { AccountRepository, type MemberRow } from '../db/account.repository.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, ORGANIZATION_NAME, USERNAME } from '../domain/names.ts';
@@ -44,24 +48,78 @@ export class AccountService {
     if (!owner) throw validationError({ owner: [`no user named "${ownerUsername}"`] });
     if (await this.accounts.findOrganization(name)) throw validationError({ name: ['already taken'] });
     const actor: Actor = { type: 'user', id: owner.id, name: owner.username };
+    try {
+      return await this.db.transaction().execute(async (tx) => {
+        const org = await this.accounts.createOrganization(name, tx);
+        const membership = await this.accounts.addMembership(
+          { organizationId: org.id, userId: owner.id, email: owner.email, role: 'owner', joined: true },
+          tx,
+        );
+        await this.audit.record(
+          {
+            organizationId: org.id,
+            actor,
+            action: 'organization.create',
+            resourceType: 'organization',
+            resourceId: org.id,
+            resourceName: name,
+            changes: { name: { old: null, new: name } },
+          },
+          tx,
+        );
+        await this.audit.record(
+          {
+            organizationId: org.id,
+            actor,
+            action: 'member.create',
+            resourceType: 'member',
+            resourceId: membership.id,
+            resourceName: owner.email,
+            changes: { email: { old: null, new: owner.email }, role: { old: null, new: 'owner' } },
+          },
+          tx,
+        );
+        return org;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw validationError({ name: ['already taken'] });
+      throw err;
+    }
+  }
+
+  /**
+   * The user `userId` accepts their invitation to `orgName` (the invitation names their email, or
+   * them). Accepting an invitation already accepted changes nothing. Not found when there is no
+   * such user, organization or invitation. For the web UI and the CLI; verifying that the user owns
+   * the email is the caller's concern.
+   */
+  async acceptInvitation(userId: string, orgName: string): Promise<MemberRow> {
+    const user = await this.accounts.findUserById(userId);
+    const org = await this.accounts.findOrganization(orgName);
+    if (!user || !org) throw new AppError('not_found');
     return this.db.transaction().execute(async (tx) => {
-      const org = await this.accounts.createOrganization(name, tx);
-      await this.accounts.addMembership(
-        { organizationId: org.id, userId: owner.id, email: owner.email, role: 'owner', joined: true },
-        tx,
-      );
+      await this.accounts.lockOrganization(org.id, tx);
+      const member = await this.accounts.findMemberByEmailOrUser(org.id, user.email, user.id, tx);
+      if (!member || (member.user_id !== null && member.user_id !== user.id)) throw new AppError('not_found');
+      if (member.date_joined !== null) return member;
+      await this.accounts.joinMembership(member.id, user.id, tx);
+      const joined = (await this.accounts.findMember(org.id, member.id, tx))!;
       await this.audit.record(
         {
           organizationId: org.id,
-          actor,
-          action: 'organization.create',
-          resourceType: 'organization',
-          resourceId: org.id,
-          resourceName: name,
+          actor: { type: 'user', id: user.id, name: user.username },
+          action: 'member.join',
+          resourceType: 'member',
+          resourceId: member.id,
+          resourceName: member.email,
+          changes: {
+            username: { old: null, new: user.username },
+            date_joined: { old: null, new: joined.date_joined!.toISOString() },
+          },
         },
         tx,
       );
-      return org;
+      return joined;
     });
   }
 

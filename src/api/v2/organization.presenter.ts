@@ -21,7 +21,9 @@ export const OrganizationItem = Type.Object({
 export const MemberItem = Type.Object({
   id: Uuid,
   email: Type.String(),
-  username: Type.Union([Type.String(), Type.Null()], { description: 'null while the invitation is pending.' }),
+  username: Type.Union([Type.String(), Type.Null()], {
+    description: 'null while the invitation is pending.',
+  }),
   role: Role,
   date_invited: Timestamp,
   date_joined: Type.Union([Timestamp, Type.Null()], { description: 'null while the invitation is pending.' }),
