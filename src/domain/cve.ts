@@ -201,6 +201,7 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
       .sort();
   const created = dates((d) => d.created);
   const updated = dates((d) => d.updated ?? d.created);
+  // A CVE known only from KEV has no publication date: its KEV date stands in.
   const fallback = created[0] ?? updated[0] ?? '1970-01-01T00:00:00.000Z';
   const nvd = sources.get('nvd');
   return {

@@ -8,7 +8,8 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipeline as pipelineAsync } from 'node:stream/promises';
+import { pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 
@@ -157,6 +158,17 @@ export async function* inputFiles(target: string, options: InputOptions = {}): A
 
 function openFile(file: string): Promise<Readable> {
   return Promise.resolve(gunzipIf(file, fs.createReadStream(file)));
+}
+
+/**
+ * Chains streams so that an error in any stage (a truncated gzip, malformed JSON) ends the last
+ * one's iteration with that error, instead of being lost or crashing the process.
+ */
+export function chain(first: Readable, ...rest: NodeJS.ReadWriteStream[]): Readable {
+  const last = pipeline([first, ...rest] as unknown as [Readable, Readable], () => {
+    // errors are delivered to whoever iterates the last stream
+  }) as unknown as Readable;
+  return last;
 }
 
 /** Reads a whole (decompressed) input into a string; for inputs known to be small, such as one record. */

@@ -420,7 +420,7 @@ describeEachDatabase('ImportService with real records', (use) => {
     // cisaActionDue, cisaRequiredAction, cisaVulnerabilityName) are not read, although mergeCve's KEV order
     // (src/domain/cve.ts KEV_ORDER: cisa, vulnrichment, nvd, …) expects "NVD's copy". CVE-2023-4863 is in KEV
     // (cisaExploitAdd 2023-09-13) but its merged row says kev = false.
-    it.fails('flags CVE-2023-4863 as KEV from the NVD record when no CISA source has it', async () => {
+    it('flags CVE-2023-4863 as KEV from the NVD record when no CISA source has it', async () => {
       const row = await mustCveRow(use().db, 'CVE-2023-4863');
       expect(row.metrics.kev.provider).toBe('nvd');
       expect(row.kev).toBe(true);

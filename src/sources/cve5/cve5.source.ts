@@ -9,17 +9,28 @@ export const cve5Source: Source = {
   async *parse(file): AsyncGenerator<ImportItem> {
     const stream = await file.open();
     if (/\.jsonl$/i.test(file.logicalName)) {
-      for await (const { line, number } of lines(stream)) {
-        if (!line.trim()) continue;
-        const position = `${file.name}:${number}`;
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch (err) {
-          yield { kind: 'skip', position, reason: errorReason(err) };
-          continue;
+      let last = 0;
+      try {
+        for await (const { line, number } of lines(stream)) {
+          last = number;
+          if (!line.trim()) continue;
+          const position = `${file.name}:${number}`;
+          let value: unknown;
+          try {
+            value = JSON.parse(line);
+          } catch (err) {
+            yield { kind: 'skip', position, reason: errorReason(err) };
+            continue;
+          }
+          yield cve5Item(value, position);
         }
-        yield cve5Item(value, position);
+      } catch (err) {
+        // A truncated or corrupt archive: keep what was read, report the rest.
+        yield {
+          kind: 'skip',
+          position: `${file.name}:${last + 1}`,
+          reason: `the rest of the file is unreadable: ${errorReason(err)}`,
+        };
       }
       return;
     }

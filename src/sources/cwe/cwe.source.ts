@@ -3,12 +3,13 @@ import { parse as parseCsv } from 'csv-parse';
 import { SaxesParser } from 'saxes';
 import { normalizeCweId } from '../../domain/cve-id.ts';
 import { errorReason, type ImportItem, type Source } from '../source.ts';
-import type { InputFile } from '../input.ts';
+import { chain, type InputFile } from '../input.ts';
 
 async function* parseCsvFile(file: InputFile): AsyncGenerator<ImportItem> {
   const stream = await file.open();
   let row = 1;
-  for await (const record of stream.pipe(
+  for await (const record of chain(
+    stream,
     parseCsv({ columns: true, bom: true, relax_column_count: true }),
   ) as AsyncIterable<Record<string, string>>) {
     row++;
@@ -32,14 +33,18 @@ async function* parseXmlFile(file: InputFile): AsyncGenerator<ImportItem> {
   const ready: ImportItem[] = [];
   let current: { id: string; name: string; description: string } | undefined;
   let inDescription = false;
+  // Element names from the root down: only a Description directly under Weakness is the weakness's
+  // own (mitigations and examples have Descriptions of their own).
+  const open: string[] = [];
   parser.on('opentag', (tag) => {
+    open.push(tag.name);
     if (tag.name === 'Weakness') {
       current = {
         id: String(tag.attributes.ID ?? ''),
         name: String(tag.attributes.Name ?? ''),
         description: '',
       };
-    } else if (tag.name === 'Description' && current) {
+    } else if (tag.name === 'Description' && current && open.at(-2) === 'Weakness') {
       inDescription = true;
     }
   });
@@ -47,6 +52,7 @@ async function* parseXmlFile(file: InputFile): AsyncGenerator<ImportItem> {
     if (inDescription && current) current.description += text;
   });
   parser.on('closetag', (tag) => {
+    open.pop();
     if (tag.name === 'Description') inDescription = false;
     if (tag.name === 'Weakness' && current) {
       const cweId = normalizeCweId(current.id);

@@ -1,5 +1,6 @@
 /** FIRST EPSS daily scores (`cve,epss,percentile` CSV, usually gzipped): the `first` statement. */
 import { parse as parseCsv } from 'csv-parse';
+import { chain } from '../input.ts';
 import { isCveId } from '../../domain/cve-id.ts';
 import { emptyDocument } from '../../domain/cve.ts';
 import { errorReason, type ImportItem, type Source } from '../source.ts';
@@ -17,7 +18,8 @@ export const epssSource: Source = {
     let row = 0;
     try {
       // The first line is a `#model_version:…,score_date:…` comment.
-      const rows = stream.pipe(
+      const rows = chain(
+        stream,
         parseCsv({ columns: true, comment: '#', bom: true, relax_column_count: true }),
       );
       for await (const record of rows as AsyncIterable<Record<string, string>>) {

@@ -1,5 +1,6 @@
 /** CISA Known Exploited Vulnerabilities catalog (JSON, or its CSV twin): the `cisa` statement. */
 import { parse as parseCsv } from 'csv-parse';
+import { chain } from '../input.ts';
 import { isCveId, normalizeCweId } from '../../domain/cve-id.ts';
 import { emptyDocument } from '../../domain/cve.ts';
 import { toIsoUtc, toSecondsZ } from '../../domain/timestamps.ts';
@@ -22,7 +23,8 @@ export function kevItem(value: unknown, position: string): ImportItem {
     if (typeof v[k] === 'string' && v[k]) kev[k] = v[k];
   }
   doc.metrics.kev = kev;
-  doc.created = dateAdded;
+  // Being added to KEV modifies a CVE; it does not publish it (created_at stays the earliest publication).
+  doc.updated = dateAdded;
   if (typeof v.vulnerabilityName === 'string' && v.vulnerabilityName) doc.title = v.vulnerabilityName;
   if (typeof v.shortDescription === 'string' && v.shortDescription) doc.description = v.shortDescription;
   const cwes = Array.isArray(v.cwes) ? v.cwes : typeof v.cwes === 'string' ? v.cwes.split(/[,\s]+/) : [];
@@ -38,7 +40,8 @@ export const kevSource: Source = {
     try {
       if (/\.csv$/i.test(file.logicalName)) {
         let row = 1;
-        for await (const record of stream.pipe(
+        for await (const record of chain(
+          stream,
           parseCsv({ columns: true, bom: true, relax_column_count: true }),
         )) {
           row++;

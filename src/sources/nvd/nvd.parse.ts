@@ -13,7 +13,7 @@ import {
   type SourceDocument,
   type SourceRecord,
 } from '../../domain/cve.ts';
-import { toIsoUtc } from '../../domain/timestamps.ts';
+import { toIsoUtc, toSecondsZ } from '../../domain/timestamps.ts';
 import { RecordError } from '../source.ts';
 
 type Json = Record<string, unknown>;
@@ -74,6 +74,16 @@ export function parseNvd20(value: unknown): SourceRecord {
   for (const [from, to] of keys) {
     const m = pickCvss(metrics[from]);
     if (m) doc.metrics[to] = m;
+  }
+  // NVD's copy of the KEV entry (used when the KEV catalog itself has not been imported).
+  const kevAdded = toIsoUtc(cve.cisaExploitAdd);
+  if (kevAdded) {
+    const kev: Record<string, unknown> = { dateAdded: toSecondsZ(kevAdded) };
+    const due = toIsoUtc(cve.cisaActionDue);
+    if (due) kev.dueDate = toSecondsZ(due);
+    if (typeof cve.cisaRequiredAction === 'string') kev.requiredAction = cve.cisaRequiredAction;
+    if (typeof cve.cisaVulnerabilityName === 'string') kev.vulnerabilityName = cve.cisaVulnerabilityName;
+    doc.metrics.kev = kev;
   }
   for (const w of objects(cve.weaknesses)) {
     for (const d of objects(w.description)) if (typeof d.value === 'string') doc.weaknesses.push(d.value);

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import StreamJson from 'stream-json';
 import Pick from 'stream-json/filters/Pick.js';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
-import { peek, readAll } from '../input.ts';
+import { chain, peek, readAll } from '../input.ts';
 import { errorReason, type ImportItem, type Source } from '../source.ts';
 import { parseNvd11, parseNvd20 } from './nvd.parse.ts';
 import type { SourceRecord } from '../../domain/cve.ts';
@@ -17,11 +17,12 @@ export async function* streamArrayOf(
   stream: Readable,
   key: string,
 ): AsyncGenerator<{ index: number; value: unknown }> {
-  const elements = stream
-    .pipe(StreamJson.parser({ streamKeys: false, streamStrings: false, streamNumbers: false }))
-    .pipe(Pick.pick({ filter: key }))
-    .pipe(StreamArray.streamArray());
-  stream.on('error', (err) => elements.destroy(err));
+  const elements = chain(
+    stream,
+    StreamJson.parser({ streamKeys: false, streamStrings: false, streamNumbers: false }),
+    Pick.pick({ filter: key }),
+    StreamArray.streamArray(),
+  );
   for await (const { key: index, value } of elements as AsyncIterable<{ key: number; value: unknown }>) {
     yield { index, value };
   }
