@@ -291,10 +291,8 @@ describeEachDatabase('ImportService with bad input', (use) => {
 });
 
 // No database involved: once per run, not per backend.
-// KNOWN BUG (src/sources/nvd/nvd.source.ts, streamArrayOf): errors of the stream-json parser are not
-// forwarded to the iterated stream, so malformed JSON in an NVD feed or the KEV catalog is an uncaught
-// exception and the import never ends (in-process it hangs until the test times out). The parse runs in a
-// child process here so that the bug fails these tests only.
+// Parsed in a child process, so that a regression (an uncaught stream error crashes or hangs the
+// process) fails these tests only.
 describe('streamed sources with truncated input (parsed in a child process)', () => {
   let dir: string;
   let removeDir: () => Promise<void>;
@@ -341,9 +339,7 @@ describe('streamed sources with truncated input (parsed in a child process)', ()
     ]);
   });
 
-  // KNOWN BUG (src/sources/epss/epss.source.ts, parse): `stream.pipe(parseCsv(…))` does not forward the
-  // gunzip stream's errors to the CSV parser, so a truncated .csv.gz (an interrupted daily download) is an
-  // unhandled 'error' event instead of the "rest of the file is unreadable" skip the source means to yield.
+  // An interrupted daily download: gunzip's error must reach the CSV reader and end in one skip.
   it('yields the rows before the cut of a truncated EPSS .csv.gz, then one skip', async () => {
     const rows = Array.from({ length: 2000 }, (_, i) => `CVE-2024-${1000 + i},0.0004${i % 10},0.1${i % 10}`);
     const csv = [

@@ -105,9 +105,7 @@ describeEachDatabase('ImportService with the CWE catalog', (use) => {
       );
     });
 
-    // KNOWN BUG (src/sources/cwe/cwe.source.ts, parseXmlFile): every <Description> element inside a <Weakness>
-    // is appended to its description, including those of <Potential_Mitigations>/<Mitigation> and
-    // <Observed_Examples>/<Observed_Example>, which every real catalog entry has.
+    // Real catalog entries also have <Description>s under mitigations and observed examples.
     it('takes the description from the Weakness Description element only', async () => {
       expect(await weakness('CWE-506')).toEqual({
         cwe_id: 'CWE-506',

@@ -416,10 +416,7 @@ describeEachDatabase('ImportService with real records', (use) => {
       expect(row.providers).toEqual(['mitre', 'nvd']);
     });
 
-    // KNOWN GAP (src/sources/nvd/nvd.parse.ts, parseNvd20): the NVD record's KEV fields (cisaExploitAdd,
-    // cisaActionDue, cisaRequiredAction, cisaVulnerabilityName) are not read, although mergeCve's KEV order
-    // (src/domain/cve.ts KEV_ORDER: cisa, vulnrichment, nvd, …) expects "NVD's copy". CVE-2023-4863 is in KEV
-    // (cisaExploitAdd 2023-09-13) but its merged row says kev = false.
+    // NVD's own copy of the KEV entry (cisaExploitAdd, …) counts when no CISA source has the CVE.
     it('flags CVE-2023-4863 as KEV from the NVD record when no CISA source has it', async () => {
       const row = await mustCveRow(use().db, 'CVE-2023-4863');
       expect(row.metrics.kev.provider).toBe('nvd');
