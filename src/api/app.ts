@@ -24,6 +24,8 @@ export interface AppOptions {
   bodyLimit?: number;
 }
 
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
 function envelope(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
   return { error: { code, message, ...extra } };
 }
@@ -90,9 +92,18 @@ export async function buildApp(options: AppOptions) {
       throw new AppError('validation_error', undefined, { request: ['the URL contains a NUL character'] });
     }
   });
-  app.setNotFoundHandler((_request, reply) =>
-    reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    // A path that exists under other methods is a 405 with `Allow`, not a 404.
+    const url = request.url.split('?')[0]!;
+    const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url }));
+    if (allowed.length) {
+      return reply
+        .status(405)
+        .header('Allow', allowed.join(', '))
+        .send(envelope('method_not_allowed', ERROR_CATALOG.method_not_allowed.message));
+    }
+    return reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message));
+  });
 
   await app.register(swagger, {
     hideUntagged: true,

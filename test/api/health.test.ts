@@ -45,3 +45,28 @@ describeEachDatabase('health endpoints', (use, backend) => {
     });
   });
 });
+
+describeEachDatabase('HTTP behaviour', (use) => {
+  let app: Awaited<ReturnType<typeof buildApp>>;
+
+  beforeAll(async () => {
+    app = await buildApp({ services: servicesFor(parseConfig({}), use(), 'x'.repeat(32)), logger: false });
+  });
+  afterAll(() => app.close());
+
+  it('answers 405 with Allow for a known path under another method', async () => {
+    const res = await app.inject({ method: 'DELETE', url: '/api/v2/cves/CVE-2024-3094' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET');
+    expect(res.json()).toEqual({ error: { code: 'method_not_allowed', message: 'Method not allowed.' } });
+  });
+
+  it('serves Swagger UI from its own assets and the OpenAPI document', async () => {
+    const ui = await app.inject({ method: 'GET', url: '/api/v2/docs/' });
+    expect(ui.statusCode).toBe(200);
+    expect(ui.body).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)/);
+    const schema = await app.inject({ method: 'GET', url: '/api/v2/schema' });
+    expect(schema.statusCode).toBe(200);
+    expect(schema.json().openapi).toBe('3.1.0');
+  });
+});
