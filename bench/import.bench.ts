@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { killChildren, runChild } from './lib/child.ts';
 import { machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
-import { createDatabase, DEFAULT_SERVER_URL, dropDatabase, serverVersion } from './lib/pg-admin.ts';
+import { createDatabase, DEFAULT_SERVER_URL, dropDatabase, serverInfo } from './lib/pg-admin.ts';
 import { benchDir, projectRoot, workDir } from './lib/paths.ts';
 import { corpusFile, writePrefix } from './import/corpus.ts';
 import { renderImportProfile, summarizeImportProfile } from './import/profile.ts';
@@ -139,12 +139,19 @@ function profileReport(phase: string, file: string, result: ImportResult): Profi
   if (result.queries?.length) {
     parts.push(
       '',
-      '**Time per SQL statement** (call to result, as the driver sees it; the idle time above is spent here):',
+      '**Time per SQL statement** (call to result, as the driver sees it; the idle time above is spent here; ' +
+        "server CPU = the backends' CPU time meanwhile):",
       '',
       table(
-        ['statement', 'calls', 'ms', 'ms/call'],
-        result.queries.map((q) => [`\`${q.statement}\``, int(q.calls), int(q.ms), fixed(q.ms / q.calls, 1)]),
-        ['left', 'right', 'right', 'right'],
+        ['statement', 'calls', 'ms', 'ms/call', 'server CPU ms'],
+        result.queries.map((q) => [
+          `\`${q.statement}\``,
+          int(q.calls),
+          int(q.ms),
+          fixed(q.ms / q.calls, 1),
+          q.serverCpuMs === undefined ? '' : int(q.serverCpuMs),
+        ]),
+        ['left', 'right', 'right', 'right', 'right'],
       ),
     );
   }
@@ -233,7 +240,7 @@ export async function run(args: string[]): Promise<void> {
     quick: options.quick,
     input: { file: path.relative(projectRoot, corpus), records: 0 },
     machine: machineInfo(),
-    postgres: await serverVersion(serverUrl),
+    postgres: await serverInfo(serverUrl),
     load: { start: os.loadavg()[0] ?? 0, end: 0 },
     profiles: [],
   };

@@ -6,6 +6,7 @@ import { ImportService } from '../../src/services/import.service.ts';
 import { sources } from '../../src/sources/index.ts';
 import { peakRssMiB } from '../lib/child.ts';
 import { timePgQueries } from '../lib/pg-query-timing.ts';
+import { backendCpuReader } from '../lib/pg-server-cpu.ts';
 import { profiled } from '../lib/profiler.ts';
 import type { DbTarget, ImportResult } from './types.ts';
 
@@ -45,11 +46,18 @@ export async function importPhase(spec: ImportSpec): Promise<ImportResult> {
   const opening = performance.now();
   const database = await openDatabase(spec.target);
   const openMs = performance.now() - opening;
+  const dbName = 'url' in spec.target ? new URL(spec.target.url).pathname.slice(1) : undefined;
   // Per-statement timings explain the profile's idle time; only worth their overhead when profiling.
-  const queries = spec.profile && 'url' in spec.target ? timePgQueries() : undefined;
+  const queries = spec.profile && dbName ? timePgQueries(dbName) : undefined;
+  // Read before closing: a backend's CPU time is gone with its connection.
+  const serverCpu = dbName ? backendCpuReader(dbName) : () => undefined;
+  const serverBefore = serverCpu() ?? 0;
   let measured: Measured;
+  let serverCpuMs: number | undefined;
   try {
     measured = await profiled(spec.profile, () => importOnce(database.db, spec.file, spec.label));
+    const serverAfter = serverCpu();
+    serverCpuMs = serverAfter === undefined ? undefined : serverAfter - serverBefore;
   } catch (err) {
     await database.close();
     throw err;
@@ -63,6 +71,7 @@ export async function importPhase(spec: ImportSpec): Promise<ImportResult> {
     openMs,
     closeMs,
     peakRssMiB: peakRssMiB(),
+    ...(serverCpuMs === undefined ? {} : { serverCpuMs }),
     ...(queries ? { queries: queries() } : {}),
   };
 }

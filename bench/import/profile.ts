@@ -35,6 +35,8 @@ const pgDriver = inPackage('pg', 'pg-protocol', 'pg-types', 'pg-pool');
 /** In priority order: a sample goes to the first rule matching any frame of its stack. */
 const CATEGORIES: Rule[] = [
   { name: 'idle: waiting on the database (or disk)', match: (f) => f.fn === '(idle)' },
+  // The profiling run's own per-statement timing (/proc reads): overhead, not the importer's.
+  { name: 'benchmark instrumentation (bench/lib)', match: (f) => f.file.startsWith('bench/lib/') },
   { name: 'garbage collection', match: (f) => f.fn === '(garbage collector)' },
   {
     name: 'embedded database: PGlite (WASM)',

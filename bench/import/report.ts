@@ -21,7 +21,7 @@ export interface BenchRun {
   quick: boolean;
   input: { file: string; records: number };
   machine: MachineInfo;
-  postgres: string;
+  postgres: { version: string; settings: string };
   /** 1-minute load average before and after: other work on the machine skews the numbers. */
   load: { start: number; end: number };
   floor?: ParseResult;
@@ -83,7 +83,16 @@ function rows(run: BenchRun): Row[] {
 
 export function resultsTable(run: BenchRun): string {
   return table(
-    ['Phase', 'Records', 'Time (s)', 'Records/s', '× floor time', 'Peak RSS (MiB)', 'Node CPU (s)'],
+    [
+      'Phase',
+      'Records',
+      'Time (s)',
+      'Records/s',
+      '× floor time',
+      'Peak RSS (MiB)',
+      'Node CPU (s)',
+      'PG CPU (s)',
+    ],
     rows(run).map(({ phase, measure, compare }) => {
       const ratio = compare ? floorRatio(run, measure) : undefined;
       return [
@@ -94,9 +103,12 @@ export function resultsTable(run: BenchRun): string {
         ratio === undefined ? '' : `${fixed(ratio, 1)}×`,
         int(measure.peakRssMiB),
         fixed(measure.cpuMs / 1000, 1),
+        'serverCpuMs' in measure && typeof measure.serverCpuMs === 'number'
+          ? fixed(measure.serverCpuMs / 1000, 1)
+          : '',
       ];
     }),
-    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
 }
 
@@ -239,8 +251,8 @@ function catalogSection(c: CatalogRun): string {
       `**${fixed(c.import.ms / 1000, 1)} s** import, ${fixed(wallMs(c.import) / 1000, 1)} s open to close, ` +
       `${int(perSec(c.import))} records/s. Database size afterwards: ${int(e.databaseMiB)} MiB, ${int(e.rows)} CVE rows.`,
     '',
-    `Plans after \`ANALYZE cve\` (${fixed(e.analyzeMs / 1000, 1)} s; autovacuum would have analyzed the table ` +
-      `within a minute of the import).`,
+    `Plans after \`ANALYZE cve\` (${fixed(e.analyzeMs / 1000, 1)} s): the steady state, where autovacuum ` +
+      `(if on; see the server settings above) would have analyzed the table within a minute of the import.`,
     '',
     `Lookup, ${fixed(e.lookup.ms, 1)} ms, indexes: ${e.lookup.indexes.join(', ') || 'none'}:`,
     '',
@@ -259,7 +271,7 @@ function catalogSection(c: CatalogRun): string {
 export function renderMarkdown(run: BenchRun): string {
   const m = run.machine;
   const setup = table(
-    ['', ''],
+    ['Setting', 'Value'],
     [
       ['Command', `\`${run.command}\``],
       ['Date', run.date.toISOString().replace(/\.\d+Z$/, 'Z')],
@@ -268,7 +280,7 @@ export function renderMarkdown(run: BenchRun): string {
       ['Memory', `${fixed(m.memoryGiB, 1)} GiB`],
       ['OS', m.os],
       ['Node', m.node],
-      ['PostgreSQL', `${run.postgres} (server on the same machine)`],
+      ['PostgreSQL', `${run.postgres.version} (server on the same machine; ${run.postgres.settings})`],
       ['PGlite', m.pglite],
       [
         'Input',
@@ -294,7 +306,10 @@ export function renderMarkdown(run: BenchRun): string {
       'the same records took. Import times are ImportService.importInputs from start to report; opening (connect + ' +
       'migrate) and closing the database are listed below. Peak RSS is the phase’s own Node process ' +
       '(`process.resourceUsage().maxRSS`); it includes PGlite for embedded phases, but not the PostgreSQL server. ' +
-      'Node CPU is user + system time of that process during the measured work.',
+      'Node CPU is user + system time of that process during the measured work (for embedded phases it includes ' +
+      'PGlite); PG CPU is that of the PostgreSQL backends serving the import (from /proc; the shared WAL writer ' +
+      'and checkpointer are not counted). Wall time well above Node CPU + PG CPU means waiting: on fsync, on disk, ' +
+      'or on other processes competing for the cores (see the load average).',
     '',
     '## Targets',
     '',

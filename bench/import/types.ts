@@ -34,6 +34,11 @@ export interface ImportResult extends PhaseMeasure {
   /** Open + migrate before the import, close after it: the phase's wall time is ms + openMs + closeMs. */
   openMs: number;
   closeMs: number;
+  /**
+   * PostgreSQL on this machine only: CPU time of the database's backends during the import (not the
+   * server's shared WAL writer, checkpointer and background writer).
+   */
+  serverCpuMs?: number;
   /** Profiling runs on PostgreSQL only: time per SQL statement of the import. */
   queries?: QueryTiming[];
 }

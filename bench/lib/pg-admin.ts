@@ -36,9 +36,16 @@ export async function dropDatabase(serverUrl: string, name: string): Promise<voi
   await withAdmin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`));
 }
 
-export async function serverVersion(serverUrl: string): Promise<string> {
+/** Settings that move import numbers, as `SHOW` prints them. */
+const SETTINGS = ['shared_buffers', 'max_wal_size', 'synchronous_commit', 'autovacuum'];
+
+/** The server's version and the settings above: `15.20` and `shared_buffers=128MB, …`. */
+export async function serverInfo(serverUrl: string): Promise<{ version: string; settings: string }> {
   return withAdmin(serverUrl, async (c) => {
-    const { rows } = await c.query<{ server_version: string }>('SHOW server_version');
-    return rows[0]?.server_version ?? 'unknown';
+    const show = async (name: string) =>
+      Object.values((await c.query<Record<string, string>>(`SHOW ${name}`)).rows[0] ?? {})[0] ?? '?';
+    const settings: string[] = [];
+    for (const name of SETTINGS) settings.push(`${name}=${await show(name)}`);
+    return { version: await show('server_version'), settings: settings.join(', ') };
   });
 }

@@ -4,12 +4,15 @@
  * of the process: used by profiling runs only, never for the headline numbers.
  */
 import pg from 'pg';
+import { backendCpuReader } from './pg-server-cpu.ts';
 
 export interface QueryTiming {
   statement: string;
   calls: number;
   /** Call to settled promise: serialization, the server's work, the round trip and result parsing. */
   ms: number;
+  /** CPU time of the database's backends meanwhile (10 ms ticks: meaningful summed over many calls). */
+  serverCpuMs?: number;
 }
 
 /** `INSERT INTO cve_source`, `SELECT … FROM "cve"`: what a statement does, without its payload. */
@@ -21,21 +24,32 @@ function statementOf(text: string): string {
   return read ? `SELECT … FROM ${read[1]}` : flat.slice(0, 40);
 }
 
-/** Starts timing; the returned function gives the timings so far, slowest statement first. */
-export function timePgQueries(): () => QueryTiming[] {
+/**
+ * Starts timing; the returned function gives the timings so far, slowest statement first. With
+ * `database` (a server on this machine), also the backends' CPU time per statement: the import runs
+ * one statement at a time, so the backends' CPU between call and result is that statement's.
+ */
+export function timePgQueries(database?: string): () => QueryTiming[] {
   const timings = new Map<string, QueryTiming>();
+  const serverCpu = database ? backendCpuReader(database) : () => undefined;
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   proto.query = function (this: unknown, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
     const text = typeof first === 'string' ? first : (first?.text ?? '');
+    const cpuBefore = serverCpu();
     const started = performance.now();
     const result = original.apply(this, args);
     const done = () => {
+      const ms = performance.now() - started;
+      const cpuAfter = serverCpu();
       const key = statementOf(text);
       const t = timings.get(key) ?? { statement: key, calls: 0, ms: 0 };
       t.calls++;
-      t.ms += performance.now() - started;
+      t.ms += ms;
+      // A backend that quit meanwhile would make the difference negative: count nothing then.
+      if (cpuBefore !== undefined && cpuAfter !== undefined)
+        t.serverCpuMs = (t.serverCpuMs ?? 0) + Math.max(0, cpuAfter - cpuBefore);
       timings.set(key, t);
     };
     if (result instanceof Promise) result.then(done, done);
