@@ -6,6 +6,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } fro
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.ts';
 import type { Services } from '../main.ts';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { healthRoutes } from './health.routes.ts';
@@ -23,6 +25,9 @@ export interface AppOptions {
   logger: FastifyBaseLogger | false;
   bodyLimit?: number;
 }
+
+// ajv-formats is CommonJS with a default export.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -69,13 +74,33 @@ export async function buildApp(options: AppOptions) {
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Unknown fields are rejected by the schemas, not silently dropped.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     // Per-request access lines only at debug level: at info they cost throughput and say little.
     logController: new LogController({
       disableRequestLogging: !options.logger || !['debug', 'trace'].includes(options.logger.level),
     }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Query strings and path parameters are text: coerce them to the schema's types. Bodies are JSON and
+  // must already have the right types (`{"name": 42}` is an error, not a rename to "42").
+  const coercing = new Ajv({
+    coerceTypes: 'array',
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
+  const exact = new Ajv({
+    coerceTypes: false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
+  for (const ajv of [coercing, exact]) addFormats(ajv);
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? exact : coercing).compile(schema),
+  );
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     const appError = err instanceof AppError ? err : fromFastifyError(err);

@@ -45,6 +45,9 @@ export class CatalogWriteRepository {
   async inWriteTransaction<T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${CATALOG_WRITE_LOCK})`.execute(tx);
+      // Safe to not wait for the WAL flush: a batch lost to a crash is lost whole (statements, hashes,
+      // rows and changes together), and the next import of the same input applies it again.
+      await sql`SET LOCAL synchronous_commit = off`.execute(tx);
       return fn(new CatalogWriteTransaction(tx));
     });
   }

@@ -35,6 +35,16 @@ export class ImportRunRepository {
       .execute();
   }
 
+  /** Marks runs still `running` as `interrupted`; only for a database no other process can be using. */
+  async markInterrupted(): Promise<number> {
+    const result = await this.db
+      .updateTable('import_run')
+      .set({ status: 'interrupted', finished_at: sql`now()` })
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** The latest run of each source. */
   async latestBySource(): Promise<ImportRunSummary[]> {
     const rows = await this.db

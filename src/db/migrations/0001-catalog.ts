@@ -37,7 +37,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE INDEX cve_vendors_idx ON cve USING gin (vendors)`.execute(db);
   await sql`CREATE INDEX cve_weaknesses_idx ON cve USING gin (weaknesses)`.execute(db);
   await sql`CREATE INDEX cve_search_idx ON cve USING gin (search)`.execute(db);
-  await sql`CREATE INDEX cve_cvss31_idx ON cve (cvss31)`.execute(db);
 
   await sql`
     CREATE TABLE cve_source (
