@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { describe, beforeAll, afterAll } from 'vitest';
+import { describe, beforeAll, afterAll, inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 
 export type Backend = 'embedded' | 'postgres';
@@ -40,7 +40,8 @@ export async function createServerDatabase(): Promise<{ url: string; drop: () =>
 
 /** Opens a fresh migrated database of the given kind. */
 export async function openTestDatabase(backend: Backend): Promise<Database> {
-  if (backend === 'embedded') return openDatabase({ dataDir: 'memory://' });
+  if (backend === 'embedded')
+    return openDatabase({ dataDir: 'memory://', template: inject('embeddedTemplate') });
   const { url, drop } = await createServerDatabase();
   const database = await openDatabase({ url, poolSize: 4 });
   return {
@@ -56,7 +57,10 @@ export async function openTestDatabase(backend: Backend): Promise<Database> {
  * `describe` once per available backend, with a fresh database opened before the block and closed
  * after it. `use()` returns the open database inside tests and hooks.
  */
-export function describeEachDatabase(name: string, fn: (use: () => Database, backend: Backend) => void): void {
+export function describeEachDatabase(
+  name: string,
+  fn: (use: () => Database, backend: Backend) => void,
+): void {
   for (const backend of backends) {
     describe(`${name} [${backend}]`, () => {
       let database: Database | undefined;
