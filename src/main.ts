@@ -17,6 +17,8 @@ import { CveQueryService } from './services/cve-query.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
+import { ProjectService } from './services/project.service.ts';
+import { TrackerService } from './services/tracker.service.ts';
 
 export interface Services {
   config: Config;
@@ -30,6 +32,8 @@ export interface Services {
   organizations: OrganizationService;
   members: MemberService;
   auditLog: AuditService;
+  projects: ProjectService;
+  tracker: TrackerService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
@@ -71,6 +75,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),
+    projects: new ProjectService(database.db),
+    tracker: new TrackerService(database.db),
     close: () => database.close(),
   };
 }

@@ -38,6 +38,12 @@ export function projectItem(row: ProjectRow) {
   };
 }
 
-export function projectDetail({ project, subscriptions }: { project: ProjectRow; subscriptions: SubscriptionSet }) {
+export function projectDetail({
+  project,
+  subscriptions,
+}: {
+  project: ProjectRow;
+  subscriptions: SubscriptionSet;
+}) {
   return { ...projectItem(project), subscriptions };
 }

@@ -22,7 +22,11 @@ const Item = Type.Object(
   {
     vendor: Type.String({ minLength: 1, maxLength: 200, description: 'A vendor name of the catalog.' }),
     product: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'One of its products; absent: the whole vendor.' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'One of its products; absent: the whole vendor.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -77,7 +81,12 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     },
     async (request) => {
       const auth = authOf(request);
-      return projects.replaceSubscriptions(auth.organizationId, request.params.project, request.body, auth.actor);
+      return projects.replaceSubscriptions(
+        auth.organizationId,
+        request.params.project,
+        request.body,
+        auth.actor,
+      );
     },
   );
 
@@ -113,7 +122,12 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services 
     },
     async (request) => {
       const auth = authOf(request);
-      return projects.removeSubscription(auth.organizationId, request.params.project, request.body, auth.actor);
+      return projects.removeSubscription(
+        auth.organizationId,
+        request.params.project,
+        request.body,
+        auth.actor,
+      );
     },
   );
 };

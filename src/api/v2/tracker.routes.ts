@@ -10,7 +10,13 @@ import { pageEnvelope } from '../pagination.ts';
 import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
 import { ProjectParams } from './projects.routes.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { commentItem, CommentItem, projectCveItem, ProjectCveItem, TriageStatus } from './tracker.presenter.ts';
+import {
+  commentItem,
+  CommentItem,
+  projectCveItem,
+  ProjectCveItem,
+  TriageStatus,
+} from './tracker.presenter.ts';
 import { authOf } from './v2.plugin.ts';
 
 const read = { auth: { scope: 'tracker:read', write: false } } as const;
@@ -39,7 +45,9 @@ const ProjectCveQuery = Type.Object({
       { description: `A triage status, or \`${NO_STATUS}\` for CVEs without one.` },
     ),
   ),
-  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: "The assignee's email." })),
+  assignee: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 320, description: "The assignee's email." }),
+  ),
 });
 
 export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -90,7 +98,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         tags,
         summary: 'Move several CVEs at once (all or nothing)',
         description:
-          'Every CVE must be one of the project\'s, else 400 naming each under `details.cve_ids` and nothing ' +
+          "Every CVE must be one of the project's, else 400 naming each under `details.cve_ids` and nothing " +
           'moves. Each CVE that moves is one audit entry. Answers with the CVEs in the order given.',
         params: ProjectParams,
         body: Type.Object(
@@ -152,7 +160,9 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     async (request) => {
       const auth = authOf(request);
       const { project, cve_id } = request.params;
-      return projectCveItem(await tracker.update(auth.organizationId, project, cve_id, request.body, auth.actor));
+      return projectCveItem(
+        await tracker.update(auth.organizationId, project, cve_id, request.body, auth.actor),
+      );
     },
   );
 
@@ -171,7 +181,12 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     async (request) => {
       const { project, cve_id } = request.params;
       const page = pageOf(request.query);
-      const { count, items } = await tracker.listComments(authOf(request).organizationId, project, cve_id, page);
+      const { count, items } = await tracker.listComments(
+        authOf(request).organizationId,
+        project,
+        cve_id,
+        page,
+      );
       return pageEnvelope(request, baseUrl, page, count, items.map(commentItem));
     },
   );
@@ -194,7 +209,13 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     async (request, reply) => {
       const auth = authOf(request);
       const { project, cve_id } = request.params;
-      const comment = await tracker.addComment(auth.organizationId, project, cve_id, request.body.body, auth.actor);
+      const comment = await tracker.addComment(
+        auth.organizationId,
+        project,
+        cve_id,
+        request.body.body,
+        auth.actor,
+      );
       return reply.status(201).send(commentItem(comment));
     },
   );

@@ -1,0 +1,170 @@
+/** Projects of an organization and their subscriptions (one row per vendor key). */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface ProjectRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+  subscriptions_count: number;
+}
+
+export class ProjectRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  private projects(tx: Executor = this.db) {
+    return tx
+      .selectFrom('project as p')
+      .select([
+        'p.id',
+        'p.organization_id',
+        'p.name',
+        'p.description',
+        'p.active',
+        'p.created_at',
+        'p.updated_at',
+        sql<number>`(SELECT count(*)::int FROM project_subscription s WHERE s.project_id = p.id)`.as(
+          'subscriptions_count',
+        ),
+      ]);
+  }
+
+  async count(organizationId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('project')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  /** One page of an organization's projects, by name. */
+  list(organizationId: string, limit: number, offset: number): Promise<ProjectRow[]> {
+    return this.projects()
+      .where('p.organization_id', '=', organizationId)
+      .orderBy('p.name')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  findByName(organizationId: string, name: string, tx?: Executor): Promise<ProjectRow | undefined> {
+    return this.projects(tx)
+      .where('p.organization_id', '=', organizationId)
+      .where('p.name', '=', name)
+      .executeTakeFirst();
+  }
+
+  async nameTaken(organizationId: string, name: string, tx: Executor = this.db): Promise<boolean> {
+    const row = await tx
+      .selectFrom('project')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async create(
+    values: { organizationId: string; name: string; description: string; active: boolean },
+    tx: Executor,
+  ): Promise<string> {
+    const row = await tx
+      .insertInto('project')
+      .values({
+        organization_id: values.organizationId,
+        name: values.name,
+        description: values.description,
+        active: values.active,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  /**
+   * Locks the project row against concurrent writers of the same project (subscriptions, tracker)
+   * until the transaction ends. `NO KEY UPDATE` leaves inserts referencing the project unblocked.
+   * False when the project is gone (deleted since it was read).
+   */
+  async lock(id: string, tx: Transaction<DB>): Promise<boolean> {
+    const result = await sql`SELECT id FROM project WHERE id = ${id} FOR NO KEY UPDATE`.execute(tx);
+    return result.rows.length > 0;
+  }
+
+  async update(
+    id: string,
+    values: { name?: string; description?: string; active?: boolean },
+    tx: Executor,
+  ): Promise<void> {
+    await tx
+      .updateTable('project')
+      .set({ ...values, updated_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async delete(id: string, tx: Executor): Promise<void> {
+    await tx.deleteFrom('project').where('id', '=', id).execute();
+  }
+
+  /** The subscribed vendor keys, sorted. */
+  async subscriptionKeys(projectId: string, tx: Executor = this.db): Promise<string[]> {
+    const rows = await tx
+      .selectFrom('project_subscription')
+      .select('vendor_key')
+      .where('project_id', '=', projectId)
+      .orderBy('vendor_key')
+      .execute();
+    return rows.map((r) => r.vendor_key);
+  }
+
+  /** Makes the subscriptions exactly `keys`: two set-based statements, returning what they changed. */
+  async replaceSubscriptions(
+    projectId: string,
+    keys: string[],
+    tx: Executor,
+  ): Promise<{ added: string[]; removed: string[] }> {
+    const removed = await sql<{ vendor_key: string }>`
+      DELETE FROM project_subscription
+       WHERE project_id = ${projectId} AND NOT (vendor_key = ANY(${keys}::text[]))
+      RETURNING vendor_key`.execute(tx);
+    const added = await sql<{ vendor_key: string }>`
+      INSERT INTO project_subscription (project_id, vendor_key)
+      SELECT ${projectId}, k FROM unnest(${keys}::text[]) AS k
+      ON CONFLICT DO NOTHING
+      RETURNING vendor_key`.execute(tx);
+    return {
+      added: added.rows.map((r) => r.vendor_key).sort(),
+      removed: removed.rows.map((r) => r.vendor_key).sort(),
+    };
+  }
+
+  /** Adds one subscription; false when the project already had it. */
+  async addSubscription(projectId: string, key: string, tx: Executor): Promise<boolean> {
+    const rows = await tx
+      .insertInto('project_subscription')
+      .values({ project_id: projectId, vendor_key: key })
+      .onConflict((oc) => oc.doNothing())
+      .returning('vendor_key')
+      .execute();
+    return rows.length > 0;
+  }
+
+  /** Removes one subscription; false when the project did not have it. */
+  async removeSubscription(projectId: string, key: string, tx: Executor): Promise<boolean> {
+    const rows = await tx
+      .deleteFrom('project_subscription')
+      .where('project_id', '=', projectId)
+      .where('vendor_key', '=', key)
+      .returning('vendor_key')
+      .execute();
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * A project's subscription set as the API shows it (`{vendors, products: {vendor: [product]}}`) and as
+ * it is stored and matched: vendor keys, `vendor` or `vendor$PRODUCT$product`, as on `cve.vendors`.
+ */
+import { splitVendorKey, vendorKey } from './cpe.ts';
+
+export interface SubscriptionSet {
+  vendors: string[];
+  products: Record<string, string[]>;
+}
+
+/** The vendor keys of a set: sorted, without duplicates. */
+export function keysOfSubscriptions(set: Partial<SubscriptionSet>): string[] {
+  const keys = new Set<string>(set.vendors ?? []);
+  for (const [vendor, products] of Object.entries(set.products ?? {})) {
+    for (const product of products) keys.add(vendorKey(vendor, product));
+  }
+  return [...keys].sort();
+}
+
+/** The set of some vendor keys, names sorted; vendors without product subscriptions are not in `products`. */
+export function subscriptionsOfKeys(keys: Iterable<string>): SubscriptionSet {
+  const vendors: string[] = [];
+  const products = new Map<string, string[]>();
+  for (const key of keys) {
+    const { vendor, product } = splitVendorKey(key);
+    if (product === undefined) vendors.push(vendor);
+    else products.set(vendor, [...(products.get(vendor) ?? []), product]);
+  }
+  return {
+    vendors: vendors.sort(),
+    products: Object.fromEntries(
+      [...products.keys()].sort().map((vendor) => [vendor, products.get(vendor)!.sort()]),
+    ),
+  };
+}
+
+/** What turning `before` into `after` adds and removes, each sorted. */
+export function diffKeys(
+  before: Iterable<string>,
+  after: Iterable<string>,
+): { added: string[]; removed: string[] } {
+  const old = new Set(before);
+  const next = new Set(after);
+  return {
+    added: [...next].filter((k) => !old.has(k)).sort(),
+    removed: [...old].filter((k) => !next.has(k)).sort(),
+  };
+}
+
+/**
+ * The validation messages for the keys of `set` the catalog does not know, by body field: one per
+ * unknown vendor under `vendors`; under `products` one per unknown vendor of the map, else one per
+ * unknown product.
+ */
+export function unknownSubscriptionDetails(
+  set: Partial<SubscriptionSet>,
+  known: ReadonlySet<string>,
+): Record<string, string[]> {
+  const details: Record<string, string[]> = {};
+  const vendors = [...new Set(set.vendors ?? [])].filter((v) => !known.has(v));
+  if (vendors.length) details.vendors = vendors.map((v) => `unknown vendor "${v}"`);
+  const products: string[] = [];
+  for (const [vendor, names] of Object.entries(set.products ?? {})) {
+    const missing = [...new Set(names)].filter((p) => !known.has(vendorKey(vendor, p)));
+    if (!missing.length) continue;
+    if (!known.has(vendor)) products.push(`unknown vendor "${vendor}"`);
+    else products.push(...missing.map((p) => `unknown product "${p}" of vendor "${vendor}"`));
+  }
+  if (products.length) details.products = products;
+  return details;
+}

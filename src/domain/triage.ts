@@ -1,0 +1,24 @@
+/**
+ * Triage of a project's CVEs (SPEC §5): eight statuses with no prescribed order. Any status may move
+ * to any other (a triage team's order is its own); a CVE without a tracker entry has no status.
+ */
+export const TRIAGE_STATUSES = [
+  'to_evaluate',
+  'pending_review',
+  'analysis_in_progress',
+  'remediation_in_progress',
+  'evaluated',
+  'resolved',
+  'not_applicable',
+  'risk_accepted',
+] as const;
+
+export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
+
+/** The list filter value for CVEs without a status (untracked, or tracked with the status cleared). */
+export const NO_STATUS = 'no_status';
+
+/** At most this many CVEs in one bulk tracker update. */
+export const MAX_BULK_CVES = 1000;
+
+export const COMMENT_MAX_LENGTH = 10_000;

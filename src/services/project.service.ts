@@ -1,0 +1,328 @@
+/**
+ * Projects of an organization and their subscription sets. Every create, update and delete, and every
+ * subscription change, writes an audit entry in the same transaction as the change.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
+import { VendorRepository } from '../db/vendor.repository.ts';
+import { AuditRepository } from '../db/audit.repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
+import type { Actor } from '../domain/actor.ts';
+import { vendorKey } from '../domain/cpe.ts';
+import { AppError, validationError } from '../domain/errors.ts';
+import { PROJECT_NAME } from '../domain/names.ts';
+import {
+  keysOfSubscriptions,
+  subscriptionsOfKeys,
+  unknownSubscriptionDetails,
+  type SubscriptionSet,
+} from '../domain/subscriptions.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+
+export const PROJECT_DESCRIPTION_MAX = 2000;
+/** At most this many subscriptions (vendors and products) in one project. */
+export const MAX_SUBSCRIPTIONS = 10_000;
+
+export interface ProjectInput {
+  name: string;
+  description?: string | undefined;
+  active?: boolean | undefined;
+}
+
+export interface ProjectDetail {
+  project: ProjectRow;
+  subscriptions: SubscriptionSet;
+}
+
+/** One subscription, as the items endpoints take it: a whole vendor, or one of its products. */
+export interface SubscriptionItem {
+  vendor: string;
+  product?: string | undefined;
+}
+
+const NAME_RULE =
+  'starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters';
+
+export class ProjectService {
+  private readonly projects: ProjectRepository;
+  private readonly vendors: VendorRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.projects = new ProjectRepository(db);
+    this.vendors = new VendorRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  async list(organizationId: string, page: PageRequest): Promise<{ count: number; items: ProjectRow[] }> {
+    const count = await this.projects.count(organizationId);
+    assertPageInRange(page, count);
+    return { count, items: await this.projects.list(organizationId, page.pageSize, offsetOf(page)) };
+  }
+
+  /** The project named `name` in the organization; 404 `not_found` when there is none. */
+  async find(organizationId: string, name: string, tx?: Transaction<DB>): Promise<ProjectRow> {
+    // A name no project can have (a NUL byte, say) is not looked up: PostgreSQL text cannot hold it.
+    const project = PROJECT_NAME.test(name)
+      ? await this.projects.findByName(organizationId, name, tx)
+      : undefined;
+    if (!project) throw new AppError('not_found');
+    return project;
+  }
+
+  async get(organizationId: string, name: string): Promise<ProjectDetail> {
+    const project = await this.find(organizationId, name);
+    return { project, subscriptions: subscriptionsOfKeys(await this.projects.subscriptionKeys(project.id)) };
+  }
+
+  /**
+   * Creates a project, with `subscriptions` when given (the CLI's `--vendor`/`--product`): all in one
+   * transaction, so an unknown vendor leaves no project behind.
+   */
+  async create(
+    organizationId: string,
+    input: ProjectInput,
+    actor: Actor,
+    subscriptions?: Partial<SubscriptionSet>,
+  ): Promise<ProjectDetail> {
+    checkFields(input);
+    const keys = subscriptions ? await this.knownKeys(subscriptions) : [];
+    const name = input.name;
+    await this.withUniqueName(() =>
+      this.db.transaction().execute(async (tx) => {
+        if (await this.projects.nameTaken(organizationId, name, tx)) throw nameTaken();
+        const description = input.description ?? '';
+        const active = input.active ?? true;
+        const id = await this.projects.create({ organizationId, name, description, active }, tx);
+        await this.audit.record(
+          {
+            organizationId,
+            actor,
+            action: 'project.create',
+            resourceType: 'project',
+            resourceId: id,
+            resourceName: name,
+            changes: { name, description, active },
+          },
+          tx,
+        );
+        if (keys.length) {
+          const diff = await this.projects.replaceSubscriptions(id, keys, tx);
+          await this.recordSubscriptionChange(organizationId, actor, { id, name }, diff, tx);
+        }
+      }),
+    );
+    return this.get(organizationId, name);
+  }
+
+  /** Changes the fields given; an unchanged value is not a change (no audit entry, same updated_at). */
+  async update(
+    organizationId: string,
+    name: string,
+    patch: Partial<ProjectInput>,
+    actor: Actor,
+  ): Promise<ProjectDetail> {
+    checkFields(patch);
+    const newName = await this.withUniqueName(() =>
+      this.db.transaction().execute(async (tx) => {
+        const project = await this.find(organizationId, name, tx);
+        await this.projects.lock(project.id, tx);
+        const changes: Record<string, { old: unknown; new: unknown }> = {};
+        const values: Partial<ProjectInput> = {};
+        for (const field of ['name', 'description', 'active'] as const) {
+          const value = patch[field];
+          if (value === undefined || value === project[field]) continue;
+          changes[field] = { old: project[field], new: value };
+          Object.assign(values, { [field]: value });
+        }
+        if (!Object.keys(changes).length) return project.name;
+        if (values.name !== undefined && (await this.projects.nameTaken(organizationId, values.name, tx)))
+          throw nameTaken();
+        await this.projects.update(project.id, values, tx);
+        await this.audit.record(
+          {
+            organizationId,
+            actor,
+            action: 'project.update',
+            resourceType: 'project',
+            resourceId: project.id,
+            resourceName: values.name ?? project.name,
+            changes,
+          },
+          tx,
+        );
+        return values.name ?? project.name;
+      }),
+    );
+    return this.get(organizationId, newName);
+  }
+
+  /** Deletes the project with its subscriptions, tracker entries and comments. */
+  async delete(organizationId: string, name: string, actor: Actor): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const project = await this.find(organizationId, name, tx);
+      await this.projects.delete(project.id, tx);
+      await this.audit.record(
+        {
+          organizationId,
+          actor,
+          action: 'project.delete',
+          resourceType: 'project',
+          resourceId: project.id,
+          resourceName: project.name,
+          changes: {
+            name: project.name,
+            description: project.description,
+            active: project.active,
+            subscriptions_count: project.subscriptions_count,
+          },
+        },
+        tx,
+      );
+    });
+  }
+
+  async getSubscriptions(organizationId: string, name: string): Promise<SubscriptionSet> {
+    return (await this.get(organizationId, name)).subscriptions;
+  }
+
+  /**
+   * Makes the subscriptions exactly `set` (seed §4.2): every vendor and product must be in the catalog
+   * (else 400 naming each unknown one, and nothing changes); one transaction, all or nothing.
+   */
+  async replaceSubscriptions(
+    organizationId: string,
+    name: string,
+    set: Partial<SubscriptionSet>,
+    actor: Actor,
+  ): Promise<SubscriptionSet> {
+    const project = await this.find(organizationId, name);
+    const keys = await this.knownKeys(set);
+    const { set: result } = await this.changeSubscriptions(organizationId, project, actor, (tx) =>
+      this.projects.replaceSubscriptions(project.id, keys, tx),
+    );
+    return result;
+  }
+
+  /** Adds one subscription (idempotent: adding a present one changes nothing). */
+  async addSubscription(
+    organizationId: string,
+    name: string,
+    item: SubscriptionItem,
+    actor: Actor,
+  ): Promise<SubscriptionSet> {
+    const project = await this.find(organizationId, name);
+    const [key] = await this.knownKeys(setOf(item));
+    const { set } = await this.changeSubscriptions(organizationId, project, actor, async (tx) => {
+      if (project.subscriptions_count >= MAX_SUBSCRIPTIONS) tooMany();
+      const added = await this.projects.addSubscription(project.id, key!, tx);
+      return { added: added ? [key!] : [], removed: [] };
+    });
+    return set;
+  }
+
+  /**
+   * Removes one subscription. One the project has is removed even if the catalog no longer lists it;
+   * otherwise an item unknown to the catalog is a 400 and a known one not subscribed a 404.
+   */
+  async removeSubscription(
+    organizationId: string,
+    name: string,
+    item: SubscriptionItem,
+    actor: Actor,
+  ): Promise<SubscriptionSet> {
+    const project = await this.find(organizationId, name);
+    const key = vendorKey(item.vendor, item.product);
+    const { set, diff } = await this.changeSubscriptions(organizationId, project, actor, async (tx) => {
+      const removed =
+        !key.includes('\u0000') && (await this.projects.removeSubscription(project.id, key, tx));
+      return { added: [], removed: removed ? [key] : [] };
+    });
+    if (diff.removed.length) return set;
+    await this.knownKeys(setOf(item));
+    throw new AppError('not_found', 'This project has no such subscription.');
+  }
+
+  /**
+   * Runs `change` in a transaction holding the project, audits what it changed (nothing changed, no
+   * entry) and returns the new set. `change` may only query through `tx`: the embedded database has
+   * one session, which the transaction holds.
+   */
+  private async changeSubscriptions(
+    organizationId: string,
+    project: ProjectRow,
+    actor: Actor,
+    change: (tx: Transaction<DB>) => Promise<{ added: string[]; removed: string[] }>,
+  ): Promise<{ set: SubscriptionSet; diff: { added: string[]; removed: string[] } }> {
+    return this.db.transaction().execute(async (tx) => {
+      if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
+      const diff = await change(tx);
+      if (diff.added.length || diff.removed.length) {
+        await this.projects.update(project.id, {}, tx);
+        await this.recordSubscriptionChange(organizationId, actor, project, diff, tx);
+      }
+      return { set: subscriptionsOfKeys(await this.projects.subscriptionKeys(project.id, tx)), diff };
+    });
+  }
+
+  private recordSubscriptionChange(
+    organizationId: string,
+    actor: Actor,
+    project: { id: string; name: string },
+    diff: { added: string[]; removed: string[] },
+    tx: Transaction<DB>,
+  ): Promise<void> {
+    return this.audit.record(
+      {
+        organizationId,
+        actor,
+        action: 'subscription.update',
+        resourceType: 'subscription',
+        resourceId: project.id,
+        resourceName: project.name,
+        changes: { added: diff.added, removed: diff.removed },
+      },
+      tx,
+    );
+  }
+
+  /** The vendor keys of `set`, all known to the catalog; else 400 with one message per unknown name. */
+  private async knownKeys(set: Partial<SubscriptionSet>): Promise<string[]> {
+    const keys = keysOfSubscriptions(set);
+    if (keys.length > MAX_SUBSCRIPTIONS) tooMany();
+    const lookup = [...keys, ...Object.keys(set.products ?? {})].filter((k) => !k.includes('\u0000'));
+    const known = await this.vendors.existingKeys(lookup);
+    const details = unknownSubscriptionDetails(set, known);
+    if (Object.keys(details).length) throw validationError(details);
+    return keys;
+  }
+
+  /** Runs `write`; a unique violation (two requests taking one name at once) is the 400 it would have been. */
+  private async withUniqueName<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw nameTaken();
+      throw err;
+    }
+  }
+}
+
+const setOf = (item: SubscriptionItem): Partial<SubscriptionSet> =>
+  item.product === undefined ? { vendors: [item.vendor] } : { products: { [item.vendor]: [item.product] } };
+
+const nameTaken = () => validationError({ name: ['a project with this name already exists'] });
+
+function tooMany(): never {
+  throw validationError({ subscriptions: [`at most ${MAX_SUBSCRIPTIONS} vendors and products per project`] });
+}
+
+function checkFields(input: Partial<ProjectInput>): void {
+  const details: Record<string, string[]> = {};
+  if (input.name !== undefined && !PROJECT_NAME.test(input.name)) details.name = [NAME_RULE];
+  if (input.description !== undefined && input.description.length > PROJECT_DESCRIPTION_MAX)
+    details.description = [`at most ${PROJECT_DESCRIPTION_MAX} characters`];
+  else if (input.description?.includes('\u0000')) details.description = ['must not contain NUL characters'];
+  if (Object.keys(details).length) throw validationError(details);
+}

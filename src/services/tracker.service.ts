@@ -1,0 +1,306 @@
+/**
+ * The CVE tracker of a project: the project's CVEs with their triage status and assignee, moves
+ * (single and bulk, each moved CVE one audit entry with old and new values) and comments.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
+import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
+import {
+  TrackerRepository,
+  type ProjectCveRow,
+  type TrackerFilter,
+  type TrackerState,
+  type TrackerWrite,
+} from '../db/tracker.repository.ts';
+import { AuditRepository } from '../db/audit.repository.ts';
+import type { Actor } from '../domain/actor.ts';
+import { AppError, validationError } from '../domain/errors.ts';
+import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
+import type { TriageStatus } from '../domain/triage.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+
+/** A CVE of a project as lists show it: the catalog list item's fields and the tracker entry. */
+export interface TrackedCve {
+  cve_id: string;
+  description: string | null;
+  created_at: Date;
+  updated_at: Date;
+  tracker: Omit<TrackerState, 'assignee_id'>;
+}
+
+/** A move: `undefined` leaves a field as it is, `null` clears it. */
+export interface TrackerPatch {
+  status?: TriageStatus | null | undefined;
+  /** The assignee's email. */
+  assignee?: string | null | undefined;
+}
+
+export interface ProjectCveQuery {
+  filters: CveFilters;
+  ordering: CveOrdering;
+  /** A status, or `no_status`. */
+  status?: TriageStatus | 'no_status' | undefined;
+  /** The assignee's email. */
+  assignee?: string | undefined;
+}
+
+const UNTRACKED: TrackedCve['tracker'] = {
+  status: null,
+  assignee: null,
+  assigned_at: null,
+  updated_at: null,
+};
+
+export class TrackerService {
+  private readonly cves: CveRepository;
+  private readonly projects: ProjectRepository;
+  private readonly tracker: TrackerRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.cves = new CveRepository(db);
+    this.projects = new ProjectRepository(db);
+    this.tracker = new TrackerRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  /**
+   * One page of the project's CVEs with the catalog filters and the tracker's. The count and the page
+   * are each one query on `cve` (`vendors && keys` on the GIN index, tracker filters as a semi-join);
+   * the page's tracker entries are then read by primary key.
+   */
+  async listCves(
+    organizationId: string,
+    projectName: string,
+    query: ProjectCveQuery,
+    page: PageRequest,
+  ): Promise<{ count: number; items: TrackedCve[] }> {
+    const project = await this.project(organizationId, projectName);
+    const keys = await this.projects.subscriptionKeys(project.id);
+    const trackerFilter: TrackerFilter = {};
+    if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
+    if (query.assignee !== undefined && EMAIL.test(query.assignee) && !query.assignee.includes('\u0000'))
+      trackerFilter.assigneeId = await this.tracker.userIdByEmail(normalizeEmail(query.assignee));
+    // No subscriptions, or nobody with that email: nothing to list.
+    if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) {
+      assertPageInRange(page, 0);
+      return { count: 0, items: [] };
+    }
+    const byTracker = this.tracker.filter(project.id, trackerFilter);
+    const where = query.filters.where;
+    const filters: CveFilters = {
+      ...query.filters,
+      anyVendorKeys: keys,
+      excludeRejected: true,
+      where:
+        where && byTracker ? (eb) => eb.and([where(eb), byTracker(eb)]) : (where ?? byTracker ?? undefined),
+    };
+    const count = await this.cves.count(filters);
+    assertPageInRange(page, count);
+    const rows = await this.cves.list(filters, query.ordering, page.pageSize, offsetOf(page));
+    const entries = await this.tracker.entries(
+      project.id,
+      rows.map((r) => r.cve_id),
+    );
+    return {
+      count,
+      items: rows.map((r) => {
+        const entry = entries.get(r.cve_id);
+        return {
+          cve_id: r.cve_id,
+          description: r.description,
+          created_at: r.created_at,
+          updated_at: r.updated_at,
+          tracker: entry ? trackerOf(entry) : UNTRACKED,
+        };
+      }),
+    };
+  }
+
+  /** One CVE of the project; 404 when the project does not have it. */
+  async getCve(organizationId: string, projectName: string, cveId: string): Promise<TrackedCve> {
+    const project = await this.project(organizationId, projectName);
+    const keys = await this.projects.subscriptionKeys(project.id);
+    const [row] = await this.tracker.projectCves(project.id, keys, [cveId]);
+    if (!row) throw new AppError('not_found');
+    return trackedOf(row);
+  }
+
+  /** Moves one CVE of the project; 404 when the project does not have it. */
+  async update(
+    organizationId: string,
+    projectName: string,
+    cveId: string,
+    patch: TrackerPatch,
+    actor: Actor,
+  ): Promise<TrackedCve> {
+    const { results } = await this.move(organizationId, projectName, [cveId], patch, actor, () => {
+      throw new AppError('not_found');
+    });
+    return results[0]!;
+  }
+
+  /**
+   * Moves several CVEs of the project at once, all or nothing: any CVE the project does not have is a
+   * 400 naming each, and nothing moves. Returns the CVEs (in the order given) and how many moved.
+   */
+  bulkUpdate(
+    organizationId: string,
+    projectName: string,
+    cveIds: readonly string[],
+    patch: TrackerPatch,
+    actor: Actor,
+  ): Promise<{ changed: number; results: TrackedCve[] }> {
+    return this.move(organizationId, projectName, [...new Set(cveIds)], patch, actor, (missing) => {
+      throw validationError({ cve_ids: missing.map((id) => `${id} is not a CVE of this project`) });
+    });
+  }
+
+  async listComments(organizationId: string, projectName: string, cveId: string, page: PageRequest) {
+    const project = await this.projectWithCve(organizationId, projectName, cveId);
+    const count = await this.tracker.countComments(project.id, cveId);
+    assertPageInRange(page, count);
+    return {
+      count,
+      items: await this.tracker.listComments(project.id, cveId, page.pageSize, offsetOf(page)),
+    };
+  }
+
+  async addComment(organizationId: string, projectName: string, cveId: string, body: string, actor: Actor) {
+    if (!body.trim()) throw validationError({ body: ['must not be blank'] });
+    if (body.includes('\u0000')) throw validationError({ body: ['must not contain NUL characters'] });
+    if (actor.type === 'system' || actor.id === null) throw new AppError('permission_denied');
+    const project = await this.projectWithCve(organizationId, projectName, cveId);
+    return this.tracker.addComment({
+      projectId: project.id,
+      cveId,
+      authorType: actor.type,
+      authorId: actor.id,
+      authorName: actor.name,
+      body,
+    });
+  }
+
+  private async move(
+    organizationId: string,
+    projectName: string,
+    cveIds: string[],
+    patch: TrackerPatch,
+    actor: Actor,
+    onMissing: (missing: string[]) => never,
+  ): Promise<{ changed: number; results: TrackedCve[] }> {
+    const project = await this.project(organizationId, projectName);
+    // Resolved before the transaction: the embedded database has one session, which a transaction holds.
+    const assignee = await this.assignee(organizationId, patch.assignee);
+    return this.db.transaction().execute(async (tx) => {
+      if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
+      const keys = await this.projects.subscriptionKeys(project.id, tx);
+      const current = new Map(
+        (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, r]),
+      );
+      const missing = cveIds.filter((id) => !current.has(id));
+      if (missing.length) onMissing(missing);
+
+      const writes: TrackerWrite[] = [];
+      for (const id of cveIds) {
+        const row = current.get(id)!;
+        const changes: Record<string, { old: string | null; new: string | null }> = {};
+        if (patch.status !== undefined && patch.status !== row.status)
+          changes.status = { old: row.status, new: patch.status };
+        if (assignee !== undefined && (assignee?.id ?? null) !== row.assignee_id)
+          changes.assignee = { old: row.assignee, new: assignee?.email ?? null };
+        if (!Object.keys(changes).length) continue;
+        writes.push({
+          cve_id: id,
+          status: patch.status === undefined ? row.status : patch.status,
+          assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
+          assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
+        });
+        await this.record(tx, organizationId, actor, project, id, row.tracked, changes);
+      }
+      await this.tracker.upsert(project.id, writes, tx);
+      const after = new Map(
+        (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
+      );
+      return { changed: writes.length, results: cveIds.map((id) => after.get(id)!) };
+    });
+  }
+
+  private record(
+    tx: Transaction<DB>,
+    organizationId: string,
+    actor: Actor,
+    project: ProjectRow,
+    cveId: string,
+    tracked: boolean,
+    changes: Record<string, { old: string | null; new: string | null }>,
+  ): Promise<void> {
+    return this.audit.record(
+      {
+        organizationId,
+        actor,
+        action: tracked ? 'tracker_entry.update' : 'tracker_entry.create',
+        resourceType: 'tracker_entry',
+        resourceId: cveId,
+        resourceName: `${project.name}/${cveId}`,
+        changes,
+      },
+      tx,
+    );
+  }
+
+  /**
+   * The assignee of a patch: undefined to leave it, null to clear it, else the joined member with
+   * that email (400 for anyone else, invitations included).
+   */
+  private async assignee(
+    organizationId: string,
+    email: string | null | undefined,
+  ): Promise<{ id: string; email: string } | null | undefined> {
+    if (email === undefined || email === null) return email;
+    const valid = EMAIL.test(email) && !email.includes('\u0000');
+    const member = valid ? await this.tracker.joinedMember(organizationId, normalizeEmail(email)) : undefined;
+    if (!member) throw validationError({ assignee: [`${email} is not a member of this organization`] });
+    return member;
+  }
+
+  private async project(organizationId: string, name: string): Promise<ProjectRow> {
+    // A name no project can have (a NUL byte, say) is not looked up: PostgreSQL text cannot hold it.
+    const project = PROJECT_NAME.test(name)
+      ? await this.projects.findByName(organizationId, name)
+      : undefined;
+    if (!project) throw new AppError('not_found');
+    return project;
+  }
+
+  private async projectWithCve(
+    organizationId: string,
+    projectName: string,
+    cveId: string,
+  ): Promise<ProjectRow> {
+    const project = await this.project(organizationId, projectName);
+    const keys = await this.projects.subscriptionKeys(project.id);
+    if (!(await this.tracker.projectCves(project.id, keys, [cveId])).length) throw new AppError('not_found');
+    return project;
+  }
+}
+
+function trackerOf(entry: TrackerState): TrackedCve['tracker'] {
+  return {
+    status: entry.status,
+    assignee: entry.assignee,
+    assigned_at: entry.assigned_at,
+    updated_at: entry.updated_at,
+  };
+}
+
+function trackedOf(row: ProjectCveRow): TrackedCve {
+  return {
+    cve_id: row.cve_id,
+    description: row.description,
+    created_at: row.created_at,
+    updated_at: row.updated_at_cve,
+    tracker: row.tracked ? trackerOf(row) : UNTRACKED,
+  };
+}
