@@ -92,6 +92,28 @@ org
     exitCode = await runServiceCommand('org.create', { name, owner: o.owner }, out());
   });
 
+const project = program.command('project').description('projects of an organization');
+project
+  .command('create')
+  .description('create a project, with its subscriptions')
+  .argument('<org>', 'the organization')
+  .argument('<name>', 'the project name')
+  .option('--vendor <vendor>', 'subscribe to a vendor (repeatable)', collect, [])
+  .option('--product <vendor:product>', 'subscribe to a product of a vendor (repeatable)', collect, [])
+  .action(async (orgName: string, name: string, o: { vendor: string[]; product: string[] }) => {
+    const products: Record<string, string[]> = {};
+    for (const p of o.product) {
+      const i = p.indexOf(':');
+      if (i <= 0 || i === p.length - 1) throw new UsageError(`--product takes VENDOR:PRODUCT, not "${p}"`);
+      (products[p.slice(0, i)] ??= []).push(p.slice(i + 1));
+    }
+    exitCode = await runServiceCommand(
+      'project.create',
+      { org: orgName, name, vendors: o.vendor, products },
+      out(),
+    );
+  });
+
 const token = program.command('token').description('organization API tokens');
 token
   .command('create')

@@ -105,6 +105,24 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     };
   },
 
+  async 'project.create'(services, args) {
+    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
+    const vendors = Array.isArray(args.vendors) ? (args.vendors as string[]) : [];
+    const products = (args.products ?? {}) as Record<string, string[]>;
+    const { project, subscriptions } = await services.projects.create(
+      org.id,
+      { name: str(args, 'name') ?? '' },
+      SYSTEM_ACTOR,
+      { vendors, products },
+    );
+    const n = project.subscriptions_count;
+    return {
+      text: `created project ${project.name} in ${org.name} with ${n} subscription${n === 1 ? '' : 's'}`,
+      data: { id: project.id, name: project.name, organization: org.name, subscriptions },
+      exitCode: EXIT.ok,
+    };
+  },
+
   async 'token.create'(services, args) {
     const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
     const scopes = Array.isArray(args.scopes) ? (args.scopes as string[]) : [];
