@@ -103,7 +103,11 @@ export class ProjectService {
             resourceType: 'project',
             resourceId: id,
             resourceName: name,
-            changes: { name, description, active },
+            changes: {
+              name: { old: null, new: name },
+              description: { old: null, new: description },
+              active: { old: null, new: active },
+            },
           },
           tx,
         );
@@ -172,10 +176,9 @@ export class ProjectService {
           resourceId: project.id,
           resourceName: project.name,
           changes: {
-            name: project.name,
-            description: project.description,
-            active: project.active,
-            subscriptions_count: project.subscriptions_count,
+            name: { old: project.name, new: null },
+            description: { old: project.description, new: null },
+            active: { old: project.active, new: null },
           },
         },
         tx,

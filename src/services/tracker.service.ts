@@ -80,8 +80,8 @@ export class TrackerService {
     const keys = await this.projects.subscriptionKeys(project.id);
     const trackerFilter: TrackerFilter = {};
     if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
-    if (query.assignee !== undefined && EMAIL.test(query.assignee) && !query.assignee.includes('\u0000'))
-      trackerFilter.assigneeId = await this.tracker.userIdByEmail(normalizeEmail(query.assignee));
+    const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
+    if (assignee !== undefined) trackerFilter.assigneeId = await this.tracker.userIdByEmail(assignee);
     // No subscriptions, or nobody with that email: nothing to list.
     if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) {
       assertPageInRange(page, 0);
@@ -259,8 +259,8 @@ export class TrackerService {
     email: string | null | undefined,
   ): Promise<{ id: string; email: string } | null | undefined> {
     if (email === undefined || email === null) return email;
-    const valid = EMAIL.test(email) && !email.includes('\u0000');
-    const member = valid ? await this.tracker.joinedMember(organizationId, normalizeEmail(email)) : undefined;
+    const normalized = emailOf(email);
+    const member = normalized && (await this.tracker.joinedMember(organizationId, normalized));
     if (!member) throw validationError({ assignee: [`${email} is not a member of this organization`] });
     return member;
   }
@@ -284,6 +284,12 @@ export class TrackerService {
     if (!(await this.tracker.projectCves(project.id, keys, [cveId])).length) throw new AppError('not_found');
     return project;
   }
+}
+
+/** The email trimmed and in lower case; undefined when it cannot be one (no lookup is made). */
+function emailOf(value: string): string | undefined {
+  const email = normalizeEmail(value);
+  return EMAIL.test(email) && !email.includes('\u0000') ? email : undefined;
 }
 
 function trackerOf(entry: TrackerState): TrackedCve['tracker'] {

@@ -60,7 +60,11 @@ describeEachDatabase('API v2 projects', (use) => {
           resource_name: 'Web shop',
           actor_type: 'token',
           actor_name: 'test',
-          changes: { name: 'Web shop', description: 'The storefront', active: true },
+          changes: {
+            name: { old: null, new: 'Web shop' },
+            description: { old: null, new: 'The storefront' },
+            active: { old: null, new: true },
+          },
         },
       ]);
     });
@@ -284,7 +288,11 @@ describeEachDatabase('API v2 projects', (use) => {
         resource_name: 'archive',
         actor_type: 'token',
         actor_name: 'test',
-        changes: { name: 'archive', description: '', active: false, subscriptions_count: 3 },
+        changes: {
+          name: { old: 'archive', new: null },
+          description: { old: '', new: null },
+          active: { old: false, new: null },
+        },
       });
     });
   });

@@ -195,8 +195,8 @@ describeEachDatabase('API v2 tracker', (use) => {
       ]);
     });
 
-    it('assigns a joined member by email (any case), stamping assigned_at', async () => {
-      const res = await w.call('PATCH', url(), admin, { assignee: w.member.email.toUpperCase() });
+    it('assigns a joined member by email (any case, blanks around), stamping assigned_at', async () => {
+      const res = await w.call('PATCH', url(), admin, { assignee: ` ${w.member.email.toUpperCase()} ` });
       expect(res.statusCode).toBe(200);
       const body = res.json();
       expect(body).toEqual(
