@@ -117,7 +117,10 @@ export function normalizeVendorName(raw: string | undefined): string | undefined
 }
 
 /** A CNA product name as CPE names it: the vendor's own words dropped from its front ("Red Hat Enterprise Linux 9" → `enterprise_linux_9`). */
-export function normalizeProductName(raw: string | undefined, rawVendor: string | undefined): string | undefined {
+export function normalizeProductName(
+  raw: string | undefined,
+  rawVendor: string | undefined,
+): string | undefined {
   const name = normalizeName(raw);
   if (!name) return undefined;
   const vendorWords = normalizeName(rawVendor)?.replace(CORPORATE_SUFFIX, '');

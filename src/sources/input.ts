@@ -108,7 +108,7 @@ async function download(url: string): Promise<string> {
   const base = path.basename(new URL(url).pathname) || 'download';
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vulntrack-'));
   const file = path.join(dir, base);
-  await pipeline(
+  await pipelineAsync(
     Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
     fs.createWriteStream(file),
   );

@@ -187,7 +187,10 @@ describeEachDatabase('API v2 route walk', (use) => {
       },
       { payload: `{"name": "${'x'.repeat(2 * 1024 * 1024)}"}`, contentType: 'application/json' },
       { payload: 'name=x', contentType: 'application/x-www-form-urlencoded' },
-      { payload: '{"name": "a\\u0000b", "description": "a\\u0000b", "body": "a\\u0000b"}', contentType: 'application/json' },
+      {
+        payload: '{"name": "a\\u0000b", "description": "a\\u0000b", "body": "a\\u0000b"}',
+        contentType: 'application/json',
+      },
     ];
 
     it('answers every malformed query with a 4xx in the error envelope', async () => {
