@@ -9,6 +9,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { ImportService } from './services/import.service.ts';
+import { ImportRunRepository } from './db/import-run.repository.ts';
 import { HealthService } from './services/health.service.ts';
 import { CatalogService } from './services/catalog.service.ts';
 import { TokenService } from './services/token.service.ts';
@@ -87,5 +88,9 @@ export async function createServices(config: Config, options: { migrate?: boolea
     dataDir: config.dataDir,
     migrate: options.migrate ?? true,
   });
+  if (database.kind === 'embedded') {
+    // This process holds the data dir alone: a run still marked running was killed.
+    await new ImportRunRepository(database.db).markInterrupted();
+  }
   return servicesFor(config, database, resolveSecret(config));
 }

@@ -176,6 +176,35 @@ export interface AuditLogTable {
   changes: Json<Record<string, unknown>>;
 }
 
+export interface JobTable {
+  id: Generated<string>;
+  queue: Generated<string>;
+  name: string;
+  payload: Json<Record<string, unknown>>;
+  status: Generated<'pending' | 'running' | 'succeeded' | 'failed' | 'dead'>;
+  run_at: Generated<Date>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  lease_until: Date | null;
+  locked_by: string | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: Generated<Date>;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface SyncStateTable {
+  source: string;
+  cursor: Json<Record<string, unknown>>;
+  last_attempt_at: Date | null;
+  last_success_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  consecutive_failures: Generated<number>;
+  updated_at: Generated<Date>;
+}
+
 export interface DB {
   cve: CveTable;
   cve_source: CveSourceTable;
@@ -193,6 +222,8 @@ export interface DB {
   tracker_entry: TrackerEntryTable;
   tracker_comment: TrackerCommentTable;
   audit_log: AuditLogTable;
+  job: JobTable;
+  sync_state: SyncStateTable;
 }
 
 export type CveRow = Selectable<CveTable>;
