@@ -7,7 +7,10 @@ import { servicesFor } from '../../src/main.ts';
 export async function generateOpenApi(): Promise<string> {
   const database = await openDatabase({ dataDir: 'memory://' });
   try {
-    const app = await buildApp({ services: servicesFor(parseConfig({}), database, 'x'.repeat(32)), logger: false });
+    const app = await buildApp({
+      services: servicesFor(parseConfig({}), database, 'x'.repeat(32)),
+      logger: false,
+    });
     await app.ready();
     const text = `${JSON.stringify(app.swagger(), null, 2)}\n`;
     await app.close();

@@ -58,7 +58,10 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
     // Say in the OpenAPI document what each operation requires.
     const needs = [auth.scope, ...(auth.anyOf ?? [])].map((s) => `\`${s}\``).join(' or ');
     const note = `Requires a token with ${needs}${auth.write ? ' and write access' : ''}.`;
-    route.schema = { ...route.schema, description: route.schema?.description ? `${route.schema.description}\n\n${note}` : note };
+    route.schema = {
+      ...route.schema,
+      description: route.schema?.description ? `${route.schema.description}\n\n${note}` : note,
+    };
   });
 
   app.addHook('onRequest', async (request) => {
