@@ -22,6 +22,80 @@ export interface Config {
   loadSample: boolean;
   /** Requests per minute per API token. */
   rateLimitPerMinute: number;
+  sync: SyncConfig;
+  worker: WorkerConfig;
+}
+
+export const SYNC_SOURCE_NAMES = ['cve5', 'nvd', 'kev', 'epss', 'cwe'] as const;
+export type SyncSourceName = (typeof SYNC_SOURCE_NAMES)[number];
+
+export interface SyncConfig {
+  /** Sources the scheduler keeps current (SYNC_SOURCES; `none` for none). */
+  sources: SyncSourceName[];
+  /** Cron pattern per source (SYNC_SCHEDULE_<SOURCE>). */
+  schedules: Record<SyncSourceName, string>;
+  /** A local git clone of cvelistV5 or vulnrichment to pull and read instead of HTTP. */
+  cve5GitDir: string | undefined;
+  /** The CVE Program's bulk and delta archives. */
+  cve5BaseUrl: string;
+  nvdApiUrl: string;
+  nvdApiKey: string | undefined;
+  kevUrl: string;
+  epssUrl: string;
+  cweUrl: string;
+}
+
+export interface WorkerConfig {
+  /** Jobs one worker process runs at once (WORKER_CONCURRENCY). */
+  concurrency: number;
+}
+
+/** SPEC §3.4: cve5 and nvd every 15 minutes, kev and epss daily, cwe weekly. */
+export const DEFAULT_SCHEDULES: Record<SyncSourceName, string> = {
+  cve5: '*/15 * * * *',
+  nvd: '7,22,37,52 * * * *',
+  kev: '30 3 * * *',
+  epss: '45 3 * * *',
+  cwe: '0 4 * * 1',
+};
+
+function url(name: string, value: string | undefined, dflt: string): string {
+  if (value === undefined || value === '') return dflt;
+  if (!/^https?:\/\/\S+$/.test(value))
+    throw new ConfigError(`${name} must be an http(s) URL (got "${value}")`);
+  return value.replace(/\/+$/, '');
+}
+
+function syncSources(value: string | undefined): SyncSourceName[] {
+  if (value === undefined || value.trim() === '') return [...SYNC_SOURCE_NAMES];
+  if (value.trim() === 'none') return [];
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(SYNC_SOURCE_NAMES as readonly string[]).includes(n));
+  if (unknown.length) {
+    throw new ConfigError(
+      `SYNC_SOURCES: unknown source ${unknown.join(', ')}; use ${SYNC_SOURCE_NAMES.join(', ')} or none`,
+    );
+  }
+  return [...new Set(names)] as SyncSourceName[];
+}
+
+function schedules(env: NodeJS.ProcessEnv): Record<SyncSourceName, string> {
+  const out = { ...DEFAULT_SCHEDULES };
+  for (const source of SYNC_SOURCE_NAMES) {
+    const value = env[`SYNC_SCHEDULE_${source.toUpperCase()}`];
+    if (value === undefined || value.trim() === '') continue;
+    const fields = value.trim().split(/\s+/);
+    if (fields.length < 5 || fields.length > 6) {
+      throw new ConfigError(
+        `SYNC_SCHEDULE_${source.toUpperCase()} must be a cron pattern of 5 or 6 fields (got "${value}")`,
+      );
+    }
+    out[source] = value.trim();
+  }
+  return out;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +153,26 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     ),
     loadSample: bool('VULNTRACK_LOAD_SAMPLE', env.VULNTRACK_LOAD_SAMPLE, true),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1000, 1, 1_000_000),
+    sync: {
+      sources: syncSources(env.SYNC_SOURCES),
+      schedules: schedules(env),
+      cve5GitDir: env.CVE5_GIT_DIR ? path.resolve(env.CVE5_GIT_DIR) : undefined,
+      cve5BaseUrl: url(
+        'CVE5_BASE_URL',
+        env.CVE5_BASE_URL,
+        'https://github.com/CVEProject/cvelistV5/releases/download',
+      ),
+      nvdApiUrl: url('NVD_API_URL', env.NVD_API_URL, 'https://services.nvd.nist.gov/rest/json/cves/2.0'),
+      nvdApiKey: env.NVD_API_KEY || undefined,
+      kevUrl: url(
+        'KEV_URL',
+        env.KEV_URL,
+        'https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json',
+      ),
+      epssUrl: url('EPSS_URL', env.EPSS_URL, 'https://epss.cyentia.com/epss_scores-current.csv.gz'),
+      cweUrl: url('CWE_URL', env.CWE_URL, 'https://cwe.mitre.org/data/csv/1000.csv.zip'),
+    },
+    worker: { concurrency: integer('WORKER_CONCURRENCY', env.WORKER_CONCURRENCY, 4, 1, 64) },
   };
 }
 
