@@ -136,6 +136,13 @@ token
     );
   });
 token
+  .command('list')
+  .description('list the tokens of an organization: who created each, its mode, scopes and last use')
+  .requiredOption('--org <name>')
+  .action(async (o: { org: string }) => {
+    exitCode = await runServiceCommand('token.list', { org: o.org }, out());
+  });
+token
   .command('revoke')
   .description('revoke a token (it stops working on its next request)')
   .requiredOption('--org <name>')

@@ -157,6 +157,32 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     };
   },
 
+  async 'token.list'(services, args) {
+    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
+    const tokens = await services.tokens.list(org.id);
+    const rows = tokens.map((t) => ({
+      token_id: t.tokenId,
+      name: t.name,
+      mode: t.mode,
+      scopes: t.scopes,
+      created_by: t.createdByName,
+      created_at: t.createdAt.toISOString(),
+      last_used_at: t.lastUsedAt?.toISOString() ?? null,
+      revoked_at: t.revokedAt?.toISOString() ?? null,
+    }));
+    const lines = rows.map(
+      (r) =>
+        `${r.token_id}  ${r.revoked_at ? 'revoked' : 'live   '}  ${r.mode.padEnd(5)}  ${r.name}  ` +
+        `scopes: ${r.scopes.length ? r.scopes.join(',') : 'all of its mode'}  created by ${r.created_by ?? '(cli)'} ${r.created_at}  ` +
+        `last used ${r.last_used_at ?? 'never'}`,
+    );
+    return {
+      text: lines.length ? lines.join('\n') : `no tokens in ${org.name}`,
+      data: rows,
+      exitCode: EXIT.ok,
+    };
+  },
+
   async 'token.revoke'(services, args) {
     const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
     const tokenId = str(args, 'tokenId') ?? '';

@@ -129,3 +129,111 @@ describe('vulntrack CLI', () => {
     });
   });
 });
+
+describe('vulntrack user, org and token commands', () => {
+  let env: NodeJS.ProcessEnv;
+  let dataDir: string;
+
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-cli-accounts-'));
+    env = { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '', VULNTRACK_LOAD_SAMPLE: 'false' };
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('creates a user, an organization and a token printed alone on stdout, lists and revokes it', async () => {
+    const user = await runCli(
+      [
+        'user',
+        'create',
+        '--username',
+        'alice',
+        '--email',
+        'alice@example.com',
+        '--password',
+        'a long passphrase',
+      ],
+      env,
+    );
+    expect(user.code).toBe(0);
+    expect((await runCli(['org', 'create', 'acme', '--owner', 'alice'], env)).code).toBe(0);
+    const created = await runCli(
+      [
+        'token',
+        'create',
+        '--org',
+        'acme',
+        '--name',
+        'ci',
+        '--scope',
+        'projects:read',
+        '--scope',
+        'subscriptions:write',
+        '--created-by',
+        'alice',
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^vtr_org\.[A-Za-z0-9]{12}\.[A-Za-z0-9]{32}\n$/);
+    const tokenId = created.stdout.split('.')[1]!;
+    expect(created.stderr).toContain(`created write token ${tokenId} "ci" for acme; it is shown only now`);
+
+    const list = await runCli(['--json', 'token', 'list', '--org', 'acme'], env);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({
+        token_id: tokenId,
+        name: 'ci',
+        mode: 'write',
+        scopes: ['projects:read', 'subscriptions:write'],
+        created_by: 'alice',
+        revoked_at: null,
+      }),
+    ]);
+    expect(list.stdout).not.toContain(created.stdout.trim().split('.')[2]);
+
+    expect((await runCli(['token', 'revoke', '--org', 'acme', tokenId], env)).code).toBe(0);
+    const again = await runCli(['token', 'revoke', '--org', 'acme', tokenId], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`no live token ${tokenId} in acme`);
+    const after = JSON.parse((await runCli(['--json', 'token', 'list', '--org', 'acme'], env)).stdout) as {
+      revoked_at: string | null;
+    }[];
+    expect(after[0]!.revoked_at).not.toBeNull();
+  });
+
+  it('refuses bad input with exit status 2 and a sentence naming the problem', async () => {
+    const dup = await runCli(
+      [
+        'user',
+        'create',
+        '--username',
+        'alice',
+        '--email',
+        'other@example.com',
+        '--password',
+        'a long passphrase',
+      ],
+      env,
+    );
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toContain('username: already taken');
+    const short = await runCli(
+      ['user', 'create', '--username', 'bob', '--email', 'bob@example.com', '--password', 'short'],
+      env,
+    );
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('password: at least 8 characters');
+    const both = await runCli(['user', 'create', '--username', 'bob', '--email', 'bob@example.com'], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give exactly one of --password and --password-stdin');
+    const scope = await runCli(
+      ['token', 'create', '--org', 'acme', '--name', 'x', '--scope', 'everything'],
+      env,
+    );
+    expect(scope.code).toBe(2);
+    expect(scope.stderr).toContain('unknown scope "everything"');
+    const org = await runCli(['org', 'create', 'bad name!', '--owner', 'alice'], env);
+    expect(org.code).toBe(2);
+  });
+});
