@@ -139,8 +139,8 @@ function profileReport(phase: string, file: string, result: ImportResult): Profi
   if (result.queries?.length) {
     parts.push(
       '',
-      '**Time per SQL statement** (call to result, as the driver sees it; the idle time above is spent here; ' +
-        "server CPU = the backends' CPU time meanwhile):",
+      '**Time per SQL statement** (call to result, as the driver sees it: on PostgreSQL the idle time above, ' +
+        "on PGlite its WASM time; server CPU = the PostgreSQL backends' CPU time meanwhile):",
       '',
       table(
         ['statement', 'calls', 'ms', 'ms/call', 'server CPU ms'],

@@ -5,7 +5,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { ImportService } from '../../src/services/import.service.ts';
 import { sources } from '../../src/sources/index.ts';
 import { peakRssMiB } from '../lib/child.ts';
-import { timePgQueries } from '../lib/pg-query-timing.ts';
+import { timeQueries } from '../lib/pg-query-timing.ts';
 import { backendCpuReader } from '../lib/pg-server-cpu.ts';
 import { profiled } from '../lib/profiler.ts';
 import type { DbTarget, ImportResult } from './types.ts';
@@ -48,7 +48,7 @@ export async function importPhase(spec: ImportSpec): Promise<ImportResult> {
   const openMs = performance.now() - opening;
   const dbName = 'url' in spec.target ? new URL(spec.target.url).pathname.slice(1) : undefined;
   // Per-statement timings explain the profile's idle time; only worth their overhead when profiling.
-  const queries = spec.profile && dbName ? timePgQueries(dbName) : undefined;
+  const queries = spec.profile ? timeQueries(dbName ? { database: dbName } : { embedded: true }) : undefined;
   // Read before closing: a backend's CPU time is gone with its connection.
   const serverCpu = dbName ? backendCpuReader(dbName) : () => undefined;
   const serverBefore = serverCpu() ?? 0;

@@ -39,7 +39,7 @@ export interface ImportResult extends PhaseMeasure {
    * server's shared WAL writer, checkpointer and background writer).
    */
   serverCpuMs?: number;
-  /** Profiling runs on PostgreSQL only: time per SQL statement of the import. */
+  /** Profiling runs only: time per SQL statement of the import. */
   queries?: QueryTiming[];
 }
 

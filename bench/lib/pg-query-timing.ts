@@ -1,8 +1,10 @@
 /**
- * Times every query the `pg` driver sends, grouped by statement, to split a profile's "idle" (the
- * main thread waiting) into the statements it waited on. Patches pg.Client.prototype for the rest
- * of the process: used by profiling runs only, never for the headline numbers.
+ * Times every query sent to the database, grouped by statement: on PostgreSQL this splits a
+ * profile's "idle" (the main thread waiting) into the statements it waited on; on PGlite, the WASM
+ * time. Patches pg.Client.prototype or PGlite.prototype for the rest of the process: used by
+ * profiling runs only, never for the headline numbers.
  */
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { backendCpuReader } from './pg-server-cpu.ts';
 
@@ -25,14 +27,18 @@ function statementOf(text: string): string {
 }
 
 /**
- * Starts timing; the returned function gives the timings so far, slowest statement first. With
- * `database` (a server on this machine), also the backends' CPU time per statement: the import runs
+ * Starts timing; the returned function gives the timings so far, slowest statement first. For a
+ * PostgreSQL `database` on this machine, also the backends' CPU time per statement: the import runs
  * one statement at a time, so the backends' CPU between call and result is that statement's.
  */
-export function timePgQueries(database?: string): () => QueryTiming[] {
+export function timeQueries(target: { embedded: true } | { database: string }): () => QueryTiming[] {
   const timings = new Map<string, QueryTiming>();
-  const serverCpu = database ? backendCpuReader(database) : () => undefined;
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const serverCpu = 'database' in target ? backendCpuReader(target.database) : () => undefined;
+  // Both drivers take (text, params, …) and return a promise; PGlite's query is inherited, so
+  // assigning it on PGlite.prototype shadows it without touching the base class.
+  const proto = ('database' in target ? pg.Client.prototype : PGlite.prototype) as unknown as {
+    query: (...args: unknown[]) => unknown;
+  };
   const original = proto.query;
   proto.query = function (this: unknown, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
