@@ -1,0 +1,444 @@
+/**
+ * The API v2 benchmark: a 300,000-CVE catalog (the real corpus imported, then replicated in SQL), the
+ * server started as in production (`node bin/vulntrack.js serve`), and autocannon at 50 connections on
+ * nine endpoints, on PostgreSQL and on the embedded database. Each answer is checked against SQL
+ * before the load; the slowest endpoints are then explained (EXPLAIN ANALYZE) and CPU-profiled.
+ * Writes bench/RESULTS-api.md (full default runs only; other runs write under bench/.work).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { killChildren, runChild } from './lib/child.ts';
+import { machineInfo } from './lib/machine.ts';
+import { fixed, int } from './lib/markdown.ts';
+import { DEFAULT_SERVER_URL, dropDatabase, serverInfo, withDatabase } from './lib/pg-admin.ts';
+import { benchDir, projectRoot, workDir } from './lib/paths.ts';
+import { backendCpuMs } from './api/cpu.ts';
+import { endpoints, type Endpoint } from './api/endpoints.ts';
+import { runLoad, type LoadOptions } from './api/load.ts';
+import type { PhaseSpec } from './api/phase.ts';
+import { cutProfile, summarizeServerProfile } from './api/profile.ts';
+import {
+  cpuTable,
+  renderMarkdown,
+  resultsTable,
+  TARGETS,
+  verdicts,
+  verdictTable,
+  type ApiBenchRun,
+  type EndpointCheck,
+  type EndpointRun,
+  type TargetRun,
+} from './api/report.ts';
+import { createToken, freePort, Server, serverEnv } from './api/server.ts';
+import type { ApiTarget, CatalogInfo, EndpointParams, ExplainedStatement, TargetKind } from './api/types.ts';
+
+const KINDS = ['postgres', 'embedded'] as const;
+const QUICK_SIZE = 50_000;
+const ORG = 'api-bench';
+const USERNAME = 'api-bench';
+/** How many of the slowest endpoints (by p99) get a server CPU profile. */
+const PROFILED = { postgres: 3, embedded: 1 } as const;
+
+const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedded] [--size N] [--seconds S]
+                             [--warmup S] [--connections N] [--only KEYS] [--rebuild] [--no-profile] [--drop]
+
+  --quick        ${int(QUICK_SIZE)}-CVE catalog, 5 s per endpoint (1 s warm-up), PostgreSQL only (smoke test)
+  --targets      postgres, embedded or both (default both; --quick: postgres)
+  --size N       CVEs in the catalog (default ${int(TARGETS.catalogRows)})
+  --seconds S    measured seconds per endpoint (default 10)
+  --warmup S     warm-up seconds per endpoint, not measured (default 2)
+  --connections  concurrent connections (default ${TARGETS.connections})
+  --only KEYS    only these endpoints: list,deep,search,vendor,critical,q,detail,project,token
+  --rebuild      rebuild the cached PostgreSQL catalog even when it fits
+  --no-profile   no EXPLAIN ANALYZE, no server CPU profile
+  --drop         drop the cached PostgreSQL catalog at the end
+
+env: BENCH_DATABASE_URL (PostgreSQL server; default ${DEFAULT_SERVER_URL}), VULNTRACK_BENCH_DATA (CVE 5 .jsonl.gz)`;
+
+interface Options {
+  quick: boolean;
+  kinds: TargetKind[];
+  size: number;
+  load: LoadOptions;
+  only: Set<string> | undefined;
+  rebuild: boolean;
+  profile: boolean;
+  drop: boolean;
+  /** Only a complete, full-size, default run may replace bench/RESULTS-api.md. */
+  canonical: boolean;
+}
+
+function positive(name: string, value: string | undefined, dflt: number, allowZero = false): number {
+  const n = Number(value ?? dflt);
+  if (!Number.isInteger(n) || n < 0 || (n === 0 && !allowZero))
+    throw new Error(`--${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer`);
+  return n;
+}
+
+function parseOptions(args: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      targets: { type: 'string' },
+      size: { type: 'string' },
+      seconds: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      only: { type: 'string' },
+      rebuild: { type: 'boolean', default: false },
+      'no-profile': { type: 'boolean', default: false },
+      drop: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return undefined;
+  const quick = values.quick;
+  const kinds = (values.targets?.split(',') ?? (quick ? ['postgres'] : [...KINDS])).map((k) => {
+    if (!(KINDS as readonly string[]).includes(k)) throw new Error(`unknown target ${k}\n\n${USAGE}`);
+    return k as TargetKind;
+  });
+  const size = positive('size', values.size, quick ? QUICK_SIZE : TARGETS.catalogRows);
+  const load: LoadOptions = {
+    connections: positive('connections', values.connections, TARGETS.connections),
+    seconds: positive('seconds', values.seconds, quick ? 5 : 10),
+    warmupSeconds: positive('warmup', values.warmup, quick ? 1 : 2, true),
+  };
+  const only = values.only ? new Set(values.only.split(',')) : undefined;
+  return {
+    quick,
+    kinds,
+    size,
+    load,
+    only,
+    rebuild: values.rebuild,
+    profile: !values['no-profile'],
+    drop: values.drop,
+    canonical:
+      !quick &&
+      kinds.length === KINDS.length &&
+      size === TARGETS.catalogRows &&
+      load.connections === TARGETS.connections &&
+      load.seconds === 10 &&
+      load.warmupSeconds === 2 &&
+      !only &&
+      !values['no-profile'],
+  };
+}
+
+function corpusFile(): string {
+  const file = process.env.VULNTRACK_BENCH_DATA
+    ? path.resolve(process.env.VULNTRACK_BENCH_DATA)
+    : path.resolve(projectRoot, '../shared/data/cve5/vulnrichment-2024-10-24.jsonl.gz');
+  if (!fs.existsSync(file)) throw new Error(`benchmark data not found: ${file} (set VULNTRACK_BENCH_DATA)`);
+  return file;
+}
+
+const phaseScript = path.join(benchDir, 'api', 'phase.ts');
+const runPhase = <T>(spec: PhaseSpec) => runChild<T>(phaseScript, spec);
+
+async function api(
+  server: Server,
+  token: string,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${server.baseUrl}${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, json };
+}
+
+/** The project and its subscriptions, through the API as a client would set them up. */
+async function setupProject(server: Server, token: string, p: EndpointParams): Promise<void> {
+  const projects = `/api/v2/organizations/${encodeURIComponent(p.org)}/projects`;
+  const project = `${projects}/${encodeURIComponent(p.project)}`;
+  // A cached PostgreSQL catalog keeps the project of an earlier run.
+  if ((await api(server, token, 'GET', project)).status === 404) {
+    const created = await api(server, token, 'POST', projects, { name: p.project });
+    if (created.status !== 201)
+      throw new Error(`POST ${projects}: ${created.status} ${JSON.stringify(created.json)}`);
+  }
+  const subs = `${project}/subscriptions`;
+  const put = await api(server, token, 'PUT', subs, p.subscriptions);
+  if (put.status !== 200) throw new Error(`PUT ${subs}: ${put.status} ${JSON.stringify(put.json)}`);
+}
+
+/** One request per endpoint before the load: the status, and each list's count against SQL. */
+async function check(
+  server: Server,
+  token: string,
+  e: Endpoint,
+  catalog: CatalogInfo,
+): Promise<EndpointCheck> {
+  const { status, json } = await api(server, token, 'GET', e.path);
+  const body = json as { count?: number; results?: unknown[]; cve_id?: string; name?: string };
+  if (status !== 200)
+    return { status, ok: false, note: `HTTP ${status}: ${JSON.stringify(json).slice(0, 200)}` };
+  if (e.list) {
+    const expected = catalog.expected[e.key];
+    const results = body.results?.length ?? -1;
+    const ok = body.count === expected && results > 0;
+    return {
+      status,
+      count: body.count,
+      expected,
+      ok,
+      note: ok ? '' : `count ${body.count} ≠ ${expected} or ${results} results`,
+    };
+  }
+  if (e.key === 'detail') {
+    const ok = body.cve_id === catalog.params.cveId;
+    return { status, ok, note: ok ? body.cve_id! : `answered ${body.cve_id}` };
+  }
+  const ok = body.name === catalog.params.org;
+  return { status, ok, note: ok ? 'org ' + body.name : `answered ${JSON.stringify(json).slice(0, 100)}` };
+}
+
+function logLoad(kind: TargetKind, e: EndpointRun): void {
+  const l = e.load!;
+  console.error(
+    `[${kind}] ${e.label}: ${int(l.rps)} req/s, p50 ${fixed(l.p50, 1)} ms, p99 ${fixed(l.p99, 1)} ms` +
+      `${l.non2xx ? `, ${l.non2xx} non-2xx` : ''}${l.errors ? `, ${l.errors} errors` : ''}`,
+  );
+}
+
+type Cleanup = () => Promise<void> | void;
+
+class ApiBench {
+  readonly cleanups: Cleanup[] = [];
+  readonly failures: string[] = [];
+  readonly profileDir = path.join(workDir, 'api-profiles');
+
+  constructor(
+    readonly options: Options,
+    readonly serverUrl: string,
+    readonly corpus: string,
+  ) {}
+
+  target(kind: TargetKind): ApiTarget {
+    if (kind === 'postgres') {
+      const database =
+        this.options.size === TARGETS.catalogRows ? 'vt_bench_api' : `vt_bench_api_${this.options.size}`;
+      if (this.options.drop) this.cleanups.push(() => dropDatabase(this.serverUrl, database));
+      return { kind, serverUrl: this.serverUrl, database };
+    }
+    // A file-backed data dir, as in production; built fresh each run and removed at the end.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-bench-api-'));
+    this.cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    return { kind, dataDir };
+  }
+
+  async runTarget(kind: TargetKind): Promise<TargetRun | undefined> {
+    const target = this.target(kind);
+    console.error(`[${kind}] catalog of ${int(this.options.size)} CVEs…`);
+    const started = performance.now();
+    const catalog = await runPhase<CatalogInfo>({
+      kind: 'catalog',
+      target,
+      size: this.options.size,
+      corpus: this.corpus,
+      rebuild: this.options.rebuild,
+      username: USERNAME,
+      org: ORG,
+    });
+    console.error(
+      `[${kind}] catalog: ${int(catalog.rows)} CVEs, ${catalog.reused ? 'reused' : 'built'} in ${fixed((performance.now() - started) / 1000, 0)} s`,
+    );
+    const all = endpoints(catalog.params).filter((e) => !this.options.only || this.options.only.has(e.key));
+    const run: TargetRun = { kind, catalog, endpoints: [], profiles: [] };
+    const env = serverEnv(target, await freePort());
+    const token = await createToken(env, ORG, `api-bench-${Date.now()}`);
+    const headers = { authorization: `Bearer ${token}` };
+    const database = target.kind === 'postgres' ? target.database : undefined;
+    const probesOf = (server: Server) => ({
+      server: () => server.cpuMs(),
+      database: database ? () => backendCpuMs(database) : undefined,
+    });
+
+    const server = await Server.start(env);
+    try {
+      await setupProject(server, token, catalog.params);
+      for (const e of all) {
+        const checked = await check(server, token, e, catalog);
+        if (!checked.ok) this.failures.push(`${kind} ${e.label}: ${checked.note}`);
+        run.endpoints.push({ key: e.key, label: e.label, path: e.path, check: checked });
+      }
+      for (const e of run.endpoints) {
+        e.load = await runLoad(
+          `${server.baseUrl}${e.path}`,
+          headers,
+          this.options.load,
+          probesOf(server),
+          os.cpus().length,
+        );
+        logLoad(kind, e);
+      }
+    } finally {
+      await server.stop();
+    }
+    console.error(`\n${resultsTable(run)}\n\n${cpuTable(run, os.cpus().length)}\n`);
+
+    if (this.options.profile) {
+      if (target.kind === 'postgres') {
+        console.error(`[${kind}] EXPLAIN ANALYZE of every endpoint's SQL…`);
+        run.explain = await runPhase<ExplainedStatement[]>({
+          kind: 'explain',
+          url: withDatabase(target.serverUrl, target.database),
+          params: catalog.params,
+        });
+      }
+      await this.profileTarget(run, env, headers, probesOf);
+    }
+    return run;
+  }
+
+  /** The slowest endpoints again, under a `--cpu-prof` server; one profile cut per endpoint's window. */
+  async profileTarget(
+    run: TargetRun,
+    env: NodeJS.ProcessEnv,
+    headers: Record<string, string>,
+    probesOf: (server: Server) => Parameters<typeof runLoad>[3],
+  ): Promise<void> {
+    const slowest = run.endpoints
+      .filter((e) => e.load)
+      .sort((a, b) => b.load!.p99 - a.load!.p99)
+      .slice(0, PROFILED[run.kind]);
+    if (!slowest.length) return;
+    const dir = path.join(this.profileDir, `${run.kind}-${Date.now()}`);
+    fs.mkdirSync(dir, { recursive: true });
+    console.error(`[${run.kind}] CPU profile of the server under ${slowest.map((e) => e.label).join(', ')}…`);
+    const server = await Server.start(env, { cpuProfileDir: dir });
+    const windows: [EndpointRun, [number, number]][] = [];
+    let profile: string | undefined;
+    try {
+      for (const e of slowest) {
+        const l = await runLoad(
+          `${server.baseUrl}${e.path}`,
+          headers,
+          this.options.load,
+          probesOf(server),
+          os.cpus().length,
+        );
+        windows.push([e, l.windowUs]);
+      }
+    } finally {
+      profile = await server.stop();
+    }
+    if (!profile) {
+      this.failures.push(`${run.kind}: the profiled server wrote no .cpuprofile`);
+      return;
+    }
+    for (const [e, window] of windows) {
+      const out = path.join(this.profileDir, `${run.kind}-${e.key}.cpuprofile`);
+      cutProfile(profile, out, window);
+      run.profiles.push({
+        key: e.key,
+        label: e.label,
+        file: path.relative(projectRoot, out),
+        summary: summarizeServerProfile(out),
+      });
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  async cleanup(): Promise<void> {
+    for (const fn of this.cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        console.error(`cleanup failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+function resultsPath(options: Options): string {
+  if (options.canonical) return path.join(benchDir, 'RESULTS-api.md');
+  return path.join(workDir, `RESULTS-api-${options.quick ? 'quick' : 'partial'}.md`);
+}
+
+/** Formats with the project's prettier settings, so the generated file passes `npm run check`. */
+async function formatMarkdown(text: string, file: string): Promise<string> {
+  const prettier = await import('prettier');
+  const config = (await prettier.resolveConfig(file)) ?? {};
+  return prettier.format(text, { ...config, parser: 'markdown' });
+}
+
+function packageVersion(name: string): string {
+  const file = path.join(projectRoot, 'node_modules', name, 'package.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const options = parseOptions(args);
+  if (!options) {
+    console.log(USAGE);
+    return;
+  }
+  const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
+  fs.mkdirSync(workDir, { recursive: true });
+  const corpus = corpusFile();
+  const result: ApiBenchRun = {
+    command: ['npm run bench -- api', ...args].join(' '),
+    date: new Date(),
+    quick: options.quick,
+    machine: machineInfo(),
+    postgres: await serverInfo(serverUrl),
+    autocannon: packageVersion('autocannon'),
+    corpus: path.relative(projectRoot, corpus),
+    options: { size: options.size, ...options.load },
+    load: { start: os.loadavg()[0] ?? 0, end: 0 },
+    targets: [],
+    failures: [],
+  };
+  if (result.machine.srcDirty)
+    console.error('note: src/ has uncommitted changes; the numbers describe that work in progress');
+  if (result.load.start > result.machine.cores)
+    console.error(`note: load average ${fixed(result.load.start, 2)} on ${result.machine.cores} cores`);
+
+  const bench = new ApiBench(options, serverUrl, corpus);
+  const onSignal = () => killChildren();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    for (const kind of options.kinds) {
+      try {
+        const t = await bench.runTarget(kind);
+        if (t) result.targets.push(t);
+      } catch (err) {
+        const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        console.error(`[${kind}] failed: ${message}`);
+        bench.failures.push(`${kind}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  } finally {
+    await bench.cleanup();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  result.load.end = os.loadavg()[0] ?? 0;
+  result.failures = bench.failures;
+
+  console.log(`\n${verdictTable(result)}\n`);
+  const out = resultsPath(options);
+  fs.writeFileSync(out, await formatMarkdown(renderMarkdown(result), out));
+  console.log(`written: ${path.relative(process.cwd(), out)}`);
+  if (result.failures.length || verdicts(result).some((v) => !v.met && /right|non-2xx/.test(v.target)))
+    process.exitCode = 1;
+}

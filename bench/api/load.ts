@@ -1,0 +1,111 @@
+/**
+ * Load on one endpoint with autocannon (in this process): a warm-up run whose numbers are dropped,
+ * then the measured run. Around the measured run, the CPU time of the server process, of the
+ * database's backends (PostgreSQL on this machine) and of this process (autocannon itself) is read,
+ * so the results can say where the two cores went.
+ */
+import autocannon from 'autocannon';
+import { machineCpuMs } from './cpu.ts';
+
+export interface LoadOptions {
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+export interface CpuProbes {
+  server: () => number | undefined;
+  /** The PostgreSQL backends serving the benchmark's database; absent for embedded. */
+  database?: (() => number | undefined) | undefined;
+}
+
+export interface LoadResult {
+  /** autocannon's mean of per-second request counts. */
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  maxMs: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+  /**
+   * CPU ms per answered request: server process, database backends, load generator, and the rest of
+   * the machine's busy time (PostgreSQL parallel workers, other processes).
+   */
+  cpuPerRequest: {
+    server?: number | undefined;
+    database?: number | undefined;
+    loadGenerator: number;
+    other?: number | undefined;
+  };
+  /** Share of the machine's cores busy during the run, whoever used them (1 = every core). */
+  cpuShare: number;
+  /** process.hrtime of the measured run, in µs: the window of a server CPU profile to keep. */
+  windowUs: [number, number];
+}
+
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * When autocannon stops, the requests it had in flight still run in the server (their sockets are
+ * closed, not their handlers): waiting about twice the p99 lets them finish before the next run.
+ */
+const drain = (p99Ms: number) =>
+  new Promise((r) => setTimeout(r, Math.min(10_000, Math.max(250, 2 * p99Ms))));
+const diff = (after: number | undefined, before: number | undefined) =>
+  after === undefined || before === undefined ? undefined : after - before;
+
+export async function runLoad(
+  url: string,
+  headers: Record<string, string>,
+  options: LoadOptions,
+  probes: CpuProbes,
+  cores: number,
+): Promise<LoadResult> {
+  const base = { url, headers, connections: options.connections };
+  if (options.warmupSeconds > 0) {
+    const warmup = await autocannon({ ...base, duration: options.warmupSeconds });
+    await drain(warmup.latency.p99);
+  }
+  const server0 = probes.server();
+  const db0 = probes.database?.();
+  const self0 = process.cpuUsage();
+  const machine0 = machineCpuMs();
+  const start = nowUs();
+  const r = await autocannon({ ...base, duration: options.seconds });
+  const end = nowUs();
+  const self = process.cpuUsage(self0);
+  const machineMs = diff(machineCpuMs(), machine0);
+  const serverMs = diff(probes.server(), server0);
+  const dbMs = diff(probes.database?.(), db0);
+  const selfMs = (self.user + self.system) / 1000;
+  const answered = Math.max(1, r['2xx']);
+  const wallMs = (end - start) / 1000;
+  await drain(r.latency.p99);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p90: r.latency.p90,
+    p99: r.latency.p99,
+    maxMs: r.latency.max,
+    requests: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    seconds: r.duration,
+    cpuPerRequest: {
+      server: serverMs === undefined ? undefined : serverMs / answered,
+      database: dbMs === undefined ? undefined : dbMs / answered,
+      loadGenerator: selfMs / answered,
+      other:
+        machineMs === undefined
+          ? undefined
+          : Math.max(0, machineMs - (serverMs ?? 0) - (dbMs ?? 0) - selfMs) / answered,
+    },
+    cpuShare: (machineMs ?? (serverMs ?? 0) + (dbMs ?? 0) + selfMs) / (wallMs * cores),
+    windowUs: [start, end],
+  };
+}
