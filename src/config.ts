@@ -48,6 +48,14 @@ export interface SyncConfig {
 export interface WorkerConfig {
   /** Jobs one worker process runs at once (WORKER_CONCURRENCY). */
   concurrency: number;
+  /** How long a claimed job stays reserved without a heartbeat before another worker may take it over (JOB_LEASE_SECONDS). */
+  leaseMs: number;
+  /** Polling interval when no notification arrives (JOB_POLL_INTERVAL_MS). */
+  pollIntervalMs: number;
+  /** Retry delay after the first failure, doubled on each further one (JOB_RETRY_BASE_SECONDS). */
+  retryBaseMs: number;
+  /** Longest retry delay (JOB_RETRY_MAX_SECONDS). */
+  retryMaxMs: number;
 }
 
 /** SPEC §3.4: cve5 and nvd every 15 minutes, kev and epss daily, cwe weekly. */
@@ -123,6 +131,17 @@ function bool(name: string, value: string | undefined, dflt: boolean): boolean {
   throw new ConfigError(`${name} must be true or false (got "${value}")`);
 }
 
+/** Job queue and worker settings (docs/jobs.md). */
+function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
+  return {
+    concurrency: integer('WORKER_CONCURRENCY', env.WORKER_CONCURRENCY, 4, 1, 64),
+    leaseMs: integer('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 60, 1, 86_400) * 1000,
+    pollIntervalMs: integer('JOB_POLL_INTERVAL_MS', env.JOB_POLL_INTERVAL_MS, 1000, 10, 600_000),
+    retryBaseMs: integer('JOB_RETRY_BASE_SECONDS', env.JOB_RETRY_BASE_SECONDS, 30, 0, 86_400) * 1000,
+    retryMaxMs: integer('JOB_RETRY_MAX_SECONDS', env.JOB_RETRY_MAX_SECONDS, 3600, 0, 604_800) * 1000,
+  };
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -172,7 +191,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       epssUrl: url('EPSS_URL', env.EPSS_URL, 'https://epss.cyentia.com/epss_scores-current.csv.gz'),
       cweUrl: url('CWE_URL', env.CWE_URL, 'https://cwe.mitre.org/data/csv/1000.csv.zip'),
     },
-    worker: { concurrency: integer('WORKER_CONCURRENCY', env.WORKER_CONCURRENCY, 4, 1, 64) },
+    worker: workerConfig(env),
   };
 }
 

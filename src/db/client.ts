@@ -18,9 +18,17 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export type DatabaseKind = 'embedded' | 'postgres';
 
+/** Called with the payload of each notification on a channel. */
+export type NotifyListener = (payload: string) => void;
+
 export interface Database {
   db: Kysely<DB>;
   kind: DatabaseKind;
+  /**
+   * LISTENs on `channel` (PostgreSQL: on a dedicated connection outside the pool, reconnected when
+   * lost). Resolves with a function that stops listening.
+   */
+  listen(channel: string, onNotify: NotifyListener): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -72,25 +80,70 @@ async function openEmbedded(
   }
 }
 
+/**
+ * LISTEN on a PostgreSQL server needs a session of its own: a pooled client would be handed to
+ * other queries. The connection is re-opened after a loss; notifications sent meanwhile are missed,
+ * which listeners cover by polling.
+ */
+async function listenOnServer(
+  url: string,
+  channel: string,
+  onNotify: NotifyListener,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (n) => {
+      if (n.channel === channel) onNotify(n.payload ?? '');
+    });
+    c.on('error', () => {
+      void c.end().catch(() => {});
+      if (client === c) client = undefined;
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => {}), 1000);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    if (stopped) await c.end();
+    else client = c;
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+}
+
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   let db: Kysely<DB>;
   let kind: DatabaseKind;
   let closeExtra: () => Promise<void> = async () => {};
+  let listen: Database['listen'];
   if (options.url) {
     kind = 'postgres';
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const url = options.url;
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    listen = (channel, onNotify) => listenOnServer(url, channel, onNotify);
   } else {
     kind = 'embedded';
     const embedded = await openEmbedded(options.dataDir ?? './.data', options.template);
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: embedded.pool as unknown as pg.Pool }) });
     closeExtra = embedded.close;
+    // Through the pool's turn, so the LISTEN never lands inside another caller's transaction.
+    listen = async (channel, onNotify) => {
+      const unlisten = await embedded.pool.exclusive((pgl) => pgl.listen(channel, onNotify));
+      return () => embedded.pool.exclusive(() => unlisten());
+    };
   }
   const database: Database = {
     db,
     kind,
+    listen,
     close: async () => {
       await db.destroy();
       await closeExtra();

@@ -46,6 +46,16 @@ export class PGlitePool {
     };
   }
 
+  /** Runs `fn` on the PGlite instance while holding the session, so no transaction is open around it. */
+  async exclusive<T>(fn: (pg: PGlite) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      return await fn(this.pg);
+    } finally {
+      client.release();
+    }
+  }
+
   async end(): Promise<void> {
     await this.queue;
   }

@@ -177,7 +177,8 @@ export interface AuditLogTable {
 }
 
 export interface JobTable {
-  id: Generated<string>;
+  /** bigserial; int8 is parsed as a number on both engines (client.ts). */
+  id: Generated<number>;
   queue: Generated<string>;
   name: string;
   payload: Json<Record<string, unknown>>;
