@@ -20,6 +20,10 @@ import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
+import { JobService } from './services/job.service.ts';
+import { jobHandlers } from './jobs/handlers.ts';
+import { purgeSchedule, syncSchedules } from './jobs/scheduler.ts';
+import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
 
 export interface Services {
   config: Config;
@@ -35,6 +39,7 @@ export interface Services {
   auditLog: AuditService;
   projects: ProjectService;
   tracker: TrackerService;
+  jobs: JobService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
@@ -78,6 +83,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     auditLog: new AuditService(database.db),
     projects: new ProjectService(database.db),
     tracker: new TrackerService(database.db),
+    jobs: new JobService(database.db),
     close: () => database.close(),
   };
 }
@@ -93,4 +99,23 @@ export async function createServices(config: Config, options: { migrate?: boolea
     await new ImportRunRepository(database.db).markInterrupted();
   }
   return servicesFor(config, database, resolveSecret(config));
+}
+
+/**
+ * Starts this process's job worker and scheduler (`serve` and `worker`). Sources are scheduled only
+ * when a `sync` handler is registered.
+ */
+export async function startJobs(services: Services, logger: Logger): Promise<JobRuntime> {
+  const handlers = jobHandlers({ jobs: services.jobs });
+  const { sync } = services.config;
+  const schedules = [purgeSchedule, ...(handlers.sync ? syncSchedules(sync.sources, sync.schedules) : [])];
+  return startJobRuntime({
+    repository: services.jobs.repository,
+    handlers,
+    schedules,
+    listen: services.database.listen,
+    settings: services.config.worker,
+    logger,
+    releaseOrphans: services.database.kind === 'embedded',
+  });
 }
