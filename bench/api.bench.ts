@@ -43,6 +43,7 @@ const PROFILED = { postgres: 3, embedded: 1 } as const;
 
 const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedded] [--size N] [--seconds S]
                              [--warmup S] [--connections N] [--only KEYS] [--rebuild] [--no-profile] [--drop]
+       npm run bench -- api --render FILE
 
   --quick        ${int(QUICK_SIZE)}-CVE catalog, 5 s per endpoint (1 s warm-up), PostgreSQL only (smoke test)
   --targets      postgres, embedded or both (default both; --quick: postgres)
@@ -54,10 +55,13 @@ const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedde
   --rebuild      rebuild the cached PostgreSQL catalog even when it fits
   --no-profile   no EXPLAIN ANALYZE, no server CPU profile
   --drop         drop the cached PostgreSQL catalog at the end
+  --render FILE  write the results again from a run's saved measurements (bench/.work/RESULTS-api-*.json)
 
 env: BENCH_DATABASE_URL (PostgreSQL server; default ${DEFAULT_SERVER_URL}), VULNTRACK_BENCH_DATA (CVE 5 .jsonl.gz)`;
 
 interface Options {
+  /** Only re-render this saved measurements file. */
+  render?: string;
   quick: boolean;
   kinds: TargetKind[];
   size: number;
@@ -91,10 +95,12 @@ function parseOptions(args: string[]): Options | undefined {
       rebuild: { type: 'boolean', default: false },
       'no-profile': { type: 'boolean', default: false },
       drop: { type: 'boolean', default: false },
+      render: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) return undefined;
+  if (values.render) return { render: values.render } as Options;
   const quick = values.quick;
   const kinds = (values.targets?.split(',') ?? (quick ? ['postgres'] : [...KINDS])).map((k) => {
     if (!(KINDS as readonly string[]).includes(k)) throw new Error(`unknown target ${k}\n\n${USAGE}`);
@@ -210,6 +216,11 @@ async function check(
   return { status, ok, note: ok ? 'org ' + body.name : `answered ${JSON.stringify(json).slice(0, 100)}` };
 }
 
+/** The token endpoint: one pooled database read, so it waits behind whatever the pool still runs. */
+const idleProbe = (server: Server, token: string, p: EndpointParams) => async () => {
+  await api(server, token, 'GET', `/api/v2/organizations/${encodeURIComponent(p.org)}`);
+};
+
 function logLoad(kind: TargetKind, e: EndpointRun): void {
   const l = e.load!;
   console.error(
@@ -219,6 +230,17 @@ function logLoad(kind: TargetKind, e: EndpointRun): void {
 }
 
 type Cleanup = () => Promise<void> | void;
+
+/** Set by Ctrl-C: the run stops at the next endpoint, then cleans up. */
+let interrupted = false;
+function stopAll(): void {
+  interrupted = true;
+  killChildren();
+  for (const server of Server.live) server.child.kill('SIGTERM');
+}
+function checkInterrupted(): void {
+  if (interrupted) throw new Error('interrupted');
+}
 
 class ApiBench {
   readonly cleanups: Cleanup[] = [];
@@ -280,12 +302,14 @@ class ApiBench {
         run.endpoints.push({ key: e.key, label: e.label, path: e.path, check: checked });
       }
       for (const e of run.endpoints) {
+        checkInterrupted();
         e.load = await runLoad(
           `${server.baseUrl}${e.path}`,
           headers,
           this.options.load,
           probesOf(server),
           os.cpus().length,
+          idleProbe(server, token, catalog.params),
         );
         logLoad(kind, e);
       }
@@ -303,7 +327,7 @@ class ApiBench {
           params: catalog.params,
         });
       }
-      await this.profileTarget(run, env, headers, probesOf);
+      await this.profileTarget(run, env, token, probesOf);
     }
     return run;
   }
@@ -312,7 +336,7 @@ class ApiBench {
   async profileTarget(
     run: TargetRun,
     env: NodeJS.ProcessEnv,
-    headers: Record<string, string>,
+    token: string,
     probesOf: (server: Server) => Parameters<typeof runLoad>[3],
   ): Promise<void> {
     const slowest = run.endpoints
@@ -324,16 +348,19 @@ class ApiBench {
     fs.mkdirSync(dir, { recursive: true });
     console.error(`[${run.kind}] CPU profile of the server under ${slowest.map((e) => e.label).join(', ')}…`);
     const server = await Server.start(env, { cpuProfileDir: dir });
+    const headers = { authorization: `Bearer ${token}` };
     const windows: [EndpointRun, [number, number]][] = [];
     let profile: string | undefined;
     try {
       for (const e of slowest) {
+        checkInterrupted();
         const l = await runLoad(
           `${server.baseUrl}${e.path}`,
           headers,
           this.options.load,
           probesOf(server),
           os.cpus().length,
+          idleProbe(server, token, run.catalog.params),
         );
         windows.push([e, l.windowUs]);
       }
@@ -368,11 +395,6 @@ class ApiBench {
   }
 }
 
-function resultsPath(options: Options): string {
-  if (options.canonical) return path.join(benchDir, 'RESULTS-api.md');
-  return path.join(workDir, `RESULTS-api-${options.quick ? 'quick' : 'partial'}.md`);
-}
-
 /** Formats with the project's prettier settings, so the generated file passes `npm run check`. */
 async function formatMarkdown(text: string, file: string): Promise<string> {
   const prettier = await import('prettier');
@@ -391,11 +413,13 @@ export async function run(args: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (options.render) return render(options.render);
   const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
   fs.mkdirSync(workDir, { recursive: true });
   const corpus = corpusFile();
   const result: ApiBenchRun = {
     command: ['npm run bench -- api', ...args].join(' '),
+    canonical: options.canonical,
     date: new Date(),
     quick: options.quick,
     machine: machineInfo(),
@@ -413,18 +437,20 @@ export async function run(args: string[]): Promise<void> {
     console.error(`note: load average ${fixed(result.load.start, 2)} on ${result.machine.cores} cores`);
 
   const bench = new ApiBench(options, serverUrl, corpus);
-  const onSignal = () => killChildren();
+  const onSignal = () => stopAll();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
     for (const kind of options.kinds) {
+      if (interrupted) break;
       try {
         const t = await bench.runTarget(kind);
         if (t) result.targets.push(t);
       } catch (err) {
         const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
         console.error(`[${kind}] failed: ${message}`);
-        bench.failures.push(`${kind}: ${err instanceof Error ? err.message : String(err)}`);
+        const lines = (err instanceof Error ? err.message : String(err)).split('\n').filter(Boolean);
+        bench.failures.push(`${kind}: ${lines.slice(0, 6).join(' ⏎ ')}`);
       }
     }
   } finally {
@@ -435,10 +461,29 @@ export async function run(args: string[]): Promise<void> {
   result.load.end = os.loadavg()[0] ?? 0;
   result.failures = bench.failures;
 
-  console.log(`\n${verdictTable(result)}\n`);
-  const out = resultsPath(options);
-  fs.writeFileSync(out, await formatMarkdown(renderMarkdown(result), out));
-  console.log(`written: ${path.relative(process.cwd(), out)}`);
+  const json = path.join(
+    workDir,
+    `RESULTS-api-${options.canonical ? 'full' : options.quick ? 'quick' : 'partial'}.json`,
+  );
+  fs.writeFileSync(json, JSON.stringify(result, null, 1));
+  await writeResults(result);
+  console.log(`measurements: ${path.relative(process.cwd(), json)} (npm run bench -- api --render <it>)`);
   if (result.failures.length || verdicts(result).some((v) => !v.met && /right|non-2xx/.test(v.target)))
     process.exitCode = 1;
+}
+
+async function writeResults(result: ApiBenchRun): Promise<void> {
+  console.log(`\n${verdictTable(result)}\n`);
+  const out = result.canonical
+    ? path.join(benchDir, 'RESULTS-api.md')
+    : path.join(workDir, `RESULTS-api-${result.quick ? 'quick' : 'partial'}.md`);
+  fs.writeFileSync(out, await formatMarkdown(renderMarkdown(result), out));
+  console.log(`written: ${path.relative(process.cwd(), out)}`);
+}
+
+/** Renders saved measurements again (after a change to the report, without measuring again). */
+async function render(file: string): Promise<void> {
+  const result = JSON.parse(fs.readFileSync(file, 'utf8')) as ApiBenchRun;
+  result.date = new Date(result.date);
+  await writeResults(result);
 }

@@ -48,15 +48,25 @@ export interface LoadResult {
 }
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+const diff = (after: number | undefined, before: number | undefined) =>
+  after === undefined || before === undefined ? undefined : after - before;
 
 /**
  * When autocannon stops, the requests it had in flight still run in the server (their sockets are
- * closed, not their handlers): waiting about twice the p99 lets them finish before the next run.
+ * closed, not their handlers) and the database pool's queue still holds them. `probe` sends one cheap
+ * authenticated request, which waits in that queue: once it answers within 50 ms the server is idle
+ * again and the next run starts clean (at most 60 s).
  */
-const drain = (p99Ms: number) =>
-  new Promise((r) => setTimeout(r, Math.min(10_000, Math.max(250, 2 * p99Ms))));
-const diff = (after: number | undefined, before: number | undefined) =>
-  after === undefined || before === undefined ? undefined : after - before;
+async function drain(probe: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  await new Promise((r) => setTimeout(r, 250));
+  while (Date.now() < deadline) {
+    const started = performance.now();
+    await probe();
+    if (performance.now() - started < 50) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 export async function runLoad(
   url: string,
@@ -64,11 +74,12 @@ export async function runLoad(
   options: LoadOptions,
   probes: CpuProbes,
   cores: number,
+  probe: () => Promise<void>,
 ): Promise<LoadResult> {
   const base = { url, headers, connections: options.connections };
   if (options.warmupSeconds > 0) {
-    const warmup = await autocannon({ ...base, duration: options.warmupSeconds });
-    await drain(warmup.latency.p99);
+    await autocannon({ ...base, duration: options.warmupSeconds });
+    await drain(probe);
   }
   const server0 = probes.server();
   const db0 = probes.database?.();
@@ -84,7 +95,7 @@ export async function runLoad(
   const selfMs = (self.user + self.system) / 1000;
   const answered = Math.max(1, r['2xx']);
   const wallMs = (end - start) / 1000;
-  await drain(r.latency.p99);
+  await drain(probe);
   return {
     rps: r.requests.average,
     p50: r.latency.p50,

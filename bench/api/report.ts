@@ -47,6 +47,8 @@ export interface TargetRun {
 
 export interface ApiBenchRun {
   command: string;
+  /** A complete, full-size, default run: its report is bench/RESULTS-api.md. */
+  canonical: boolean;
   date: Date;
   quick: boolean;
   machine: MachineInfo;
@@ -73,11 +75,18 @@ function cpuTotal(l: LoadResult): number {
 /** Requests per second the machine's cores could serve at this CPU cost per request, all else idle. */
 export const cpuCeiling = (l: LoadResult, cores: number) => (cores * 1000) / Math.max(cpuTotal(l), 1e-9);
 
+/** The p99 autocannon measures covers answered requests only: none answered (all timed out) misses. */
+const p99Of = (l: LoadResult) => (l.requests > 0 ? l.p99 : Infinity);
+
 function meets(kind: TargetKind, l: LoadResult): { p99: boolean; rps: boolean | undefined } {
   if (kind === 'postgres')
-    return { p99: l.p99 <= TARGETS.postgres.p99Ms, rps: l.rps >= TARGETS.postgres.rps };
-  return { p99: l.p99 <= TARGETS.embedded.p99Ms, rps: undefined };
+    return { p99: p99Of(l) <= TARGETS.postgres.p99Ms, rps: l.rps >= TARGETS.postgres.rps };
+  return { p99: p99Of(l) <= TARGETS.embedded.p99Ms, rps: undefined };
 }
+
+/** A latency cell: empty when not run, "—" when no request was answered. */
+const latency = (l: LoadResult | undefined, v: number | undefined) =>
+  l === undefined ? '' : l.requests === 0 ? '—' : ms(v);
 
 function verdictCell(kind: TargetKind, e: EndpointRun): string {
   if (!e.check.ok) return '**WRONG ANSWER**';
@@ -108,10 +117,10 @@ export function resultsTable(t: TargetRun): string {
       e.check.count === undefined ? e.check.note : int(e.check.count),
       e.check.expected === undefined ? '' : int(e.check.expected),
       e.load ? int(e.load.rps) : '',
-      ms(e.load?.p50),
-      ms(e.load?.p90),
-      ms(e.load?.p99),
-      ms(e.load?.maxMs),
+      latency(e.load, e.load?.p50),
+      latency(e.load, e.load?.p90),
+      latency(e.load, e.load?.p99),
+      latency(e.load, e.load?.maxMs),
       e.load ? int(e.load.non2xx) : '',
       e.load ? int(e.load.errors) : '',
       verdictCell(t.kind, e),
@@ -136,6 +145,18 @@ export function cpuTable(t: TargetRun, cores: number): string {
     ],
     withLoad.map((e) => {
       const l = e.load!;
+      if (l.requests === 0)
+        return [
+          e.label,
+          '—',
+          '—',
+          '—',
+          '—',
+          '—',
+          '—',
+          int(l.rps),
+          `${fixed(l.cpuShare * cores, 2)} of ${cores}`,
+        ];
       return [
         e.label,
         cpu(l.cpuPerRequest.server),
@@ -172,15 +193,22 @@ export function verdicts(run: ApiBenchRun): Verdict[] {
     const bad = loaded.filter((e) => e.load!.non2xx || e.load!.errors);
     out.push({
       target: `${name}: no non-2xx answers or errors under load`,
-      measured: bad.length ? bad.map((e) => `${e.label}: ${e.load!.non2xx} non-2xx`).join('; ') : 'none',
+      measured: bad.length
+        ? bad
+            .map(
+              (e) =>
+                `${e.label}: ${e.load!.non2xx} non-2xx, ${e.load!.errors} errors (${e.load!.timeouts} timeouts)`,
+            )
+            .join('; ')
+        : 'none',
       met: bad.length === 0 && loaded.length === t.endpoints.length,
     });
-    const worstP99 = [...loaded].sort((a, b) => b.load!.p99 - a.load!.p99)[0];
+    const worstP99 = [...loaded].sort((a, b) => p99Of(b.load!) - p99Of(a.load!))[0];
     const p99Target = t.kind === 'postgres' ? TARGETS.postgres.p99Ms : TARGETS.embedded.p99Ms;
     const p99Met = loaded.filter((e) => meets(t.kind, e.load!).p99).length;
     out.push({
       target: `${name}: every endpoint p99 ≤ ${p99Target} ms at ${run.options.connections} connections`,
-      measured: `${p99Met} of ${loaded.length} met${worstP99 ? `; worst ${worstP99.label}: ${ms(worstP99.load!.p99)} ms` : ''}`,
+      measured: `${p99Met} of ${loaded.length} met${worstP99 ? `; worst ${worstP99.label}: ${worstP99.load!.requests ? `${ms(worstP99.load!.p99)} ms` : 'no answer within the 10 s timeout'}` : ''}`,
       met: loaded.length === t.endpoints.length && p99Met === loaded.length,
     });
     if (t.kind === 'postgres') {
@@ -290,7 +318,9 @@ export function renderMarkdown(run: ApiBenchRun): string {
     const name = TARGET_NAMES[t.kind];
     parts.push(`## ${name}`, '', catalogLine(t), '', resultsTable(t), '');
     parts.push(
-      'req/s is autocannon\'s mean of per-second counts; latencies are per request as autocannon sees them. "count (SQL)" is `SELECT count(*)` with the same condition written by hand:',
+      "req/s is autocannon's mean of per-second counts; latencies are those of the answered requests, as autocannon sees them. " +
+        'A request unanswered after 10 s (autocannon\'s timeout) counts as an error, not in the latencies; "—": none answered. ' +
+        '"count (SQL)" is `SELECT count(*)` with the same condition written by hand:',
       '',
       fence(
         Object.entries(t.catalog.expectedSql)

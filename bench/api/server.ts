@@ -73,6 +73,8 @@ export interface ServerOptions {
 }
 
 export class Server {
+  /** Servers started and not stopped yet: a Ctrl-C stops them. */
+  static readonly live = new Set<Server>();
   private exited: Promise<void>;
 
   private constructor(
@@ -91,6 +93,7 @@ export class Server {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     const server = new Server(child, `http://127.0.0.1:${env.PORT}`, options.cpuProfileDir);
+    Server.live.add(server);
     let exitCode: number | null | undefined;
     child.once('exit', (code) => (exitCode = code));
     // Embedded opens (and may recover) a large data dir first: allow minutes, not seconds.
@@ -118,6 +121,7 @@ export class Server {
 
   /** SIGTERM (the server closes and exits, writing its profile), SIGKILL after 60 s. */
   async stop(): Promise<string | undefined> {
+    Server.live.delete(this);
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.kill('SIGTERM');
       const timer = setTimeout(() => this.child.kill('SIGKILL'), 60_000);
