@@ -8,6 +8,7 @@ import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { migrateCommand } from './migrate.command.ts';
 import { serveCommand } from './serve.command.ts';
+import { workerCommand } from './worker.command.ts';
 import { createOutput, EXIT, UsageError, type Output } from './output.ts';
 import { runServiceCommand } from './run-command.ts';
 import { absoluteTargets } from './service-commands.ts';
@@ -30,6 +31,27 @@ program
   .description('HTTP API and web UI (what `npm start` runs)')
   .action(async () => {
     exitCode = await serveCommand();
+  });
+
+program
+  .command('worker')
+  .description('jobs and schedules only, no HTTP (scale-out on a PostgreSQL server)')
+  .action(async () => {
+    exitCode = await workerCommand(out());
+  });
+
+const jobs = program
+  .command('jobs')
+  .description('the job queue: counts by status, running jobs, retries, failed and dead jobs')
+  .action(async () => {
+    exitCode = await runServiceCommand('jobs.status', {}, out());
+  });
+jobs
+  .command('retry')
+  .description('queue a dead or failed job again, with fresh attempts')
+  .argument('<id>', 'the job id')
+  .action(async (id: string) => {
+    exitCode = await runServiceCommand('jobs.retry', { id }, out());
   });
 
 program

@@ -1,11 +1,11 @@
 /**
- * `vulntrack serve`: the HTTP API and web UI. On the embedded database it is the only process, so it
- * also answers CLI commands over the control socket; on first start with an empty catalog it loads
- * the bundled sample in the background.
+ * `vulntrack serve`: the HTTP API and web UI, with an in-process job worker and scheduler. On the
+ * embedded database it is the only process, so it also answers CLI commands over the control
+ * socket; on first start with an empty catalog it loads the bundled sample in the background.
  */
 import { getConfig } from '../config.ts';
 import { buildApp } from '../api/app.ts';
-import { createLogger, createServices } from '../main.ts';
+import { createLogger, createServices, startJobs } from '../main.ts';
 import { loadSample } from '../services/sample.service.ts';
 import { startControlSocket } from './control-socket.ts';
 import { classifyError } from './run-command.ts';
@@ -17,6 +17,8 @@ export async function serveCommand(): Promise<number> {
   const logger = createLogger(config);
   const services = await createServices(config);
   const app = await buildApp({ services, logger });
+  // The in-process worker and scheduler (on the embedded database, the only one there can be).
+  const jobs = await startJobs(services, logger);
   let stopControl: (() => Promise<void>) | undefined;
   if (services.database.kind === 'embedded') {
     stopControl = await startControlSocket(
@@ -37,6 +39,7 @@ export async function serveCommand(): Promise<number> {
     logger.info({ signal }, 'stopping');
     await app.close();
     await stopControl?.();
+    await jobs.stop();
     await services.close();
     process.exit(EXIT.ok);
   };

@@ -11,6 +11,7 @@ import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
 import { AppError } from '../domain/errors.ts';
 import { SYSTEM_ACTOR, type Actor } from '../domain/actor.ts';
 import { isScope, SCOPES } from '../domain/scopes.ts';
+import type { JobsOverview, JobSummary } from '../services/job.service.ts';
 import { EXIT, formatNumber, UsageError } from './output.ts';
 
 export interface CommandResult {
@@ -42,6 +43,38 @@ function importSummary(r: ImportReport): string {
   ];
   if (c.pending) parts.push(`${formatNumber(c.pending)} kept for CVEs not in the catalog yet`);
   return `${r.source}: ${parts.join(', ')}; ${formatNumber(r.changes)} changes recorded (${(r.durationMs / 1000).toFixed(1)} s)`;
+}
+
+function jobLine(j: JobSummary): string {
+  const payload = Object.keys(j.payload).length ? ` ${JSON.stringify(j.payload)}` : '';
+  const head = `  #${j.id} ${j.name}${payload}, attempt ${j.attempts}/${j.max_attempts}`;
+  switch (j.status) {
+    case 'running':
+      return `${head} on ${j.locked_by ?? '?'} since ${j.started_at ?? '?'}, lease until ${j.lease_until ?? '?'}`;
+    case 'pending':
+      return `${head} failed, next attempt at ${j.run_at}: ${j.last_error ?? ''}`;
+    case 'failed':
+    case 'dead':
+    case 'succeeded':
+      return `${head} ${j.status} at ${j.finished_at ?? '?'}: ${j.last_error ?? ''}`;
+  }
+}
+
+function jobsText(o: JobsOverview): string {
+  const c = o.counts;
+  const waiting = o.oldest_pending_seconds === null ? '' : ` (oldest waiting ${o.oldest_pending_seconds} s)`;
+  const lines = [
+    `jobs: ${formatNumber(c.pending)} pending${waiting}, ${formatNumber(c.running)} running, ` +
+      `${formatNumber(c.succeeded)} succeeded, ${formatNumber(c.failed)} failed, ${formatNumber(c.dead)} dead`,
+  ];
+  const section = (title: string, jobs: JobSummary[]) => {
+    if (jobs.length) lines.push(`${title}:`, ...jobs.map(jobLine));
+  };
+  section('running', o.running);
+  section('waiting to retry', o.retrying);
+  section('failed (no retry)', o.failed);
+  section('dead (all attempts failed; `vulntrack jobs retry <id>` queues one again)', o.dead);
+  return lines.join('\n');
 }
 
 const str = (args: Record<string, unknown>, key: string) =>
@@ -80,6 +113,18 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       exitCode: report.status === 'partial' ? EXIT.partial : EXIT.ok,
       notes,
     };
+  },
+
+  async 'jobs.status'(services) {
+    const overview = await services.jobs.overview();
+    return { text: jobsText(overview), data: overview, exitCode: EXIT.ok };
+  },
+
+  async 'jobs.retry'(services, args) {
+    const id = Number(args.id);
+    if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`"${String(args.id)}" is not a job id`);
+    if (!(await services.jobs.retry(id))) throw new UsageError(`no dead or failed job #${id}`);
+    return { text: `job #${id} queued again`, data: { id, status: 'pending' }, exitCode: EXIT.ok };
   },
 
   async 'user.create'(services, args) {

@@ -4,6 +4,7 @@ import type { DB } from '../db/schema.ts';
 import type { DatabaseKind } from '../db/client.ts';
 import { HealthRepository } from '../db/health.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
+import { JobRepository, type JobStatus } from '../db/job.repository.ts';
 
 export interface Readiness {
   ready: boolean;
@@ -21,6 +22,8 @@ export interface Readiness {
     finished_at: string | null;
     counts: Record<string, number>;
   }[];
+  /** The job queue: jobs by status and how long the oldest due job has waited (null: none waiting). */
+  jobs: { counts: Record<JobStatus, number>; oldest_pending_seconds: number | null } | null;
 }
 
 export type SampleState = 'not_needed' | 'loading' | 'loaded' | 'failed' | 'disabled';
@@ -28,6 +31,7 @@ export type SampleState = 'not_needed' | 'loading' | 'loaded' | 'failed' | 'disa
 export class HealthService {
   private readonly health: HealthRepository;
   private readonly runs: ImportRunRepository;
+  private readonly jobs: JobRepository;
   sampleState: SampleState = 'not_needed';
 
   constructor(
@@ -36,6 +40,7 @@ export class HealthService {
   ) {
     this.health = new HealthRepository(db);
     this.runs = new ImportRunRepository(db);
+    this.jobs = new JobRepository(db);
   }
 
   async readiness(): Promise<Readiness> {
@@ -44,6 +49,7 @@ export class HealthService {
       database: { kind: this.kind, reachable: false, migrations: 'unknown' },
       catalog: { cves: null, sample: this.sampleState },
       sources: [],
+      jobs: null,
     };
     try {
       await this.health.ping();
@@ -57,6 +63,8 @@ export class HealthService {
         finished_at: r.finishedAt?.toISOString() ?? null,
         counts: r.counts,
       }));
+      const { counts, oldestPendingSeconds: oldest } = await this.jobs.counts();
+      result.jobs = { counts, oldest_pending_seconds: oldest === null ? null : Math.round(oldest) };
     } catch (err) {
       result.database.error = (err as Error).message;
     }

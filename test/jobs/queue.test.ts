@@ -9,6 +9,7 @@ import { JobRepository } from '../../src/db/job.repository.ts';
 import { JobService } from '../../src/services/job.service.ts';
 import { Worker, retryDelay, type JobHandler, type WorkerOptions } from '../../src/jobs/worker.ts';
 import { handleNoop } from '../../src/jobs/handlers.ts';
+import { HealthService } from '../../src/services/health.service.ts';
 
 async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -224,5 +225,8 @@ describeEachDatabase('job queue', (use, backend) => {
     expect(overview.counts.dead).toBe(0);
     expect(overview.failed[0]).toMatchObject({ name: 'nobody-knows', status: 'failed' });
     expect(overview.oldest_pending_seconds).toBeGreaterThanOrEqual(0);
+    const readiness = await new HealthService(use().db, use().kind).readiness();
+    expect(readiness.jobs?.counts).toEqual(overview.counts);
+    expect(readiness.jobs?.oldest_pending_seconds).toBeGreaterThanOrEqual(0);
   });
 });
