@@ -43,6 +43,16 @@ export interface SyncConfig {
   kevUrl: string;
   epssUrl: string;
   cweUrl: string;
+  /** First NVD window start when no cursor is kept (NVD_SYNC_START); unset: a full load without dates. */
+  nvdSyncStart: Date | undefined;
+  /** NVD requests allowed per `nvdRateWindowMs` (NVD_RATE_LIMIT; NVD documents 5 without a key, 50 with). */
+  nvdRateLimit: number;
+  /** The NVD rate-limit window (NVD_RATE_WINDOW_SECONDS, 30). */
+  nvdRateWindowMs: number;
+  /** Attempts per upstream request before a sync gives up (SYNC_HTTP_ATTEMPTS). */
+  httpAttempts: number;
+  /** First retry delay, doubled on each retry (SYNC_RETRY_BASE_MS). */
+  retryBaseMs: number;
 }
 
 export interface WorkerConfig {
@@ -142,6 +152,14 @@ function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   };
 }
 
+function date(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const d = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime()))
+    throw new ConfigError(`${name} must be an ISO date such as 2024-01-01 (got "${value}")`);
+  return d;
+}
+
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -190,6 +208,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       ),
       epssUrl: url('EPSS_URL', env.EPSS_URL, 'https://epss.cyentia.com/epss_scores-current.csv.gz'),
       cweUrl: url('CWE_URL', env.CWE_URL, 'https://cwe.mitre.org/data/csv/1000.csv.zip'),
+      nvdSyncStart: date('NVD_SYNC_START', env.NVD_SYNC_START),
+      nvdRateLimit: integer('NVD_RATE_LIMIT', env.NVD_RATE_LIMIT, env.NVD_API_KEY ? 50 : 5, 1, 10_000),
+      nvdRateWindowMs: integer('NVD_RATE_WINDOW_SECONDS', env.NVD_RATE_WINDOW_SECONDS, 30, 1, 3600) * 1000,
+      httpAttempts: integer('SYNC_HTTP_ATTEMPTS', env.SYNC_HTTP_ATTEMPTS, 5, 1, 20),
+      retryBaseMs: integer('SYNC_RETRY_BASE_MS', env.SYNC_RETRY_BASE_MS, 2000, 0, 600_000),
     },
     worker: workerConfig(env),
   };
