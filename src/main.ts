@@ -20,6 +20,8 @@ import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
+import { SyncService } from './services/sync.service.ts';
+import { MetricsService } from './services/metrics.service.ts';
 import { JobService } from './services/job.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { purgeSchedule, syncSchedules } from './jobs/scheduler.ts';
@@ -39,6 +41,9 @@ export interface Services {
   auditLog: AuditService;
   projects: ProjectService;
   tracker: TrackerService;
+  /** One sync round of an upstream source (`vulntrack sync`, the `sync` job). */
+  sync: SyncService;
+  metrics: MetricsService;
   jobs: JobService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
@@ -68,12 +73,17 @@ function resolveSecret(config: Config): string {
 
 /** The services over an open database. Tests build them over their own databases. */
 export function servicesFor(config: Config, database: Database, secret: string): Services {
+  const imports = new ImportService(database.db);
+  const metrics = new MetricsService(database.db, config.sync.sources);
+  const sync = new SyncService(database.db, imports, config.sync, {
+    observe: (source, outcome, seconds) => metrics.observeSync(source, outcome, seconds),
+  });
   return {
     config,
     database,
     secret,
-    imports: new ImportService(database.db),
-    health: new HealthService(database.db, database.kind),
+    imports,
+    health: new HealthService(database.db, database.kind, config.sync.sources),
     catalog: new CatalogService(database.db),
     cveQuery: new CveQueryService(database.db),
     tokens: new TokenService(database.db, secret),
@@ -83,6 +93,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
     auditLog: new AuditService(database.db),
     projects: new ProjectService(database.db),
     tracker: new TrackerService(database.db),
+    sync,
+    metrics,
     jobs: new JobService(database.db),
     close: () => database.close(),
   };

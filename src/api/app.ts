@@ -117,6 +117,15 @@ export async function buildApp(options: AppOptions) {
       throw new AppError('validation_error', undefined, { request: ['the URL contains a NUL character'] });
     }
   });
+  // Request metrics by route pattern, never the raw URL (ids in paths would explode the label set).
+  app.addHook('onResponse', async (request, reply) => {
+    options.services.metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
   app.setNotFoundHandler((request, reply) => {
     // A path that exists under other methods is a 405 with `Allow`, not a 404.
     const url = request.url.split('?')[0]!;
