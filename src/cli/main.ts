@@ -76,6 +76,14 @@ program
     exitCode = await runServiceCommand('import', { source, targets }, out());
   });
 
+program
+  .command('sync')
+  .description('one sync round from the configured upstreams, now (default: every source of SYNC_SOURCES)')
+  .argument('[sources...]', 'cve5 | nvd | kev | epss | cwe')
+  .action(async (sources: string[]) => {
+    exitCode = await runServiceCommand('sync', { sources }, out());
+  });
+
 const user = program.command('user').description('user accounts');
 user
   .command('create')

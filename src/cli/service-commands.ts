@@ -13,6 +13,8 @@ import { SYSTEM_ACTOR, type Actor } from '../domain/actor.ts';
 import { isScope, SCOPES } from '../domain/scopes.ts';
 import type { JobsOverview, JobSummary } from '../services/job.service.ts';
 import { EXIT, formatNumber, UsageError } from './output.ts';
+import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
+import type { SyncReport } from '../services/sync.service.ts';
 
 export interface CommandResult {
   text: string;
@@ -88,7 +90,46 @@ async function actorFor(services: Services, username: string | undefined): Promi
   return { type: 'user', id: user.id, name: user.username };
 }
 
+function syncSummary(r: SyncReport): string {
+  const c = r.counts;
+  const counts = `${formatNumber(c.imported)} imported, ${formatNumber(c.updated)} updated, ${formatNumber(c.unchanged)} unchanged, ${formatNumber(c.skipped)} skipped`;
+  const notes = r.notes.length ? `; ${r.notes.join('; ')}` : '';
+  return `${r.source}: ${counts}; ${formatNumber(r.changes)} changes recorded (${(r.durationMs / 1000).toFixed(1)} s)${notes}`;
+}
+
 export const serviceCommands: Record<string, ServiceCommand> = {
+  /** One sync round of each named source (default: SYNC_SOURCES), one after the other; a failure does not stop the rest. */
+  async sync(services, args, progress) {
+    const named = Array.isArray(args.sources) ? (args.sources as string[]) : [];
+    const unknown = named.filter((s) => !(SYNC_SOURCE_NAMES as readonly string[]).includes(s));
+    if (unknown.length)
+      throw new UsageError(`unknown source "${unknown[0]}"; use one of ${SYNC_SOURCE_NAMES.join(', ')}`);
+    const list = named.length ? (named as SyncSourceName[]) : services.config.sync.sources;
+    if (!list.length) throw new UsageError('no source to sync: SYNC_SOURCES is none and none was named');
+    const results: (
+      { status: 'succeeded'; report: SyncReport } | { status: 'failed'; source: string; error: string }
+    )[] = [];
+    const lines: string[] = [];
+    for (const source of list) {
+      try {
+        const report = await services.sync.run(source, progress);
+        results.push({ status: 'succeeded', report });
+        lines.push(syncSummary(report));
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        results.push({ status: 'failed', source, error });
+        lines.push(`${source}: failed: ${error}`);
+      }
+    }
+    const failed = results.filter((r) => r.status === 'failed').length;
+    return {
+      text: lines.join('\n'),
+      data: { results },
+      exitCode: failed ? EXIT.failure : EXIT.ok,
+      notes: failed ? [`${failed} of ${list.length} sources failed (see /readyz for details)`] : [],
+    };
+  },
+
   async import(services, args, progress) {
     const source = str(args, 'source') ?? '';
     if (!isSourceName(source))
