@@ -32,7 +32,11 @@ export type ServiceCommand = (
 
 function progressLine(p: ImportProgress): string {
   const rate = p.elapsedMs ? Math.round((p.records / p.elapsedMs) * 1000) : 0;
-  return `${p.source}: ${formatNumber(p.records)} records read (${formatNumber(rate)}/s), ${formatNumber(p.counts.skipped)} skipped`;
+  const saved = p.counts.imported + p.counts.updated + p.counts.unchanged + p.counts.pending;
+  return (
+    `${p.source}: ${formatNumber(p.records)} records read (${formatNumber(rate)}/s), ` +
+    `${formatNumber(saved)} saved, ${formatNumber(p.counts.skipped)} skipped`
+  );
 }
 
 function importSummary(r: ImportReport): string {

@@ -45,11 +45,28 @@ export class CatalogWriteRepository {
   async inWriteTransaction<T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${CATALOG_WRITE_LOCK})`.execute(tx);
-      // Safe to not wait for the WAL flush: a batch lost to a crash is lost whole (statements, hashes,
-      // rows and changes together), and the next import of the same input applies it again.
-      await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+      if (await this.serverHasWalWriter(tx)) {
+        // Safe not to wait for the WAL flush: a batch lost to a crash is lost whole (statements, hashes,
+        // rows and changes together), and the next import of the same input applies it again.
+        await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+      }
       return fn(new CatalogWriteTransaction(tx));
     });
+  }
+
+  private walWriter: boolean | undefined;
+
+  /**
+   * Whether a background WAL writer flushes asynchronous commits. A PostgreSQL server has one (it
+   * flushes within a fraction of a second); the embedded PGlite runs no background processes, so an
+   * asynchronous commit there would stay unwritten until a later flush and be lost to a kill -9.
+   */
+  private async serverHasWalWriter(tx: Transaction<DB>): Promise<boolean> {
+    if (this.walWriter === undefined) {
+      const row = await sql<{ version: string }>`SELECT version() AS version`.execute(tx);
+      this.walWriter = !/PGlite|wasm32/i.test(row.rows[0]?.version ?? '');
+    }
+    return this.walWriter;
   }
 
   /** Upserts weaknesses from the CWE catalog; returns how many were new and how many changed. */

@@ -30,7 +30,8 @@ const SAMPLE = path.join(PROJECT_ROOT, 'data', 'sample', 'cve5-sample.jsonl.gz')
 const COPIES = 5;
 const SAMPLE_SIZE = 6255;
 const TOTAL = COPIES * SAMPLE_SIZE;
-const PROGRESS_LINE = /^cve5: [\d,]+ records read \([\d,]+\/s\), [\d,]+ skipped$/m;
+/** A progress line once at least one batch is committed ("saved" counts committed records). */
+const PROGRESS_LINE = /^cve5: [\d,]+ records read \([\d,]+\/s\), [1-9][\d,]* saved, [\d,]+ skipped$/m;
 
 type Json = Record<string, unknown>;
 
@@ -214,7 +215,7 @@ describe('vulntrack import', () => {
         await target?.cleanup();
       });
 
-      it('leaves a consistent, partial catalog when killed with SIGKILL after its first progress line', async () => {
+      it('leaves a consistent, partial catalog when killed with SIGKILL once a batch is saved', async () => {
         const child = startImport(input, target!.env);
         const { output, exited } = watch(child);
         await waitForStderr(child, PROGRESS_LINE, 120_000);

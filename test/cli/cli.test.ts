@@ -15,7 +15,7 @@ const nvdRecords = [
   'CVE-2024-31331',
 ].map((id) => path.join(fixtures, 'nvd', `${id}.json`));
 
-describe('vulntrack CLI', () => {
+describe('vulntrack CLI', { timeout: 180_000 }, () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
@@ -130,7 +130,7 @@ describe('vulntrack CLI', () => {
   });
 });
 
-describe('vulntrack user, org and token commands', () => {
+describe('vulntrack user, org and token commands', { timeout: 180_000 }, () => {
   let env: NodeJS.ProcessEnv;
   let dataDir: string;
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { NVD_FILES } from '../helpers/projects.ts';
 
-describe('vulntrack project create', () => {
+describe('vulntrack project create', { timeout: 180_000 }, () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
