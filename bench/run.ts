@@ -17,6 +17,10 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'API v2 req/s and latency under autocannon on a 300k-CVE catalog (--quick, --targets)',
     load: () => import('./api.bench.ts'),
   },
+  jobs: {
+    summary: 'job queue throughput: empty jobs with 1 and 3 worker processes (--quick)',
+    load: () => import('./jobs.bench.ts'),
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);
