@@ -22,22 +22,30 @@ export interface AuditFilter {
 export class AuditRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async record(entry: AuditEntry, tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
+  record(entry: AuditEntry, tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
+    return this.recordMany([entry], tx);
+  }
+
+  /** Records several entries in one statement (a bulk tracker move writes one entry per CVE). */
+  async recordMany(entries: AuditEntry[], tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
+    if (!entries.length) return;
     await tx
       .insertInto('audit_log')
-      .values({
-        organization_id: entry.organizationId,
-        // The clock, not the transaction start: entries written by one transaction keep their order.
-        created_at: sql<Date>`clock_timestamp()`,
-        actor_type: entry.actor.type,
-        actor_id: entry.actor.id,
-        actor_name: entry.actor.name,
-        action: entry.action,
-        resource_type: entry.resourceType,
-        resource_id: entry.resourceId ?? null,
-        resource_name: entry.resourceName ?? null,
-        changes: JSON.stringify(entry.changes ?? {}),
-      })
+      .values(
+        entries.map((entry) => ({
+          organization_id: entry.organizationId,
+          // The clock, not the transaction start: entries written by one transaction keep their order.
+          created_at: sql<Date>`clock_timestamp()`,
+          actor_type: entry.actor.type,
+          actor_id: entry.actor.id,
+          actor_name: entry.actor.name,
+          action: entry.action,
+          resource_type: entry.resourceType,
+          resource_id: entry.resourceId ?? null,
+          resource_name: entry.resourceName ?? null,
+          changes: JSON.stringify(entry.changes ?? {}),
+        })),
+      )
       .execute();
   }
 

@@ -2,7 +2,7 @@
  * The CVE tracker of a project: the project's CVEs with their triage status and assignee, moves
  * (single and bulk, each moved CVE one audit entry with old and new values) and comments.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
 import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
@@ -13,7 +13,7 @@ import {
   type TrackerState,
   type TrackerWrite,
 } from '../db/tracker.repository.ts';
-import { AuditRepository } from '../db/audit.repository.ts';
+import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
@@ -203,6 +203,7 @@ export class TrackerService {
       if (missing.length) onMissing(missing);
 
       const writes: TrackerWrite[] = [];
+      const entries: AuditEntry[] = [];
       for (const id of cveIds) {
         const row = current.get(id)!;
         const changes: Record<string, { old: string | null; new: string | null }> = {};
@@ -217,8 +218,9 @@ export class TrackerService {
           assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
           assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
         });
-        await this.record(tx, organizationId, actor, project, id, row.tracked, changes);
+        entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
       }
+      await this.audit.recordMany(entries, tx);
       await this.tracker.upsert(project.id, writes, tx);
       const after = new Map(
         (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
@@ -227,27 +229,23 @@ export class TrackerService {
     });
   }
 
-  private record(
-    tx: Transaction<DB>,
+  private auditEntry(
     organizationId: string,
     actor: Actor,
     project: ProjectRow,
     cveId: string,
     tracked: boolean,
     changes: Record<string, { old: string | null; new: string | null }>,
-  ): Promise<void> {
-    return this.audit.record(
-      {
-        organizationId,
-        actor,
-        action: tracked ? 'tracker_entry.update' : 'tracker_entry.create',
-        resourceType: 'tracker_entry',
-        resourceId: cveId,
-        resourceName: `${project.name}/${cveId}`,
-        changes,
-      },
-      tx,
-    );
+  ): AuditEntry {
+    return {
+      organizationId,
+      actor,
+      action: tracked ? 'tracker_entry.update' : 'tracker_entry.create',
+      resourceType: 'tracker_entry',
+      resourceId: cveId,
+      resourceName: `${project.name}/${cveId}`,
+      changes,
+    };
   }
 
   /**
