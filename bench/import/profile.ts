@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fixed, int, table } from '../lib/markdown.ts';
 import {
   summarizeProfile,
   type Frame,
@@ -35,8 +36,8 @@ const pgDriver = inPackage('pg', 'pg-protocol', 'pg-types', 'pg-pool');
 /** In priority order: a sample goes to the first rule matching any frame of its stack. */
 const CATEGORIES: Rule[] = [
   { name: 'idle: waiting on the database (or disk)', match: (f) => f.fn === '(idle)' },
-  // The profiling run's own per-statement timing (/proc reads): overhead, not the importer's.
-  { name: 'benchmark instrumentation (bench/lib)', match: (f) => f.file.startsWith('bench/lib/') },
+  // The profiling run's per-statement server CPU readings: overhead, not the importer's.
+  { name: 'benchmark instrumentation (/proc reads)', match: (f) => f.file === 'bench/lib/pg-server-cpu.ts' },
   { name: 'garbage collection', match: (f) => f.fn === '(garbage collector)' },
   {
     name: 'embedded database: PGlite (WASM)',
@@ -97,31 +98,29 @@ export function summarizeImportProfile(file: string): ProfileSummary {
   return summarizeProfile(file, { categories: CATEGORIES, inclusive: INCLUSIVE, top: 25 });
 }
 
-const ms = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: 0 });
-const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
-const table = (title: string, rows: Share[]) =>
-  [
-    `| ${title} | ms | share |`,
-    '| --- | ---: | ---: |',
-    ...rows.map((r) => `| ${r.name} | ${ms(r.ms)} | ${pct(r.share)} |`),
-  ].join('\n');
+const shareTable = (title: string, rows: Share[]) =>
+  table(
+    [title, 'ms', 'share'],
+    rows.map((r) => [r.name, int(r.ms), `${fixed(r.share * 100, 1)} %`]),
+    ['left', 'right', 'right'],
+  );
 
 /** Markdown: categories, inclusive times of the usual suspects, top functions by self time. */
 export function renderImportProfile(summary: ProfileSummary): string {
   return [
-    `Sampled time: ${ms(summary.totalMs)} ms (1 ms sampling; the main thread only).`,
+    `Sampled time: ${int(summary.totalMs)} ms (1 ms sampling; the main thread only).`,
     '',
     '**Where the time goes** (each sample counted once, in the first matching category):',
     '',
-    table('category', summary.categories),
+    shareTable('category', summary.categories),
     '',
     '**Inclusive time** (synchronous work with the function on the stack; overlaps):',
     '',
-    table('function', summary.inclusive),
+    shareTable('function', summary.inclusive),
     '',
     '**Top functions by self time**:',
     '',
-    table('function', summary.self),
+    shareTable('function', summary.self),
   ].join('\n');
 }
 
