@@ -114,13 +114,13 @@ export async function createServices(config: Config, options: { migrate?: boolea
 }
 
 /**
- * Starts this process's job worker and scheduler (`serve` and `worker`). Sources are scheduled only
- * when a `sync` handler is registered.
+ * Starts this process's job worker and scheduler (`serve` and `worker`): the configured sources'
+ * sync schedules and the daily purge.
  */
 export async function startJobs(services: Services, logger: Logger): Promise<JobRuntime> {
-  const handlers = jobHandlers({ jobs: services.jobs });
+  const handlers = jobHandlers({ jobs: services.jobs, sync: services.sync, logger });
   const { sync } = services.config;
-  const schedules = [purgeSchedule, ...(handlers.sync ? syncSchedules(sync.sources, sync.schedules) : [])];
+  const schedules = [purgeSchedule, ...syncSchedules(sync.sources, sync.schedules)];
   return startJobRuntime({
     repository: services.jobs.repository,
     handlers,

@@ -215,6 +215,21 @@ export class JobRepository {
     return true;
   }
 
+  /** True when another job named `name` whose payload contains `payload` is running under a live lease. */
+  async runningElsewhere(id: number, name: string, payload: Record<string, unknown>): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('job')
+      .select('id')
+      .where('name', '=', name)
+      .where('status', '=', 'running')
+      .where('id', '!=', id)
+      .where(sql<boolean>`payload @> ${JSON.stringify(payload)}::jsonb`)
+      .where(sql<boolean>`lease_until > now()`)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Diagnostics: appends `workerId` to the job's `payload.runs` (how the noop job proves each execution). */
   async recordRun(id: number, workerId: string): Promise<void> {
     await sql`

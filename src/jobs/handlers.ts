@@ -2,11 +2,42 @@
  * Job names → handlers: the one place the registry is built. Handlers call services; they are
  * idempotent (a job can run more than once: see docs/jobs.md).
  */
+import pino from 'pino';
+import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
 import type { JobService } from '../services/job.service.ts';
+import type { SyncService } from '../services/sync.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
+
+type Logger = Pick<pino.Logger, 'info' | 'warn'>;
 
 export interface JobHandlerDeps {
   jobs: JobService;
+  sync: Pick<SyncService, 'run'>;
+  logger?: Logger;
+}
+
+/**
+ * `sync {source}`: one sync round of that source (what the scheduler enqueues on each tick). A
+ * failure throws, so the job is retried with backoff. When a round of the same source still runs
+ * on some worker (a slow full load outlasting the next tick), this one is skipped: the running
+ * round and the next tick continue from the cursor, so nothing is lost.
+ */
+export function handleSync(deps: JobHandlerDeps): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (payload, context) => {
+    const source = payload.source;
+    if (typeof source !== 'string' || !(SYNC_SOURCE_NAMES as readonly string[]).includes(source))
+      throw new PermanentJobError(`sync: unknown source ${JSON.stringify(source)}`);
+    if (await deps.jobs.runningElsewhere(context.id, 'sync', { source })) {
+      logger.info(
+        { job: context.id, source },
+        'a sync round of this source is still running; skipping this tick',
+      );
+      return;
+    }
+    const report = await deps.sync.run(source as SyncSourceName);
+    logger.info({ job: context.id, source, durationMs: report.durationMs }, `sync ${source} done`);
+  };
 }
 
 const MAX_NOOP_DELAY_MS = 3_600_000;
@@ -48,6 +79,7 @@ export function handlePurge(jobs: JobService): JobHandler {
 
 export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
   return {
+    sync: handleSync(deps),
     noop: handleNoop(deps.jobs),
     'jobs.purge': handlePurge(deps.jobs),
   };

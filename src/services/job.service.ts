@@ -78,6 +78,11 @@ export class JobService {
     return this.repository.retry(id);
   }
 
+  /** True when another job `name` with this payload runs now (under a live lease) on any worker. */
+  runningElsewhere(id: number, name: string, payload: Record<string, unknown>): Promise<boolean> {
+    return this.repository.runningElsewhere(id, name, payload);
+  }
+
   recordRun(id: number, workerId: string): Promise<void> {
     return this.repository.recordRun(id, workerId);
   }

@@ -8,7 +8,7 @@ import { describeEachDatabase } from '../helpers/databases.ts';
 import { JobRepository } from '../../src/db/job.repository.ts';
 import { JobService } from '../../src/services/job.service.ts';
 import { Worker, retryDelay, type JobHandler, type WorkerOptions } from '../../src/jobs/worker.ts';
-import { handleNoop } from '../../src/jobs/handlers.ts';
+import { handleNoop, handleSync } from '../../src/jobs/handlers.ts';
 import { HealthService } from '../../src/services/health.service.ts';
 
 async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
@@ -216,6 +216,31 @@ describeEachDatabase('job queue', (use, backend) => {
     expect(await repo().get(id!)).toMatchObject({ status: 'pending', attempts: 0, locked_by: null });
   });
 
+  it('runs sync jobs through the sync service, skipping a round while the same source still runs', async () => {
+    const jobs = new JobService(use().db);
+    const calls: string[] = [];
+    const sync = { run: async (source: string) => (calls.push(source), { durationMs: 1 }) as never };
+    // Another worker is in the middle of a cve5 round.
+    const [busy] = await repo().enqueue([{ name: 'sync', queue: 'sync', payload: { source: 'cve5' } }]);
+    await repo().claim('elsewhere', 1, 60_000, 'sync');
+    const ids = await repo().enqueue([
+      { name: 'sync', queue: 'sync', payload: { source: 'cve5' } },
+      { name: 'sync', queue: 'sync', payload: { source: 'kev' } },
+      { name: 'sync', queue: 'sync', payload: { source: 'nope' } },
+    ]);
+    const w = worker('sync', { sync: handleSync({ jobs, sync }) });
+    await w.start();
+    const rows = await waitFor(async () => {
+      const r = await Promise.all(ids.map((id) => repo().get(id)));
+      return r.every((x) => x?.status === 'succeeded' || x?.status === 'failed') ? r : undefined;
+    });
+    await w.stop();
+    expect(calls).toEqual(['kev']);
+    expect(rows.map((r) => r?.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+    expect(rows[2]?.last_error).toBe('sync: unknown source "nope"');
+    await repo().complete('elsewhere', [busy!]);
+  });
+
   it('counts jobs by status and reports the oldest waiting job', async () => {
     const service = new JobService(use().db);
     await repo().enqueue([{ name: 'noop', queue: 'stats-never-claimed' }]);
@@ -223,7 +248,7 @@ describeEachDatabase('job queue', (use, backend) => {
     expect(overview.counts.pending).toBeGreaterThan(0);
     expect(overview.counts.succeeded).toBeGreaterThan(0);
     expect(overview.counts.dead).toBe(0);
-    expect(overview.failed[0]).toMatchObject({ name: 'nobody-knows', status: 'failed' });
+    expect(overview.failed.map((j) => j.name)).toEqual(['sync', 'nobody-knows']);
     expect(overview.oldest_pending_seconds).toBeGreaterThanOrEqual(0);
     const readiness = await new HealthService(use().db, use().kind).readiness();
     expect(readiness.jobs?.counts).toEqual(overview.counts);
