@@ -27,7 +27,7 @@ export class MetricsService {
     const health = new HealthRepository(db);
     const states = new SyncStateRepository(db);
     const registers = [this.registry];
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'vulntrack_process_' });
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'vulntrack_' });
 
     this.httpRequests = new client.Counter({
       name: 'vulntrack_http_requests_total',
