@@ -144,7 +144,7 @@ function bool(name: string, value: string | undefined, dflt: boolean): boolean {
 /** Job queue and worker settings (docs/jobs.md). */
 function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   return {
-    concurrency: integer('WORKER_CONCURRENCY', env.WORKER_CONCURRENCY, 4, 1, 64),
+    concurrency: integer('WORKER_CONCURRENCY', env.WORKER_CONCURRENCY, 16, 1, 64),
     leaseMs: integer('JOB_LEASE_SECONDS', env.JOB_LEASE_SECONDS, 60, 1, 86_400) * 1000,
     pollIntervalMs: integer('JOB_POLL_INTERVAL_MS', env.JOB_POLL_INTERVAL_MS, 1000, 10, 600_000),
     retryBaseMs: integer('JOB_RETRY_BASE_SECONDS', env.JOB_RETRY_BASE_SECONDS, 30, 0, 86_400) * 1000,
