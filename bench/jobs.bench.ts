@@ -26,7 +26,7 @@ const USAGE = `usage: npm run bench -- jobs [--quick] [--jobs N] [--workers 1,3]
   --quick           2,000 jobs, 3 workers at concurrency 16 only (smoke test)
   --jobs N          jobs per run (default 20,000)
   --workers LIST    worker process counts (default 1,3)
-  --concurrency L   WORKER_CONCURRENCY values (default 4,16)
+  --concurrency L   WORKER_CONCURRENCY values (default 4,16; 16 is the service default)
 
 env: BENCH_DATABASE_URL (PostgreSQL server; default ${DEFAULT_SERVER_URL})`;
 
@@ -223,9 +223,8 @@ export async function run(args: string[]): Promise<void> {
     `Target (≥ ${int(TARGET_JOBS_PER_SECOND)} empty jobs/s with 3 workers): ${verdict}.`,
     '',
     'Reading: a worker claims at most its free slots (`WORKER_CONCURRENCY`) per statement, so with empty ' +
-      'jobs the claim round trip is the whole cost and throughput grows with the concurrency. The default (4) ' +
-      'is sized for real jobs (a sync round takes seconds to minutes); a deployment that runs many short jobs ' +
-      'raises it. Completions are batched (one UPDATE per batch), so they cost little. Worker processes, ' +
+      'jobs the claim round trip is the whole cost and throughput grows with the concurrency. The default (16) ' +
+      'suits I/O-bound jobs (sync rounds, deliveries). Completions are batched (one UPDATE per batch), so they cost little. Worker processes, ' +
       'PostgreSQL and the enqueuing benchmark share the 2 cores.',
     '',
   ].join('\n');
