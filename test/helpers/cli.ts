@@ -15,7 +15,8 @@ export interface CliResult {
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, [bin, ...args], {
     cwd: projectRoot,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    // No upstream sync from test servers unless a test asks for it.
+    env: { ...process.env, LOG_LEVEL: 'info', SYNC_SOURCES: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
