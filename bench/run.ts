@@ -13,6 +13,10 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'CVE 5 import throughput on PostgreSQL and embedded PGlite (--quick, --profile, --phases)',
     load: () => import('./import.bench.ts'),
   },
+  sync: {
+    summary: 'cve5 history stream (199 commits) and one NVD window of 2,000 records',
+    load: () => import('./sync.bench.ts'),
+  },
   api: {
     summary: 'API v2 req/s and latency under autocannon on a 300k-CVE catalog (--quick, --targets)',
     load: () => import('./api.bench.ts'),

@@ -13,7 +13,7 @@ export interface LoggedRequest {
 export type Handler = (
   url: URL,
   request: http.IncomingMessage,
-) => { status: number; headers?: Record<string, string>; body?: string | Buffer } | 'hang-up';
+) => { status: number; headers?: http.OutgoingHttpHeaders; body?: string | Buffer } | 'hang-up';
 
 export interface UpstreamServer {
   base: string;

@@ -1,0 +1,160 @@
+/**
+ * The sync benchmark: (1) the cve5 history stream: a git clone built from the 199-commit fixture,
+ * first sync at the base commit, then one round applying all 199 commits (one import per commit);
+ * (2) one NVD window of 2,000 records served by a local API 2.0 imitation in one page. Each on the
+ * embedded database and on PostgreSQL (BENCH_DATABASE_URL, default the local test server). Writes
+ * bench/RESULTS-sync.md.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { ImportService } from '../src/services/import.service.ts';
+import { SyncService } from '../src/services/sync.service.ts';
+import { loadHistory } from '../test/helpers/cve5-history.ts';
+import { buildHistoryRepo } from '../test/helpers/history-repo.ts';
+import { startUpstream } from '../test/helpers/upstream-server.ts';
+import { machineInfo } from './lib/machine.ts';
+import { createDatabase, DEFAULT_SERVER_URL, dropDatabase } from './lib/pg-admin.ts';
+import { benchDir, projectRoot } from './lib/paths.ts';
+
+interface Row {
+  target: string;
+  what: string;
+  seconds: number;
+  detail: string;
+}
+
+const NVD_RECORDS = 2000;
+
+async function withDatabase<T>(target: string, fn: (db: Database) => Promise<T>): Promise<T> {
+  if (target === 'embedded') {
+    const database = await openDatabase({ dataDir: 'memory://', migrate: true });
+    try {
+      return await fn(database);
+    } finally {
+      await database.close();
+    }
+  }
+  const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
+  const name = `vt_bench_sync_${process.pid}`;
+  const url = await createDatabase(serverUrl, name);
+  const database = await openDatabase({ url, migrate: true, poolSize: 4 });
+  try {
+    return await fn(database);
+  } finally {
+    await database.close();
+    await dropDatabase(serverUrl, name);
+  }
+}
+
+/** 2,000 NVD API 2.0 records: the 6 real fixture records repeated under new ids (CVE-2099-NNNNN). */
+function nvdRecords(): unknown[] {
+  const dir = path.join(projectRoot, 'test/fixtures/nvd');
+  const real = fs
+    .readdirSync(dir)
+    .filter((f) => /^CVE-.*\.json$/.test(f))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Record<string, unknown>);
+  return Array.from({ length: NVD_RECORDS }, (_, i) => ({
+    ...real[i % real.length]!,
+    id: `CVE-2099-${String(10000 + i)}`,
+  }));
+}
+
+export async function run(args: string[]): Promise<void> {
+  const targets = args.includes('--embedded-only') ? ['embedded'] : ['embedded', 'postgres'];
+  const rows: Row[] = [];
+  const { base, commits } = await loadHistory();
+  const repo = await buildHistoryRepo(base, commits);
+  const records = nvdRecords();
+  const page = JSON.stringify({
+    resultsPerPage: records.length,
+    startIndex: 0,
+    totalResults: records.length,
+    format: 'NVD_CVE',
+    version: '2.0',
+    timestamp: new Date().toISOString(),
+    vulnerabilities: records.map((cve) => ({ cve })),
+  });
+  const server = await startUpstream(() => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: page,
+  }));
+  try {
+    for (const target of targets) {
+      await withDatabase(target, async (database) => {
+        const clone = await repo.cloneAt(`clone-${target}`, 0);
+        const config = parseConfig({
+          CVE5_GIT_DIR: clone,
+          NVD_API_URL: `${server.base}/rest/json/cves/2.0`,
+          NVD_RATE_LIMIT: '1000',
+        });
+        const sync = new SyncService(database.db, new ImportService(database.db), config.sync);
+        let t = performance.now();
+        const first = await sync.run('cve5');
+        rows.push({
+          target,
+          what: 'cve5 first sync (base tree, 553 files)',
+          seconds: (performance.now() - t) / 1000,
+          detail: `${first.counts.imported} imported`,
+        });
+        await repo.moveMain(commits.length);
+        t = performance.now();
+        const stream = await sync.run('cve5');
+        const s = (performance.now() - t) / 1000;
+        rows.push({
+          target,
+          what: `cve5 history stream (${commits.length} commits, 7,429 file versions)`,
+          seconds: s,
+          detail: `${stream.imports} imports, ${stream.counts.imported} new, ${stream.counts.updated} updated, ${stream.changes} changes; ${(s / commits.length).toFixed(3)} s per commit`,
+        });
+        // One window: a cursor a day ago.
+        await database.db
+          .insertInto('sync_state')
+          .values({
+            source: 'nvd',
+            cursor: JSON.stringify({ lastModEnd: new Date(Date.now() - 86_400_000).toISOString() }),
+          })
+          .execute();
+        t = performance.now();
+        const nvd = await sync.run('nvd');
+        const n = (performance.now() - t) / 1000;
+        rows.push({
+          target,
+          what: 'NVD one window, 2,000 records in one page (local server)',
+          seconds: n,
+          detail: `${nvd.counts.imported} imported; ${Math.round(NVD_RECORDS / n)} records/s`,
+        });
+        console.error(
+          rows
+            .filter((r) => r.target === target)
+            .map((r) => `${target}: ${r.what}: ${r.seconds.toFixed(2)} s`)
+            .join('\n'),
+        );
+      });
+    }
+  } finally {
+    await server.close();
+    await repo.remove();
+  }
+  const m = machineInfo();
+  const md = [
+    '# Sync benchmark',
+    '',
+    `\`npm run bench -- sync\` on ${new Date().toISOString().slice(0, 10)}; ${JSON.stringify(m)}`,
+    '',
+    '| database | what | seconds | detail |',
+    '|---|---|---:|---|',
+    ...rows.map((r) => `| ${r.target} | ${r.what} | ${r.seconds.toFixed(2)} | ${r.detail} |`),
+    '',
+    'The history stream is the real cisagov/vulnrichment window of test/fixtures/cve5/history, committed to a',
+    'local git repository and pulled by a clone (the pull itself is local). The NVD records are the 6 real',
+    'API 2.0 records of test/fixtures/nvd repeated under new ids (no 2,000 real API 2.0 records are in the',
+    'fixtures), served in one page by a loopback server; the time includes the request, writing the page',
+    'to a temporary file and the import.',
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(benchDir, 'RESULTS-sync.md'), md);
+  console.log(md);
+}
