@@ -129,5 +129,6 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
     settings: services.config.worker,
     logger,
     releaseOrphans: services.database.kind === 'embedded',
+    onFinished: (name, status, seconds) => services.metrics.observeJob(name, status, seconds),
   });
 }

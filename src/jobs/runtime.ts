@@ -4,7 +4,7 @@ import type { WorkerConfig } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { JobRepository } from '../db/job.repository.ts';
 import { Scheduler, type Schedule } from './scheduler.ts';
-import { Worker, type JobHandler } from './worker.ts';
+import { Worker, type JobHandler, type WorkerOptions } from './worker.ts';
 
 export interface JobRuntimeOptions {
   repository: JobRepository;
@@ -15,6 +15,7 @@ export interface JobRuntimeOptions {
   logger: pino.Logger;
   /** Embedded database: this process is alone, so jobs still marked running were orphaned by a kill. */
   releaseOrphans: boolean;
+  onFinished?: WorkerOptions['onFinished'];
 }
 
 export interface JobRuntime {
@@ -40,6 +41,7 @@ export async function startJobRuntime(options: JobRuntimeOptions): Promise<JobRu
     retryMaxMs: settings.retryMaxMs,
     listen: options.listen,
     logger,
+    ...(options.onFinished ? { onFinished: options.onFinished } : {}),
   });
   const scheduler = new Scheduler((jobs) => options.repository.enqueue(jobs), options.schedules, logger);
   await worker.start();

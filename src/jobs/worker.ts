@@ -10,7 +10,13 @@ import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import type { Database } from '../db/client.ts';
-import { DEFAULT_QUEUE, JOB_CHANNEL, type ClaimedJob, type JobRepository } from '../db/job.repository.ts';
+import {
+  DEFAULT_QUEUE,
+  JOB_CHANNEL,
+  type ClaimedJob,
+  type JobRepository,
+  type JobStatus,
+} from '../db/job.repository.ts';
 
 export interface JobContext {
   id: number;
@@ -48,6 +54,8 @@ export interface WorkerOptions {
   logger?: Logger;
   /** How long `stop()` waits for running jobs before handing them back (default 10 s). */
   stopTimeoutMs?: number;
+  /** Told of every attempt that ended here (for metrics): its outcome and how long it ran. */
+  onFinished?: (name: string, status: JobStatus, seconds: number) => void;
 }
 
 /** hostname:pid:random, unique per worker instance; recorded as `job.locked_by`. */
@@ -237,6 +245,7 @@ export class Worker {
         signal,
       });
       if (signal.aborted) return; // handed back or taken over: the new holder records the outcome
+      this.options.onFinished?.(job.name, 'succeeded', (performance.now() - started) / 1000);
       this.completed.push(job.id);
       void this.flushCompleted();
       this.logger.debug(
@@ -246,11 +255,17 @@ export class Worker {
     } catch (err) {
       if (signal.aborted) return;
       const message = err instanceof Error ? err.message || err.name : String(err);
-      await this.recordFailure(job, message, err instanceof PermanentJobError);
+      const status = await this.recordFailure(job, message, err instanceof PermanentJobError);
+      if (status) this.options.onFinished?.(job.name, status, (performance.now() - started) / 1000);
     }
   }
 
-  private async recordFailure(job: ClaimedJob, message: string, permanent = false): Promise<void> {
+  /** Records a failed attempt; returns the job's new status (undefined when it could not be written). */
+  private async recordFailure(
+    job: ClaimedJob,
+    message: string,
+    permanent = false,
+  ): Promise<JobStatus | undefined> {
     const delay = retryDelay(job.attempt, this.options.retryBaseMs, this.options.retryMaxMs);
     try {
       const status = await this.repo.fail(this.workerId, job.id, message, delay, permanent);
@@ -259,11 +274,13 @@ export class Worker {
         this.logger.warn({ ...log, retryInMs: delay }, 'job failed; it will be retried');
       else if (status)
         this.logger.error(log, `job ${status === 'dead' ? 'failed for the last time (dead)' : 'failed'}`);
+      return status ?? undefined;
     } catch (err) {
       this.logger.error(
         { err, job: job.id },
         'could not record a job failure; it runs again when its lease expires',
       );
+      return undefined;
     }
   }
 

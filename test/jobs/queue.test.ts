@@ -110,6 +110,32 @@ describeEachDatabase('job queue', (use, backend) => {
     expect(await repo().get(id!)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 
+  it('tells onFinished the outcome and duration of every attempt (the job metrics)', async () => {
+    await repo().enqueue([
+      { name: 'ok', queue: 'finished' },
+      { name: 'bad', queue: 'finished', maxAttempts: 2 },
+    ]);
+    const seen: [string, string][] = [];
+    const w = worker(
+      'finished',
+      {
+        ok: async () => {},
+        bad: async () => {
+          throw new Error('nope');
+        },
+      },
+      { onFinished: (name, status, seconds) => seconds >= 0 && seen.push([name, status]) },
+    );
+    await w.start();
+    await waitFor(async () => (seen.length >= 3 ? true : undefined));
+    await w.stop();
+    expect(seen.sort()).toEqual([
+      ['bad', 'dead'],
+      ['bad', 'pending'],
+      ['ok', 'succeeded'],
+    ]);
+  });
+
   it('fails a job at once when no handler knows it', async () => {
     const [id] = await repo().enqueue([{ name: 'nobody-knows', queue: 'unknown' }]);
     const w = worker('unknown', {});
