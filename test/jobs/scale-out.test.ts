@@ -1,14 +1,18 @@
 /**
  * Scale-out on a PostgreSQL server: three real `vulntrack worker` processes share one queue. Every
  * job of a burst runs exactly once; a job whose worker is killed (-9) mid-run is taken over by
- * another once its lease expires; a scheduled tick enqueues one job however many schedulers run.
+ * another once its lease expires; a scheduled tick enqueues one job however many schedulers run, and
+ * with three worker processes syncing a local upstream, each tick downloads and imports once.
  * Needs TEST_DATABASE_URL (skipped without it).
  */
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createServerDatabase, serverUrl } from '../helpers/databases.ts';
 import { startCli, waitForOutput } from '../helpers/cli.ts';
+import { startUpstream, type UpstreamServer } from '../helpers/upstream-server.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { JobRepository } from '../../src/db/job.repository.ts';
 import { Scheduler, syncSchedules } from '../../src/jobs/scheduler.ts';
@@ -143,4 +147,64 @@ describe.skipIf(!serverUrl)('scale-out on PostgreSQL', () => {
       expect(r.jobs).toBe(r.ticks);
     }
   }, 30_000);
+});
+
+describe.skipIf(!serverUrl)('scheduled sync with three worker processes on PostgreSQL', () => {
+  let server: { url: string; drop: () => Promise<void> };
+  let database: Database;
+  let upstream: UpstreamServer;
+  const workers: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    const kev = fs.readFileSync('test/fixtures/kev/known_exploited_vulnerabilities-excerpt.json');
+    upstream = await startUpstream(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: kev,
+    }));
+    server = await createServerDatabase();
+    database = await openDatabase({ url: server.url, poolSize: 2 });
+    const env = {
+      DATABASE_URL: server.url,
+      VULNTRACK_SECRET: 'scale-out-test-secret-0123456789abcdef',
+      JOB_POLL_INTERVAL_MS: '250',
+      SYNC_SOURCES: 'kev',
+      // Every 3 seconds (croner's 6-field pattern with seconds).
+      SYNC_SCHEDULE_KEV: '*/3 * * * * *',
+      KEV_URL: `${upstream.base}/known_exploited_vulnerabilities.json`,
+    };
+    for (let i = 0; i < 3; i++) workers.push(startCli(['worker'], env));
+    await Promise.all(workers.map((w) => waitForOutput(w, /job worker \S+ started/, 45_000)));
+  });
+
+  afterAll(async () => {
+    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    await upstream?.close();
+    await database?.close();
+    await server?.drop();
+  });
+
+  it('runs each scheduled tick once: one sync job and one download per tick, whatever the worker', async () => {
+    await new Promise((r) => setTimeout(r, 10_000));
+    for (const w of workers) w.kill('SIGTERM');
+    await Promise.all(workers.map((w) => (w.exitCode === null ? once(w, 'exit') : undefined)));
+    const jobs = await database.db
+      .selectFrom('job')
+      .select(['dedupe_key', 'status', 'attempts', 'locked_by'])
+      .where('name', '=', 'sync')
+      .execute();
+    const ticks = new Set(jobs.map((j) => j.dedupe_key));
+    expect(ticks.size).toBeGreaterThanOrEqual(2);
+    expect(jobs.length).toBe(ticks.size);
+    const ran = jobs.filter((j) => j.status === 'succeeded');
+    expect(ran.length).toBeGreaterThanOrEqual(2);
+    for (const j of ran) expect(j.attempts).toBe(1);
+    // Each round that ran downloaded the catalog once (conditional or not); none twice.
+    expect(upstream.log.length).toBe(ran.length);
+    const imported = await database.db
+      .selectFrom('cve')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(imported.n)).toBeGreaterThan(0);
+  }, 90_000);
 });
