@@ -21,6 +21,7 @@ import type { PhaseSpec } from './api/phase.ts';
 import { cutProfile, summarizeServerProfile } from './api/profile.ts';
 import {
   cpuTable,
+  p99Of,
   renderMarkdown,
   resultsTable,
   TARGETS,
@@ -38,7 +39,7 @@ const KINDS = ['postgres', 'embedded'] as const;
 const QUICK_SIZE = 50_000;
 const ORG = 'api-bench';
 const USERNAME = 'api-bench';
-/** How many of the slowest endpoints (by p99) get a server CPU profile. */
+/** How many of the slowest endpoints (fewest req/s) get a server CPU profile. */
 const PROFILED = { postgres: 3, embedded: 1 } as const;
 
 const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedded] [--size N] [--seconds S]
@@ -293,7 +294,7 @@ class ApiBench {
       database: database ? () => backendCpuMs(database) : undefined,
     });
 
-    const server = await Server.start(env);
+    let server = await Server.start(env);
     try {
       await setupProject(server, token, catalog.params);
       for (const e of all) {
@@ -312,6 +313,13 @@ class ApiBench {
           idleProbe(server, token, catalog.params),
         );
         logLoad(kind, e);
+        if (!e.load.idleAfter) {
+          // The requests it left behind would still be running during the next endpoint's load.
+          console.error(`[${kind}] the server is still busy after ${e.label}: restarting it`);
+          (run.restartedAfter ??= []).push(e.label);
+          await server.stop();
+          server = await Server.start(env);
+        }
       }
     } finally {
       await server.stop();
@@ -341,16 +349,22 @@ class ApiBench {
   ): Promise<void> {
     const slowest = run.endpoints
       .filter((e) => e.load)
-      .sort((a, b) => b.load!.p99 - a.load!.p99)
+      // Fewest requests served first; endpoints that answered nothing (p99 unknown) count as slowest.
+      .sort((a, b) => a.load!.rps - b.load!.rps || p99Of(b.load!) - p99Of(a.load!))
       .slice(0, PROFILED[run.kind]);
     if (!slowest.length) return;
     const dir = path.join(this.profileDir, `${run.kind}-${Date.now()}`);
     fs.mkdirSync(dir, { recursive: true });
     console.error(`[${run.kind}] CPU profile of the server under ${slowest.map((e) => e.label).join(', ')}…`);
-    const server = await Server.start(env, { cpuProfileDir: dir });
+    let server = await Server.start(env, { cpuProfileDir: dir });
     const headers = { authorization: `Bearer ${token}` };
     const windows: [EndpointRun, [number, number]][] = [];
-    let profile: string | undefined;
+    // One profile per server process: a restart (server still busy after a load) starts another.
+    const profiles: string[] = [];
+    const stop = async () => {
+      const file = await server.stop();
+      if (file) profiles.push(file);
+    };
     try {
       for (const e of slowest) {
         checkInterrupted();
@@ -363,17 +377,20 @@ class ApiBench {
           idleProbe(server, token, run.catalog.params),
         );
         windows.push([e, l.windowUs]);
+        if (!l.idleAfter) {
+          await stop();
+          server = await Server.start(env, { cpuProfileDir: dir });
+        }
       }
     } finally {
-      profile = await server.stop();
-    }
-    if (!profile) {
-      this.failures.push(`${run.kind}: the profiled server wrote no .cpuprofile`);
-      return;
+      await stop();
     }
     for (const [e, window] of windows) {
       const out = path.join(this.profileDir, `${run.kind}-${e.key}.cpuprofile`);
-      cutProfile(profile, out, window);
+      if (!profiles.some((file) => cutProfile(file, out, window) > 0)) {
+        this.failures.push(`${run.kind}: no server profile covers the load of ${e.label}`);
+        continue;
+      }
       run.profiles.push({
         key: e.key,
         label: e.label,

@@ -45,8 +45,13 @@ export interface LoadResult {
   cpuShare: number;
   /** process.hrtime of the measured run, in µs: the window of a server CPU profile to keep. */
   windowUs: [number, number];
+  /** False when the warm-up's requests were still queued in the server as the measured run began. */
+  idleBefore: boolean;
+  /** False when the server was still busy DRAIN_MS after the run (requests left behind still queued). */
+  idleAfter: boolean;
 }
 
+export const DRAIN_MS = 60_000;
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 const diff = (after: number | undefined, before: number | undefined) =>
   after === undefined || before === undefined ? undefined : after - before;
@@ -55,17 +60,18 @@ const diff = (after: number | undefined, before: number | undefined) =>
  * When autocannon stops, the requests it had in flight still run in the server (their sockets are
  * closed, not their handlers) and the database pool's queue still holds them. `probe` sends one cheap
  * authenticated request, which waits in that queue: once it answers within 50 ms the server is idle
- * again and the next run starts clean (at most 60 s).
+ * again and the next run starts clean. False when it is still busy after DRAIN_MS.
  */
-async function drain(probe: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 60_000;
+async function drain(probe: () => Promise<void>): Promise<boolean> {
+  const deadline = Date.now() + DRAIN_MS;
   await new Promise((r) => setTimeout(r, 250));
   while (Date.now() < deadline) {
     const started = performance.now();
     await probe();
-    if (performance.now() - started < 50) return;
+    if (performance.now() - started < 50) return true;
     await new Promise((r) => setTimeout(r, 250));
   }
+  return false;
 }
 
 export async function runLoad(
@@ -77,9 +83,10 @@ export async function runLoad(
   probe: () => Promise<void>,
 ): Promise<LoadResult> {
   const base = { url, headers, connections: options.connections };
+  let idleBefore = true;
   if (options.warmupSeconds > 0) {
     await autocannon({ ...base, duration: options.warmupSeconds });
-    await drain(probe);
+    idleBefore = await drain(probe);
   }
   const server0 = probes.server();
   const db0 = probes.database?.();
@@ -95,7 +102,7 @@ export async function runLoad(
   const selfMs = (self.user + self.system) / 1000;
   const answered = Math.max(1, r['2xx']);
   const wallMs = (end - start) / 1000;
-  await drain(probe);
+  const idleAfter = await drain(probe);
   return {
     rps: r.requests.average,
     p50: r.latency.p50,
@@ -118,5 +125,7 @@ export async function runLoad(
     },
     cpuShare: (machineMs ?? (serverMs ?? 0) + (dbMs ?? 0) + selfMs) / (wallMs * cores),
     windowUs: [start, end],
+    idleBefore,
+    idleAfter,
   };
 }

@@ -23,7 +23,7 @@ interface RawProfile {
   timeDeltas: number[];
 }
 
-/** Writes the samples of `profile` taken in [fromUs, toUs] to `out`, as a profile of its own. */
+/** Writes the samples of `profile` taken in [fromUs, toUs] to `out`, as a profile of its own; returns their number. */
 export function cutProfile(profile: string, out: string, [fromUs, toUs]: [number, number]): number {
   const p = JSON.parse(fs.readFileSync(profile, 'utf8')) as RawProfile;
   const samples: number[] = [];

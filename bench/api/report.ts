@@ -2,7 +2,7 @@
 import type { MachineInfo } from '../lib/machine.ts';
 import type { ProfileSummary } from '../lib/cpuprofile.ts';
 import { fence, fixed, int, table } from '../lib/markdown.ts';
-import type { LoadResult } from './load.ts';
+import { DRAIN_MS, type LoadResult } from './load.ts';
 import { renderServerProfile } from './profile.ts';
 import type { CatalogInfo, ExplainedStatement, TargetKind } from './types.ts';
 
@@ -41,6 +41,8 @@ export interface TargetRun {
   kind: TargetKind;
   catalog: CatalogInfo;
   endpoints: EndpointRun[];
+  /** Endpoints after whose load the server was restarted (still busy DRAIN_MS later). */
+  restartedAfter?: string[];
   explain?: ExplainedStatement[];
   profiles: ProfileRun[];
 }
@@ -61,6 +63,8 @@ export interface ApiBenchRun {
   targets: TargetRun[];
   /** Problems that stopped a target part-way (reported, and the run exits non-zero). */
   failures: string[];
+  /** Remarks on the run added afterwards (in the saved measurements), shown under the header. */
+  notes?: string[];
 }
 
 const TARGET_NAMES: Record<TargetKind, string> = { postgres: 'PostgreSQL', embedded: 'Embedded PGlite' };
@@ -76,7 +80,7 @@ function cpuTotal(l: LoadResult): number {
 export const cpuCeiling = (l: LoadResult, cores: number) => (cores * 1000) / Math.max(cpuTotal(l), 1e-9);
 
 /** The p99 autocannon measures covers answered requests only: none answered (all timed out) misses. */
-const p99Of = (l: LoadResult) => (l.requests > 0 ? l.p99 : Infinity);
+export const p99Of = (l: LoadResult) => (l.requests > 0 ? l.p99 : Infinity);
 
 function meets(kind: TargetKind, l: LoadResult): { p99: boolean; rps: boolean | undefined } {
   if (kind === 'postgres')
@@ -234,7 +238,7 @@ export function verdictTable(run: ApiBenchRun): string {
 function catalogLine(t: TargetRun): string {
   const c = t.catalog;
   const how = c.reused
-    ? 'reused from an earlier run (same size, latest migration)'
+    ? 'reused from an earlier run (same migrations, catalog code, corpus and size)'
     : c.build
       ? `built in ${fixed((c.build.importMs + c.build.replicateMs + c.build.vacuumMs) / 1000, 0)} s: ` +
         `${int(c.build.imported)} records imported (${fixed(c.build.importMs / 1000, 0)} s), ` +
@@ -247,14 +251,15 @@ function explainSection(statements: ExplainedStatement[]): string[] {
   const slowest = [...statements].sort((a, b) => b.ms - a.ms);
   const parts = [
     table(
-      ['Endpoint', 'Statement', 'Execution ms', 'Indexes used'],
+      ['Endpoint', 'Statement', 'ms (median of 5)', 'EXPLAIN ANALYZE ms', 'Indexes used'],
       slowest.map((s) => [
         s.endpoint,
         s.role,
         fixed(s.ms, 2),
+        fixed(s.explainMs, 2),
         s.indexes.join(', ') || '(none: sequential scan)',
       ]),
-      ['left', 'left', 'right', 'left'],
+      ['left', 'left', 'right', 'right', 'left'],
     ),
   ];
   for (const s of slowest.slice(0, 4)) {
@@ -317,6 +322,19 @@ export function renderMarkdown(run: ApiBenchRun): string {
   for (const t of run.targets) {
     const name = TARGET_NAMES[t.kind];
     parts.push(`## ${name}`, '', catalogLine(t), '', resultsTable(t), '');
+    const backlog = t.endpoints.filter((e) => e.load?.idleBefore === false).map((e) => e.label);
+    if (backlog.length)
+      parts.push(
+        `Measured while requests of the warm-up were still queued in the server (still busy ${DRAIN_MS / 1000} s after the warm-up): ${backlog.join(', ')}.`,
+        '',
+      );
+    if (t.restartedAfter?.length)
+      parts.push(
+        `The server was still working through requests left behind by the load of ${t.restartedAfter.join(', ')} ` +
+          `(in flight when autocannon stopped, or timed out) ${DRAIN_MS / 1000} s after it, so it was restarted before the next endpoint: ` +
+          'the server does not cancel a request whose client is gone.',
+        '',
+      );
     parts.push(
       "req/s is autocannon's mean of per-second counts; latencies are those of the answered requests, as autocannon sees them. " +
         'A request unanswered after 10 s (autocannon\'s timeout) counts as an error, not in the latencies; "—": none answered. ' +
