@@ -318,6 +318,7 @@ export function renderMarkdown(run: ApiBenchRun): string {
       '',
     );
   if (run.failures.length) parts.push('**Failures:**', '', ...run.failures.map((f) => `- ${f}`), '');
+  if (run.notes?.length) parts.push('**Notes:**', '', ...run.notes.map((n) => `- ${n}`), '');
   parts.push('## Targets', '', verdictTable(run), '');
   for (const t of run.targets) {
     const name = TARGET_NAMES[t.kind];
