@@ -63,7 +63,7 @@ function parseOptions(args: string[]): Options | undefined {
   if (values.help) return undefined;
   const phases = new Set<PhaseGroup>();
   for (const p of values.phases?.split(',') ?? PHASES) {
-    if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p}\n\n${USAGE}`);
+    if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase ${p}`);
     if (p !== 'catalog' || !values.quick || values.phases) phases.add(p as PhaseGroup);
   }
   const catalogSize = Number(values['catalog-size'] ?? TARGETS.catalogRecords);
@@ -221,7 +221,15 @@ async function formatMarkdown(text: string, file: string): Promise<string> {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const options = parseOptions(args);
+  let options: Options | undefined;
+  try {
+    options = parseOptions(args);
+  } catch (err) {
+    // A mistyped option deserves the usage, not a stack trace.
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
   if (!options) {
     console.log(USAGE);
     return;

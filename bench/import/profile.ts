@@ -26,11 +26,14 @@ const inPackage =
 const jsonParse = (f: Frame) => f.fn === 'parse' && f.file === '';
 
 /**
- * hashOf is an arrow function, which tsx leaves anonymous in profiles; documentText and node's hash
- * functions are only called from it, so they identify it.
+ * Fingerprinting each statement: `serialize` (JSON.stringify + sha1) today, `hashOf` (canonicalJson
+ * via documentText + sha1) before; tsx leaves arrow functions anonymous, so documentText and node's
+ * hash functions identify the older form.
  */
 const hashing = (f: Frame) =>
-  (f.fn === 'documentText' && f.file === 'src/domain/cve.ts') || f.file.startsWith('node:internal/crypto');
+  inFile('src/services/import.service.ts', 'serialize', 'hashOf')(f) ||
+  (f.fn === 'documentText' && f.file === 'src/domain/cve.ts') ||
+  f.file.startsWith('node:internal/crypto');
 const pgDriver = inPackage('pg', 'pg-protocol', 'pg-types', 'pg-pool');
 
 /** In priority order: a sample goes to the first rule matching any frame of its stack. */
@@ -43,7 +46,7 @@ const CATEGORIES: Rule[] = [
     name: 'embedded database: PGlite (WASM)',
     match: (f) => f.file.startsWith('wasm://') || inPackage('@electric-sql/pglite')(f),
   },
-  { name: 'hashing: canonicalJson + sha1 per statement (hashOf)', match: hashing },
+  { name: 'fingerprints: JSON.stringify + sha1 per statement (serialize)', match: hashing },
   {
     name: 'change diff (diffCve, with its sameJson calls)',
     match: inFile('src/domain/cve-change.ts', 'diffCve'),
@@ -78,7 +81,7 @@ const CATEGORIES: Rule[] = [
 
 /** Time with these functions on the stack, whoever called them (overlapping). */
 const INCLUSIVE: Rule[] = [
-  { name: 'hashOf (documentText + sha1)', match: hashing },
+  { name: 'serialize (JSON.stringify + sha1)', match: hashing },
   { name: 'canonicalJson (all callers)', match: inFile('src/domain/canonical-json.ts', 'canonicalJson') },
   { name: 'sameJson (all callers)', match: inFile('src/domain/canonical-json.ts', 'sameJson') },
   { name: 'mergeCve', match: inFile('src/domain/cve.ts', 'mergeCve') },

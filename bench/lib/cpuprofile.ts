@@ -61,7 +61,9 @@ export function shortFile(url: string): string {
   const file = url.startsWith('file://') ? new URL(url).pathname : url;
   const nm = file.lastIndexOf('/node_modules/');
   if (nm >= 0) return file.slice(nm + '/node_modules/'.length);
-  return file.startsWith(projectRoot) ? path.relative(projectRoot, file) : file;
+  if (file.startsWith(projectRoot)) return path.relative(projectRoot, file);
+  // A profile recorded in another checkout (a clean clone): its project files still read `src/…`.
+  return /\/((?:src|bench|test|bin)\/.*)$/.exec(file)?.[1] ?? file;
 }
 
 export function summarizeProfile(
