@@ -31,12 +31,13 @@ type PhaseGroup = (typeof PHASES)[number];
 const QUICK_RECORDS = 5_000;
 const LOOKUP_VENDOR = 'microsoft';
 
-const USAGE = `usage: npm run bench -- import [--quick] [--profile] [--phases ${PHASES.join(',')}] [--catalog-size N]
+const USAGE = `usage: npm run bench -- import [--quick] [--profile] [--phases ${PHASES.join(',')}] [--catalog-size N] [--batch-size N]
 
   --quick          first ${int(QUICK_RECORDS)} records only, no catalog phase (smoke test)
   --profile        CPU-profile every import phase (slower; results go to bench/.work, not RESULTS.md)
   --phases LIST    run only these phase groups (default: all)
   --catalog-size N records in the synthetic PostgreSQL catalog (default ${int(TARGETS.catalogRecords)})
+  --batch-size N   the importer's batch size (default: the importer's own)
 
 env: BENCH_DATABASE_URL (PostgreSQL server; default ${DEFAULT_SERVER_URL}), VULNTRACK_BENCH_DATA (input .jsonl.gz)`;
 
@@ -45,6 +46,8 @@ interface Options {
   profile: boolean;
   phases: Set<PhaseGroup>;
   catalogSize: number;
+  /** Passed to importInputs; undefined keeps the importer's default. */
+  batchSize: number | undefined;
   /** Only a complete, unprofiled, full-size run may replace bench/RESULTS.md. */
   canonical: boolean;
 }
@@ -57,6 +60,7 @@ function parseOptions(args: string[]): Options | undefined {
       profile: { type: 'boolean', default: false },
       phases: { type: 'string' },
       'catalog-size': { type: 'string' },
+      'batch-size': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -69,16 +73,21 @@ function parseOptions(args: string[]): Options | undefined {
   const catalogSize = Number(values['catalog-size'] ?? TARGETS.catalogRecords);
   if (!Number.isInteger(catalogSize) || catalogSize <= 0)
     throw new Error(`--catalog-size must be a positive integer`);
+  const batchSize = values['batch-size'] === undefined ? undefined : Number(values['batch-size']);
+  if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize <= 0))
+    throw new Error(`--batch-size must be a positive integer`);
   return {
     quick: values.quick,
     profile: values.profile,
     phases,
     catalogSize,
+    batchSize,
     canonical:
       !values.quick &&
       !values.profile &&
       phases.size === PHASES.length &&
-      catalogSize === TARGETS.catalogRecords,
+      catalogSize === TARGETS.catalogRecords &&
+      batchSize === undefined,
   };
 }
 
@@ -110,7 +119,8 @@ class ImportBench {
 
   async importPhase(label: string, file: string, target: DbTarget, name: string): Promise<ImportResult> {
     const profile = this.options.profile ? path.join(this.profileDir, `${label}.cpuprofile`) : undefined;
-    const result = await runPhase({ kind: 'import', file, target, label, profile });
+    const { batchSize } = this.options;
+    const result = await runPhase({ kind: 'import', file, target, label, profile, batchSize });
     logPhase(name, result);
     if (profile) this.profiles.push(profileReport(name, profile, result));
     return result;

@@ -12,14 +12,15 @@ import type { DbTarget, ImportResult } from './types.ts';
 
 type Measured = Omit<ImportResult, 'openMs' | 'closeMs' | 'peakRssMiB'>;
 
-async function importOnce(db: Kysely<DB>, file: string, label: string): Promise<Measured> {
+async function importOnce(db: Kysely<DB>, spec: ImportSpec): Promise<Measured> {
   const cpu = process.cpuUsage();
-  const report = await new ImportService(db).importInputs(sources.cve5, [file], {
+  const report = await new ImportService(db).importInputs(sources.cve5, [spec.file], {
+    ...(spec.batchSize ? { batchSize: spec.batchSize } : {}),
     // Progress on stderr shows a long phase is alive; every 10 s keeps the log short.
     progressEveryMs: 10_000,
     onProgress: (p) =>
       console.error(
-        `  [${label}] ${p.records.toLocaleString('en-US')} records, ${(p.elapsedMs / 1000).toFixed(0)} s`,
+        `  [${spec.label}] ${p.records.toLocaleString('en-US')} records, ${(p.elapsedMs / 1000).toFixed(0)} s`,
       ),
   });
   const used = process.cpuUsage(cpu);
@@ -40,6 +41,7 @@ export interface ImportSpec {
   label: string;
   /** Write a .cpuprofile of the import (not of opening or closing the database) here. */
   profile?: string | undefined;
+  batchSize?: number | undefined;
 }
 
 export async function importPhase(spec: ImportSpec): Promise<ImportResult> {
@@ -55,7 +57,7 @@ export async function importPhase(spec: ImportSpec): Promise<ImportResult> {
   let measured: Measured;
   let serverCpuMs: number | undefined;
   try {
-    measured = await profiled(spec.profile, () => importOnce(database.db, spec.file, spec.label));
+    measured = await profiled(spec.profile, () => importOnce(database.db, spec));
     const serverAfter = serverCpu();
     serverCpuMs = serverAfter === undefined ? undefined : serverAfter - serverBefore;
   } catch (err) {

@@ -7,7 +7,14 @@ export type DbTarget = { url: string } | { dataDir: string };
 
 export type PhaseSpec =
   | { kind: 'parse'; file: string; normalize: boolean }
-  | { kind: 'import'; file: string; target: DbTarget; label: string; profile?: string | undefined }
+  | {
+      kind: 'import';
+      file: string;
+      target: DbTarget;
+      label: string;
+      profile?: string | undefined;
+      batchSize?: number | undefined;
+    }
   | { kind: 'generate'; source: string; out: string; records: number }
   | { kind: 'explain'; url: string; vendor: string };
 
