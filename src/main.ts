@@ -12,6 +12,8 @@ import { ImportService } from './services/import.service.ts';
 import { ImportRunRepository } from './db/import-run.repository.ts';
 import { HealthService } from './services/health.service.ts';
 import { CatalogService } from './services/catalog.service.ts';
+import { CountCache } from './services/count-cache.ts';
+import { CveRepository } from './db/cve.repository.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
 import { CveQueryService } from './services/cve-query.service.ts';
@@ -78,13 +80,15 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const sync = new SyncService(database.db, imports, config.sync, {
     observe: (source, outcome, seconds) => metrics.observeSync(source, outcome, seconds),
   });
+  // One cache of exact list counts per process, shared by the catalog and the project lists.
+  const counts = new CountCache(() => new CveRepository(database.db).catalogVersion());
   return {
     config,
     database,
     secret,
     imports,
     health: new HealthService(database.db, database.kind, config.sync.sources),
-    catalog: new CatalogService(database.db),
+    catalog: new CatalogService(database.db, counts),
     cveQuery: new CveQueryService(database.db),
     tokens: new TokenService(database.db, secret),
     accounts: new AccountService(database.db),
@@ -92,7 +96,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),
     projects: new ProjectService(database.db),
-    tracker: new TrackerService(database.db),
+    tracker: new TrackerService(database.db, counts),
     sync,
     metrics,
     jobs: new JobService(database.db),

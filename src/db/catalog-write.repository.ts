@@ -207,6 +207,10 @@ export class CatalogWriteTransaction {
         tx,
       );
     }
+    if (batch.cves.length) {
+      // Cached list counts are keyed by this version (see CountCache).
+      await sql`UPDATE catalog_state SET version = version + 1 WHERE id = 1`.execute(tx);
+    }
     if (batch.changes.length) {
       const rows = batch.changes.map((c) => ({ cve_id: c.cveId, types: c.types, data: c.data }));
       await sql`

@@ -124,7 +124,12 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.url) {
     kind = 'postgres';
     const url = options.url;
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      // Many small concurrent requests: a parallel plan triples the CPU of each for no gain in throughput.
+      options: '-c max_parallel_workers_per_gather=0',
+    });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

@@ -6,11 +6,13 @@ import { Migrator, type Kysely, type Migration, type MigrationResult } from 'kys
 import * as m0001 from './migrations/0001-catalog.ts';
 import * as m0002 from './migrations/0002-organizations.ts';
 import * as m0003 from './migrations/0003-jobs.ts';
+import * as m0004 from './migrations/0004-catalog-version.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
   '0002-organizations': m0002,
   '0003-jobs': m0003,
+  '0004-catalog-version': m0004,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;

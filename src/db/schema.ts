@@ -206,6 +206,11 @@ export interface SyncStateTable {
   updated_at: Generated<Date>;
 }
 
+export interface CatalogStateTable {
+  id: number;
+  version: number;
+}
+
 export interface DB {
   cve: CveTable;
   cve_source: CveSourceTable;
@@ -225,6 +230,7 @@ export interface DB {
   audit_log: AuditLogTable;
   job: JobTable;
   sync_state: SyncStateTable;
+  catalog_state: CatalogStateTable;
 }
 
 export type CveRow = Selectable<CveTable>;

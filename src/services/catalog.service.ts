@@ -5,6 +5,7 @@ import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repo
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
 import { AppError } from '../domain/errors.ts';
+import type { CountCache } from './count-cache.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 
 export interface Counted<T> {
@@ -17,14 +18,18 @@ export class CatalogService {
   private readonly vendors: VendorRepository;
   private readonly weaknesses: WeaknessRepository;
 
-  constructor(db: Kysely<DB>) {
+  constructor(
+    db: Kysely<DB>,
+    private readonly counts: CountCache,
+  ) {
     this.cves = new CveRepository(db);
     this.vendors = new VendorRepository(db);
     this.weaknesses = new WeaknessRepository(db);
   }
 
-  async listCves(filters: CveFilters, ordering: CveOrdering, page: PageRequest) {
-    const count = await this.cves.count(filters);
+  /** A page of CVEs. `countKey` names the filters (as the client sent them) so the count can be cached. */
+  async listCves(filters: CveFilters, ordering: CveOrdering, page: PageRequest, countKey: string) {
+    const count = await this.counts.count(countKey, () => this.cves.count(filters));
     assertPageInRange(page, count);
     return { count, items: await this.cves.list(filters, ordering, page.pageSize, offsetOf(page)) };
   }

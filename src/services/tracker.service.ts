@@ -14,6 +14,7 @@ import {
   type TrackerWrite,
 } from '../db/tracker.repository.ts';
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
+import type { CountCache } from './count-cache.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
@@ -43,6 +44,8 @@ export interface ProjectCveQuery {
   status?: TriageStatus | 'no_status' | undefined;
   /** The assignee's email. */
   assignee?: string | undefined;
+  /** Names the catalog filters (as the client sent them) so the count can be cached. */
+  countKey?: string | undefined;
 }
 
 const UNTRACKED: TrackedCve['tracker'] = {
@@ -58,7 +61,10 @@ export class TrackerService {
   private readonly tracker: TrackerRepository;
   private readonly audit: AuditRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly counts: CountCache,
+  ) {
     this.cves = new CveRepository(db);
     this.projects = new ProjectRepository(db);
     this.tracker = new TrackerRepository(db);
@@ -96,7 +102,14 @@ export class TrackerService {
       where:
         where && byTracker ? (eb) => eb.and([where(eb), byTracker(eb)]) : (where ?? byTracker ?? undefined),
     };
-    const count = await this.cves.count(filters);
+    // Counts depend on the catalog and the subscriptions, cached per catalog version; with tracker
+    // filters they also depend on triage, which moves without a catalog version, so never cached.
+    const count =
+      query.countKey !== undefined && !byTracker
+        ? await this.counts.count(JSON.stringify([query.countKey, project.id, keys]), () =>
+            this.cves.count(filters),
+          )
+        : await this.cves.count(filters);
     assertPageInRange(page, count);
     const rows = await this.cves.list(filters, query.ordering, page.pageSize, offsetOf(page));
     const entries = await this.tracker.entries(

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
@@ -130,6 +133,25 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(await ids('search=liblzma')).toEqual(['CVE-2024-3094']);
       expect(await ids('search=2024-6387')).toEqual(['CVE-2024-6387']);
       expect(await ids('search=CVE-2021')).toEqual(['CVE-2021-36593', 'CVE-2021-44228']);
+    });
+  });
+
+  describe('counts', () => {
+    it('stay exact when an import changes the catalog (cached counts are per catalog version)', async () => {
+      const before = (await get('/api/v2/cves?kev=true')).json().count;
+      expect((await get('/api/v2/cves?kev=true&page_size=5')).json().count).toBe(before);
+      // A new CVE in KEV: the import bumps the catalog version, so the cached count is not reused.
+      const record = JSON.parse(fs.readFileSync('test/fixtures/nvd/CVE-2023-4863.json', 'utf8')) as object;
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-count-'));
+      fs.writeFileSync(
+        path.join(dir, 'CVE-2099-4863.json'),
+        JSON.stringify({ ...record, id: 'CVE-2099-4863' }),
+      );
+      await api.services.imports.importInputs(sources.nvd, [path.join(dir, 'CVE-2099-4863.json')]);
+      fs.rmSync(dir, { recursive: true, force: true });
+      const after = (await get('/api/v2/cves?kev=true')).json();
+      expect(after.count).toBe(before + 1);
+      expect(after.results.map((r: { cve_id: string }) => r.cve_id)).toContain('CVE-2099-4863');
     });
   });
 

@@ -6,7 +6,6 @@ import { pageEnvelope } from '../pagination.ts';
 import {
   changeItem,
   cveDetail,
-  cveListItem,
   CveChangeDetail,
   CveChangeItem,
   CveDetail,
@@ -14,7 +13,8 @@ import {
   CVE_INCLUDES,
   type CveInclude,
 } from './catalog.presenter.ts';
-import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { CveListQuery } from './cve-filters.ts';
+import { cveListPage } from './cve-list.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 
@@ -37,13 +37,7 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
         response: { 200: Paginated(CveListItem), ...commonErrors },
       },
     },
-    async (request) => {
-      const page = pageOf(request.query);
-      const { filters, ordering } = cveFiltersOf(request.query);
-      const where = await services.cveQuery.compile(request.query.q, request.auth!.organizationId);
-      const { count, items } = await catalog.listCves({ ...filters, where }, ordering, page);
-      return pageEnvelope(request, baseUrl, page, count, items.map(cveListItem));
-    },
+    (request) => cveListPage(services, request, request.query, 'catalog'),
   );
 
   app.get(

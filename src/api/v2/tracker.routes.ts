@@ -7,7 +7,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Services } from '../../main.ts';
 import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, NO_STATUS, TRIAGE_STATUSES } from '../../domain/triage.ts';
 import { pageEnvelope } from '../pagination.ts';
-import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-filters.ts';
 import { ProjectParams } from './projects.routes.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import {
@@ -83,6 +83,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           ordering,
           status: request.query.status,
           assignee: request.query.assignee,
+          countKey: countKeyOf('project', auth.organizationId, request.query),
         },
         page,
       );

@@ -2,8 +2,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../main.ts';
 import { pageEnvelope } from '../pagination.ts';
-import { cveListItem, CveListItem, namedItem, NamedItem } from './catalog.presenter.ts';
-import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { CveListItem, namedItem, NamedItem } from './catalog.presenter.ts';
+import { CveListQuery } from './cve-filters.ts';
+import { cveListPage } from './cve-list.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
@@ -64,15 +65,7 @@ export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     },
     async (request) => {
       const vendor = await catalog.getVendor(request.params.vendor);
-      const page = pageOf(request.query);
-      const { filters, ordering } = cveFiltersOf(request.query);
-      const where = await services.cveQuery.compile(request.query.q, request.auth!.organizationId);
-      const { count, items } = await catalog.listCves(
-        { ...filters, vendor: vendor.name, where },
-        ordering,
-        page,
-      );
-      return pageEnvelope(request, baseUrl, page, count, items.map(cveListItem));
+      return cveListPage(services, request, request.query, `vendor:${vendor.name}`, { vendor: vendor.name });
     },
   );
 
@@ -127,15 +120,11 @@ export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     },
     async (request) => {
       const product = await catalog.getProduct(request.params.vendor, request.params.product);
-      const page = pageOf(request.query);
-      const { filters, ordering } = cveFiltersOf(request.query);
-      const where = await services.cveQuery.compile(request.query.q, request.auth!.organizationId);
-      const { count, items } = await catalog.listCves(
-        { ...filters, vendor: request.params.vendor, product: product.name, where },
-        ordering,
-        page,
-      );
-      return pageEnvelope(request, baseUrl, page, count, items.map(cveListItem));
+      const vendor = request.params.vendor;
+      return cveListPage(services, request, request.query, `product:${vendor}:${product.name}`, {
+        vendor,
+        product: product.name,
+      });
     },
   );
 };

@@ -2,8 +2,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../main.ts';
 import { pageEnvelope } from '../pagination.ts';
-import { cveListItem, CveListItem, weaknessItem, WeaknessItem } from './catalog.presenter.ts';
-import { CveListQuery, cveFiltersOf } from './cve-filters.ts';
+import { CveListItem, weaknessItem, WeaknessItem } from './catalog.presenter.ts';
+import { CveListQuery } from './cve-filters.ts';
+import { cveListPage } from './cve-list.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
@@ -63,15 +64,9 @@ export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     },
     async (request) => {
       const weakness = await catalog.getWeakness(request.params.cwe_id);
-      const page = pageOf(request.query);
-      const { filters, ordering } = cveFiltersOf(request.query);
-      const where = await services.cveQuery.compile(request.query.q, request.auth!.organizationId);
-      const { count, items } = await catalog.listCves(
-        { ...filters, weakness: weakness.cwe_id, where },
-        ordering,
-        page,
-      );
-      return pageEnvelope(request, baseUrl, page, count, items.map(cveListItem));
+      return cveListPage(services, request, request.query, `weakness:${weakness.cwe_id}`, {
+        weakness: weakness.cwe_id,
+      });
     },
   );
 };
