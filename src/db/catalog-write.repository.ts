@@ -69,6 +69,11 @@ export class CatalogWriteRepository {
     return this.walWriter;
   }
 
+  /** Refreshes the planner's statistics of the tables imports read and write. */
+  async analyze(): Promise<void> {
+    await sql`ANALYZE cve_source, cve, cve_change`.execute(this.db);
+  }
+
   /** Upserts weaknesses from the CWE catalog; returns how many were new and how many changed. */
   async upsertWeaknesses(items: WeaknessRecord[]): Promise<{ inserted: number; updated: number }> {
     if (!items.length) return { inserted: 0, updated: 0 };

@@ -71,6 +71,8 @@ export interface ImportOptions {
 }
 
 const MAX_PROBLEMS = 1000;
+/** Rows written before the first ANALYZE of the catalog tables; then at every doubling. */
+const ANALYZE_FIRST_AFTER = 2_000;
 
 type CveItem = Extract<ImportItem, { kind: 'cve' }>;
 
@@ -104,6 +106,8 @@ export class ImportService {
     const problems: ImportProblem[] = [];
     let changes = 0;
     let records = 0;
+    let written = 0;
+    let nextAnalyze = ANALYZE_FIRST_AFTER;
     let lastProgress = started;
     const runId = await this.runs.start(source.name);
     const report = (status: ImportReport['status']): ImportReport => ({
@@ -128,10 +132,18 @@ export class ImportService {
         const batch = cveBatch;
         cveBatch = [];
         batchIds = new Set();
-        inflight = this.applyCveBatch(batch).then((result) => {
+        inflight = this.applyCveBatch(batch).then(async (result) => {
           for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
             counts[k] += result.counts[k];
           changes += result.changes;
+          written += result.counts.imported + result.counts.updated + result.counts.pending;
+          if (written >= nextAnalyze) {
+            // Fresh statistics as the tables grow: without them the planner scans cve_source for the
+            // batch lookups instead of using its primary key (autovacuum may be off, or too slow for
+            // a bulk load). ANALYZE samples a bounded number of rows: ~0.1 s at any size.
+            nextAnalyze = written * 2;
+            await this.catalog.analyze();
+          }
         });
         // Keep the rejection for the next await; never let it go unhandled meanwhile.
         inflight.catch(() => {});
@@ -224,9 +236,10 @@ export class ImportService {
       }
       if (!pending.length) return { counts, changes: 0 };
 
-      const changedIds = pending.map((p) => p.item.cveId);
-      const documents = await tx.sourceDocuments(changedIds);
-      const views = await tx.mergedViews(changedIds);
+      // Only CVEs with stored statements can have documents or a merged view to read.
+      const knownIds = pending.map((p) => p.item.cveId).filter((id) => stored.has(id));
+      const documents = await tx.sourceDocuments(knownIds);
+      const views = await tx.mergedViews(knownIds);
       const write = await this.mergePending(tx, pending, documents, views, counts);
       return { counts, changes: write };
     });
