@@ -18,6 +18,7 @@ import { ImportService, type ImportReport } from '../../src/services/import.serv
 import { cve5Source } from '../../src/sources/cve5/cve5.source.ts';
 import { parseCve5Record } from '../../src/sources/cve5/cve5.parse.ts';
 import { describeEachDatabase, openTestDatabase } from '../helpers/databases.ts';
+import { catalogSnapshot } from '../helpers/cve5-history.ts';
 
 const HISTORY = fileURLToPath(new URL('../fixtures/cve5/history/', import.meta.url));
 const BASE_FILE = path.join(HISTORY, 'base.jsonl.gz');
@@ -126,40 +127,6 @@ function comparable(recorded: RecordedChange[], expected: ChangeShape[], key: (c
   }
   want.push(...expected.slice(i).map(key));
   return { got, want };
-}
-
-/** The catalog's merged rows, for comparing two databases (no row ids or write times). */
-async function catalogSnapshot(db: Kysely<DB>) {
-  const rows = await db
-    .selectFrom('cve')
-    .select([
-      'cve_id',
-      'state',
-      'title',
-      'description',
-      'created_at',
-      'updated_at',
-      'metrics',
-      'cvss20',
-      'cvss30',
-      'cvss31',
-      'cvss40',
-      'kev',
-      'vendors',
-      'weaknesses',
-      'cpes',
-      'references',
-      'providers',
-    ])
-    .orderBy('cve_id')
-    .execute();
-  const sources = await db
-    .selectFrom('cve_source')
-    .select(['cve_id', 'provider', 'hash'])
-    .orderBy('cve_id')
-    .orderBy('provider')
-    .execute();
-  return { rows, sources };
 }
 
 async function countChanges(db: Kysely<DB>): Promise<number> {
