@@ -1,6 +1,6 @@
 /**
  * Replays 199 real upstream commits of cisagov/vulnrichment (test/fixtures/cve5/history, see
- * /work/shared/data/README.md §7) through the importer, commit by commit, and checks the change
+ * ../shared/data/README.md §7) through the importer, commit by commit, and checks the change
  * history (SPEC §3.3) against one computed independently here with the pure functions
  * (parseCve5Record → mergeCve → diffCve), plus a few changes written out by hand from the records.
  */

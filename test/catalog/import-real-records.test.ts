@@ -1,5 +1,5 @@
 /**
- * Imports real upstream records (test/fixtures, copied from /work/shared/data) and checks the merged
+ * Imports real upstream records (test/fixtures, copied from ../shared/data) and checks the merged
  * `cve` rows field by field (SPEC §3.2) and the change history (SPEC §3.3).
  */
 import zlib from 'node:zlib';
