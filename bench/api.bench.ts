@@ -14,7 +14,7 @@ import { machineInfo } from './lib/machine.ts';
 import { fixed, int } from './lib/markdown.ts';
 import { DEFAULT_SERVER_URL, dropDatabase, serverInfo, withDatabase } from './lib/pg-admin.ts';
 import { benchDir, projectRoot, workDir } from './lib/paths.ts';
-import { backendCpuMs } from './api/cpu.ts';
+import { backendCpuReader } from './lib/pg-server-cpu.ts';
 import { endpoints, type Endpoint } from './api/endpoints.ts';
 import { runLoad, type LoadOptions } from './api/load.ts';
 import type { PhaseSpec } from './api/phase.ts';
@@ -291,7 +291,7 @@ class ApiBench {
     const database = target.kind === 'postgres' ? target.database : undefined;
     const probesOf = (server: Server) => ({
       server: () => server.cpuMs(),
-      database: database ? () => backendCpuMs(database) : undefined,
+      database: database ? backendCpuReader(database) : undefined,
     });
 
     let server = await Server.start(env);

@@ -5,7 +5,7 @@
  * so the results can say where the two cores went.
  */
 import autocannon from 'autocannon';
-import { machineCpuMs } from './cpu.ts';
+import { machineCpuMs } from '../lib/pg-server-cpu.ts';
 
 export interface LoadOptions {
   connections: number;

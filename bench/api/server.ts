@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { projectRoot } from '../lib/paths.ts';
 import type { ApiTarget } from './types.ts';
 import { withDatabase } from '../lib/pg-admin.ts';
-import { processCpuMs } from './cpu.ts';
+import { processCpuMs } from '../lib/pg-server-cpu.ts';
 
 const cli = path.join(projectRoot, 'bin', 'vulntrack.js');
 

@@ -25,7 +25,8 @@ function backendPids(database: string): string[] {
   return pids;
 }
 
-function cpuTicks(pid: string): number | undefined {
+/** user + system clock ticks of a process; undefined when it is gone (or not Linux). */
+export function cpuTicks(pid: string): number | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesized command start at field 3; utime and stime are fields 14 and 15.
@@ -57,4 +58,28 @@ export function backendCpuReader(database: string): () => number | undefined {
     }
     return found ? ticks * MS_PER_TICK : undefined;
   };
+}
+
+/** user + system CPU ms of a process (all its threads); undefined when /proc does not show it. */
+export function processCpuMs(pid: number): number | undefined {
+  const ticks = cpuTicks(String(pid));
+  return ticks === undefined ? undefined : ticks * MS_PER_TICK;
+}
+
+/**
+ * Busy CPU ms of the whole machine (every core; idle and iowait excluded), from /proc/stat. What the
+ * per-process readings miss shows here: PostgreSQL's parallel workers (short-lived processes whose
+ * titles do not name the database) and every other process on the machine.
+ */
+export function machineCpuMs(): number | undefined {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+    const [, ...fields] = line.trim().split(/\s+/);
+    const ticks = fields.map(Number);
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal (guest is in user)
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    return (total - idle) * MS_PER_TICK;
+  } catch {
+    return undefined;
+  }
 }

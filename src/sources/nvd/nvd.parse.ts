@@ -50,6 +50,20 @@ function pickCvss(list: unknown): CvssData | undefined {
   return { score: data.baseScore, vector: data.vectorString };
 }
 
+type CpeMatch = NvdConfiguration['nodes'][number]['cpeMatch'][number];
+
+/** The version bounds of a CPE match, the same four fields in both NVD layouts. */
+function copyVersionRange(from: Json, to: CpeMatch): void {
+  for (const k of [
+    'versionStartIncluding',
+    'versionStartExcluding',
+    'versionEndIncluding',
+    'versionEndExcluding',
+  ] as const) {
+    if (typeof from[k] === 'string') to[k] = from[k];
+  }
+}
+
 /** An NVD CVE API 2.0 `cve` object as the `nvd` statement. Throws RecordError when it is not one. */
 export function parseNvd20(value: unknown): SourceRecord {
   const cve = asObject(value);
@@ -94,19 +108,12 @@ export function parseNvd20(value: unknown): SourceRecord {
       operator: node.operator === 'AND' ? ('AND' as const) : ('OR' as const),
       negate: node.negate === true,
       cpeMatch: objects(node.cpeMatch).map((m) => {
-        const match: NvdConfiguration['nodes'][number]['cpeMatch'][number] = {
+        const match: CpeMatch = {
           criteria: String(m.criteria ?? ''),
           matchCriteriaId: String(m.matchCriteriaId ?? ''),
           vulnerable: m.vulnerable === true,
         };
-        for (const k of [
-          'versionStartIncluding',
-          'versionStartExcluding',
-          'versionEndIncluding',
-          'versionEndExcluding',
-        ] as const) {
-          if (typeof m[k] === 'string') match[k] = m[k];
-        }
+        copyVersionRange(m, match);
         if (match.criteria) doc.cpes.push(match.criteria);
         return match;
       }),
@@ -139,19 +146,12 @@ function convertNode11(node: Node11, cpes: string[]): NvdConfiguration['nodes'][
     cpeMatch: objects(node.cpe_match).map((m) => {
       const criteria = String(m.cpe23Uri ?? '');
       if (criteria) cpes.push(criteria);
-      const match: NvdConfiguration['nodes'][number]['cpeMatch'][number] = {
+      const match: CpeMatch = {
         criteria,
         matchCriteriaId: '',
         vulnerable: m.vulnerable === true,
       };
-      for (const k of [
-        'versionStartIncluding',
-        'versionStartExcluding',
-        'versionEndIncluding',
-        'versionEndExcluding',
-      ] as const) {
-        if (typeof m[k] === 'string') match[k] = m[k];
-      }
+      copyVersionRange(m, match);
       return match;
     }),
   };
