@@ -33,11 +33,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const retryable = (status: number) => status === 403 || status === 429 || status >= 500;
 
 /**
- * At most `limit` requests start within any `windowMs`: each caller waits until the oldest of the
- * last `limit` starts leaves the window. Serializes callers, so concurrent use stays within limits.
+ * At most `limit` requests within any `windowMs`, as the upstream counts them: by arrival. A request
+ * holds its slot from its start until its response arrives (`release`), and the window is measured
+ * from then: the client cannot know when a request reached the server, only that it did before the
+ * response came back, so a delayed request never lets the next ones land too close behind it.
+ * Serializes callers, so concurrent use stays within limits.
  */
 export class SlidingWindowRateLimiter {
-  private readonly starts: number[] = [];
+  /** Per slot: when its response arrived, or undefined while the request is in flight. */
+  private readonly slots: { doneAt: number | undefined }[] = [];
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
@@ -45,19 +49,33 @@ export class SlidingWindowRateLimiter {
     readonly windowMs: number,
   ) {}
 
-  acquire(): Promise<void> {
+  /** Waits for a slot; call the returned function when the response has arrived (or failed). */
+  acquire(): Promise<() => void> {
     const turn = this.queue.then(async () => {
       for (;;) {
         const now = Date.now();
-        while (this.starts.length && now - this.starts[0]! >= this.windowMs) this.starts.shift();
-        if (this.starts.length < this.limit) {
-          this.starts.push(now);
-          return;
+        while (
+          this.slots.length &&
+          this.slots[0]!.doneAt !== undefined &&
+          now - this.slots[0]!.doneAt >= this.windowMs
+        ) {
+          this.slots.shift();
         }
-        await sleep(this.starts[0]! + this.windowMs - now + 1);
+        if (this.slots.length < this.limit) {
+          const slot: { doneAt: number | undefined } = { doneAt: undefined };
+          this.slots.push(slot);
+          return () => {
+            slot.doneAt ??= Date.now();
+          };
+        }
+        const oldest = this.slots[0]!.doneAt;
+        await sleep(oldest === undefined ? 20 : oldest + this.windowMs - now + 1);
       }
     });
-    this.queue = turn.catch(() => {});
+    this.queue = turn.then(
+      () => {},
+      () => {},
+    );
     return turn;
   }
 }
@@ -84,8 +102,13 @@ export async function fetchWithRetry<T>(
     let delayMs = Math.min(policy.baseDelayMs * 2 ** (attempt - 1), policy.maxDelayMs ?? 300_000);
     delayMs = Math.round(delayMs * (0.8 + Math.random() * 0.4));
     try {
-      await limiter?.acquire();
-      const response = await fetch(url, { ...init, redirect: 'follow' });
+      const release = await limiter?.acquire();
+      let response: Response;
+      try {
+        response = await fetch(url, { ...init, redirect: 'follow' });
+      } finally {
+        release?.();
+      }
       if (!retryable(response.status)) return await read(response);
       await response.body?.cancel().catch(() => {});
       lastReason = `HTTP ${response.status}`;
