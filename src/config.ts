@@ -24,6 +24,24 @@ export interface Config {
   rateLimitPerMinute: number;
   sync: SyncConfig;
   worker: WorkerConfig;
+  notifications: NotificationConfig;
+  /** How long a verified API v1 Basic credential is trusted without hashing again (API_V1_AUTH_CACHE_SECONDS). */
+  apiV1AuthCacheMs: number;
+}
+
+export interface NotificationConfig {
+  /** smtp://user:pass@host:port or smtps://… (SMTP_URL); unset: email notifications cannot be delivered. */
+  smtpUrl: string | undefined;
+  /** The From address of notification email (SMTP_FROM). */
+  smtpFrom: string;
+  /** Allow outbound notification URLs on loopback, private and link-local addresses (OUTBOUND_ALLOW_PRIVATE; tests only). */
+  outboundAllowPrivate: boolean;
+  /** Time limit of one outbound delivery attempt (DELIVERY_TIMEOUT_MS). */
+  deliveryTimeoutMs: number;
+  /** Attempts per delivery before it is dead (DELIVERY_ATTEMPTS, at least 5). */
+  deliveryAttempts: number;
+  /** First retry delay of a failed delivery, doubled on each further one (DELIVERY_RETRY_BASE_SECONDS). */
+  deliveryRetryBaseMs: number;
 }
 
 export const SYNC_SOURCE_NAMES = ['cve5', 'nvd', 'kev', 'epss', 'cwe'] as const;
@@ -152,6 +170,25 @@ function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   };
 }
 
+/** Notification delivery settings (docs/notifications.md). */
+function notificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl && !/^smtps?:\/\/\S+$/.test(smtpUrl)) {
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL (got "${smtpUrl}")`);
+  }
+  const smtpFrom = env.SMTP_FROM || 'vulntrack <vulntrack@localhost>';
+  return {
+    smtpUrl,
+    smtpFrom,
+    outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE', env.OUTBOUND_ALLOW_PRIVATE, false),
+    deliveryTimeoutMs: integer('DELIVERY_TIMEOUT_MS', env.DELIVERY_TIMEOUT_MS, 10_000, 100, 300_000),
+    // SPEC §7: at least 5 attempts over at least an hour (1+2+4+8 min base doubling ≥ 15 min, capped
+    // by JOB_RETRY_MAX_SECONDS; the default 8 attempts from 60 s span 2+ hours).
+    deliveryAttempts: integer('DELIVERY_ATTEMPTS', env.DELIVERY_ATTEMPTS, 8, 5, 50),
+    deliveryRetryBaseMs: integer('DELIVERY_RETRY_BASE_SECONDS', env.DELIVERY_RETRY_BASE_SECONDS, 60, 0, 86_400) * 1000,
+  };
+}
+
 function date(name: string, value: string | undefined): Date | undefined {
   if (value === undefined || value === '') return undefined;
   const d = new Date(value);
@@ -215,6 +252,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       retryBaseMs: integer('SYNC_RETRY_BASE_MS', env.SYNC_RETRY_BASE_MS, 2000, 0, 600_000),
     },
     worker: workerConfig(env),
+    notifications: notificationConfig(env),
+    apiV1AuthCacheMs: integer('API_V1_AUTH_CACHE_SECONDS', env.API_V1_AUTH_CACHE_SECONDS, 300, 0, 86_400) * 1000,
   };
 }
 
