@@ -185,7 +185,8 @@ function notificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
     // SPEC §7: at least 5 attempts over at least an hour (1+2+4+8 min base doubling ≥ 15 min, capped
     // by JOB_RETRY_MAX_SECONDS; the default 8 attempts from 60 s span 2+ hours).
     deliveryAttempts: integer('DELIVERY_ATTEMPTS', env.DELIVERY_ATTEMPTS, 8, 5, 50),
-    deliveryRetryBaseMs: integer('DELIVERY_RETRY_BASE_SECONDS', env.DELIVERY_RETRY_BASE_SECONDS, 60, 0, 86_400) * 1000,
+    deliveryRetryBaseMs:
+      integer('DELIVERY_RETRY_BASE_SECONDS', env.DELIVERY_RETRY_BASE_SECONDS, 60, 0, 86_400) * 1000,
   };
 }
 
@@ -253,7 +254,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     worker: workerConfig(env),
     notifications: notificationConfig(env),
-    apiV1AuthCacheMs: integer('API_V1_AUTH_CACHE_SECONDS', env.API_V1_AUTH_CACHE_SECONDS, 300, 0, 86_400) * 1000,
+    apiV1AuthCacheMs:
+      integer('API_V1_AUTH_CACHE_SECONDS', env.API_V1_AUTH_CACHE_SECONDS, 300, 0, 86_400) * 1000,
   };
 }
 
