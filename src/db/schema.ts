@@ -211,6 +211,13 @@ export interface CatalogStateTable {
   version: number;
 }
 
+export interface UserCveTagTable {
+  user_id: string;
+  cve_id: string;
+  tag: string;
+  created_at: Generated<Date>;
+}
+
 export interface DB {
   cve: CveTable;
   cve_source: CveSourceTable;
@@ -231,6 +238,7 @@ export interface DB {
   job: JobTable;
   sync_state: SyncStateTable;
   catalog_state: CatalogStateTable;
+  user_cve_tag: UserCveTagTable;
 }
 
 export type CveRow = Selectable<CveTable>;
