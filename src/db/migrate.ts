@@ -7,6 +7,7 @@ import * as m0001 from './migrations/0001-catalog.ts';
 import * as m0002 from './migrations/0002-organizations.ts';
 import * as m0003 from './migrations/0003-jobs.ts';
 import * as m0004 from './migrations/0004-catalog-version.ts';
+import * as m0005 from './migrations/0005-notifications.ts';
 import * as m0006 from './migrations/0006-user-tags.ts';
 
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0002-organizations': m0002,
   '0003-jobs': m0003,
   '0004-catalog-version': m0004,
+  '0005-notifications': m0005,
   '0006-user-tags': m0006,
 };
 

@@ -44,6 +44,8 @@ export interface CveChangeTable {
   cve_id: string;
   types: string[];
   data: Json<unknown[]>;
+  /** Commit order, for the event processor's cursor. */
+  seq: Generated<number>;
 }
 
 export interface VendorTable {
@@ -211,6 +213,108 @@ export interface CatalogStateTable {
   version: number;
 }
 
+export interface EpssMoveTable {
+  seq: Generated<number>;
+  cve_id: string;
+  old_score: number | null;
+  new_score: number;
+  created_at: Generated<Date>;
+}
+
+export interface EventCursorTable {
+  stream: string;
+  seq: number;
+  updated_at: Generated<Date>;
+}
+
+export interface ProjectEventTable {
+  id: Generated<string>;
+  project_id: string;
+  cve_id: string;
+  change_id: string | null;
+  changed_at: Timestamp;
+  created_at: Generated<Date>;
+  types: string[];
+  matched_keys: string[];
+  events: Json<{ type: string; details: unknown }[]>;
+}
+
+export interface NotificationTable {
+  id: Generated<string>;
+  project_id: string;
+  name: string;
+  type: 'email' | 'webhook' | 'slack' | 'teams';
+  is_enabled: Generated<boolean>;
+  /** What may be shown: the email address, a URL's host, header names. */
+  configuration: Json<Record<string, unknown>>;
+  /** Encrypted JSON (URLs, header values, the signing secret): see domain/secret-box.ts. */
+  secrets: string;
+  email_status: 'confirmed' | 'pending' | 'unsubscribed' | null;
+  email_token_hash: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface AutomationTable {
+  id: Generated<string>;
+  project_id: string;
+  name: string;
+  is_enabled: Generated<boolean>;
+  trigger_type: 'alert' | 'report';
+  frequency: 'daily' | 'weekly' | null;
+  schedule_time: string | null;
+  schedule_timezone: string | null;
+  schedule_weekday: number | null;
+  configuration: Json<Record<string, unknown>>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface AutomationExecutionTable {
+  id: Generated<string>;
+  automation_id: string;
+  executed_at: Generated<Date>;
+  window_start: Timestamp;
+  window_end: Timestamp;
+  matched_cves_count: number;
+  results: Json<unknown[]>;
+  report_id: string | null;
+}
+
+export interface ReportTable {
+  id: Generated<string>;
+  link: string;
+  project_id: string;
+  automation_id: string | null;
+  period_start: Timestamp;
+  period_end: Timestamp;
+  created_at: Generated<Date>;
+  summary: Json<Record<string, unknown>>;
+}
+
+export interface ReportItemTable {
+  id: Generated<string>;
+  report_id: string;
+  cve_id: string;
+  matched_keys: string[];
+  event_types: string[];
+  change_ids: string[];
+  events: Json<{ type: string; details: unknown }[]>;
+  highest_cvss: number | null;
+  created_at: Generated<Date>;
+}
+
+export interface DeliveryTable {
+  id: Generated<string>;
+  notification_id: string;
+  kind: 'alert' | 'report' | 'test';
+  payload: Json<Record<string, unknown>>;
+  status: Generated<'pending' | 'succeeded' | 'failed' | 'dead'>;
+  attempts: ColumnType<unknown[], string | undefined, string>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface UserCveTagTable {
   user_id: string;
   cve_id: string;
@@ -238,6 +342,15 @@ export interface DB {
   job: JobTable;
   sync_state: SyncStateTable;
   catalog_state: CatalogStateTable;
+  epss_move: EpssMoveTable;
+  event_cursor: EventCursorTable;
+  project_event: ProjectEventTable;
+  notification: NotificationTable;
+  automation: AutomationTable;
+  automation_execution: AutomationExecutionTable;
+  report: ReportTable;
+  report_item: ReportItemTable;
+  delivery: DeliveryTable;
   user_cve_tag: UserCveTagTable;
 }
 
