@@ -17,6 +17,12 @@ export interface StoredSource {
   hash: string;
 }
 
+export interface EpssMove {
+  cveId: string;
+  oldScore: number | null;
+  newScore: number;
+}
+
 export interface SourceUpsert {
   cveId: string;
   provider: Provider;
@@ -32,6 +38,8 @@ export interface CatalogBatchWrite {
   sourceDeletes: { cveId: string; provider: Provider }[];
   cves: MergedCve[];
   changes: CveChange[];
+  /** EPSS moves worth an EPSS trigger (see ImportService). */
+  epssMoves?: EpssMove[];
   vendorKeys: string[];
   weaknessIds: string[];
 }
@@ -221,6 +229,19 @@ export class CatalogWriteTransaction {
       await sql`
         INSERT INTO cve_change (cve_id, types, data)
         SELECT cve_id, types, data FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb)`.execute(
+        tx,
+      );
+    }
+    if (batch.epssMoves?.length) {
+      const rows = batch.epssMoves.map((m) => ({
+        cve_id: m.cveId,
+        old_score: m.oldScore,
+        new_score: m.newScore,
+      }));
+      await sql`
+        INSERT INTO epss_move (cve_id, old_score, new_score)
+        SELECT cve_id, old_score, new_score
+          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, old_score float8, new_score float8)`.execute(
         tx,
       );
     }

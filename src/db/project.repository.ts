@@ -54,6 +54,10 @@ export class ProjectRepository {
       .execute();
   }
 
+  findById(id: string, tx?: Executor): Promise<ProjectRow | undefined> {
+    return this.projects(tx).where('p.id', '=', id).executeTakeFirst();
+  }
+
   findByName(organizationId: string, name: string, tx?: Executor): Promise<ProjectRow | undefined> {
     return this.projects(tx)
       .where('p.organization_id', '=', organizationId)

@@ -162,8 +162,12 @@ export class TrackerRepository {
   }
 
   /** The user of a joined membership of the organization with this email (the user's email). */
-  joinedMember(organizationId: string, email: string): Promise<{ id: string; email: string } | undefined> {
-    return this.db
+  joinedMember(
+    organizationId: string,
+    email: string,
+    tx: Executor = this.db,
+  ): Promise<{ id: string; email: string } | undefined> {
+    return tx
       .selectFrom('membership as m')
       .innerJoin('app_user as u', 'u.id', 'm.user_id')
       .select(['u.id', 'u.email'])

@@ -21,6 +21,7 @@ import {
 import {
   CatalogWriteRepository,
   type CatalogWriteTransaction,
+  type EpssMove,
   type SourceUpsert,
 } from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
@@ -71,6 +72,11 @@ export interface ImportOptions {
 }
 
 const MAX_PROBLEMS = 1000;
+/**
+ * An EPSS move at least this large is kept for EPSS triggers (docs/notifications.md): scores drift a
+ * little every day for every CVE, and a drift is nobody's news.
+ */
+export const EPSS_MOVE_MIN = 0.01;
 /** Rows written before the first ANALYZE of the catalog tables; then at every doubling. */
 const ANALYZE_FIRST_AFTER = 2_000;
 
@@ -87,6 +93,20 @@ function serialize(doc: SourceDocument, raw?: Record<string, unknown>) {
   const hash = createHash('sha1').update(docJson);
   if (rawJson !== undefined) hash.update(rawJson);
   return { docJson, rawJson, hash: hash.digest('base64') };
+}
+
+function epssScore(cve: MergedCve): number | null {
+  const data = cve.metrics.epss.data as { score?: number } | null;
+  return typeof data?.score === 'number' ? data.score : null;
+}
+
+/** The EPSS move from `before` to `after` when it is large enough to matter. */
+function epssMove(before: MergedCve, after: MergedCve): EpssMove | undefined {
+  const oldScore = epssScore(before);
+  const newScore = epssScore(after);
+  if (newScore === null || oldScore === newScore) return undefined;
+  if (oldScore !== null && Math.abs(newScore - oldScore) < EPSS_MOVE_MIN) return undefined;
+  return { cveId: after.cveId, oldScore, newScore };
 }
 
 export class ImportService {
@@ -258,6 +278,7 @@ export class ImportService {
     const weaknessIds = new Set<string>();
     const sourceDeletes: { cveId: string; provider: Provider }[] = [];
     const sourceUpserts: SourceUpsert[] = [];
+    const epssMoves: EpssMove[] = [];
     for (const { item, upserts, deletes } of pending) {
       const docs = documents.get(item.cveId) ?? new Map<Provider, SourceDocument>();
       for (const u of upserts) docs.set(u.provider, u.doc);
@@ -277,6 +298,10 @@ export class ImportService {
         continue;
       }
       cves.push(after);
+      if (before) {
+        const move = epssMove(before, after);
+        if (move) epssMoves.push(move);
+      }
       const change = diffCve(before, after);
       if (change) changes.push(change);
       if (before) counts.updated++;
@@ -290,6 +315,7 @@ export class ImportService {
       sourceDeletes,
       cves,
       changes,
+      epssMoves,
       vendorKeys: [...vendorKeys],
       weaknessIds: [...weaknessIds],
     });

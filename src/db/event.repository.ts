@@ -1,0 +1,217 @@
+/**
+ * The event processor's SQL: the cursor over recorded changes and EPSS moves, the set-based match
+ * of a chunk of them to the active projects whose subscriptions cover the CVE, and the project
+ * events it writes. Everything here runs inside the processor's transaction.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+import type { ChangeEntry } from '../domain/cve-change.ts';
+import type { ProjectEventEntry } from '../domain/automation.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export type EventStream = 'changes' | 'epss';
+
+/** A recorded change (or an EPSS move), with the CVE as it is now. */
+export interface StreamItem {
+  seq: number;
+  /** cve_change.id; null for an EPSS move. */
+  changeId: string | null;
+  cveId: string;
+  changedAt: Date;
+  entries: ChangeEntry[];
+  epss: { old: number | null; new: number } | null;
+  cve: CveNow;
+}
+
+export interface CveNow {
+  state: string;
+  title: string | null;
+  description: string | null;
+  created_at: Date;
+  cvss20: number | null;
+  cvss30: number | null;
+  cvss31: number | null;
+  cvss40: number | null;
+  epss: number | null;
+  kev: boolean;
+  vendors: string[];
+}
+
+/** One (item, project) pair: the subscribed keys the CVE carries now, and those it carried before. */
+export interface ProjectMatch {
+  seq: number;
+  projectId: string;
+  /** Subscribed keys among the CVE's keys now. */
+  keysNow: string[];
+  /** Subscribed keys among the keys this change removed (for "enters the project"). */
+  keysRemoved: string[];
+}
+
+export interface NewProjectEvent {
+  project_id: string;
+  cve_id: string;
+  change_id: string | null;
+  changed_at: Date;
+  types: string[];
+  matched_keys: string[];
+  events: ProjectEventEntry[];
+}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+export class EventRepository {
+  constructor(private readonly db: Executor) {}
+
+  /** The stream's position, locked until the transaction ends: one processor at a time. */
+  async lockCursor(stream: EventStream): Promise<number> {
+    const row = await sql<{ seq: string }>`
+      SELECT seq FROM event_cursor WHERE stream = ${stream} FOR UPDATE`.execute(this.db);
+    return Number(row.rows[0]?.seq ?? 0);
+  }
+
+  async advanceCursor(stream: EventStream, seq: number): Promise<void> {
+    await sql`UPDATE event_cursor SET seq = ${seq}, updated_at = now() WHERE stream = ${stream}`.execute(
+      this.db,
+    );
+  }
+
+  /** The position of the stream's newest item (0 when empty). */
+  async streamEnd(stream: EventStream): Promise<number> {
+    const row =
+      stream === 'changes'
+        ? await sql<{ seq: string | null }>`SELECT max(seq) AS seq FROM cve_change`.execute(this.db)
+        : await sql<{ seq: string | null }>`SELECT max(seq) AS seq FROM epss_move`.execute(this.db);
+    return Number(row.rows[0]?.seq ?? 0);
+  }
+
+  /** Up to `limit` items after `afterSeq`, in order, with their CVE as it is now. */
+  async readChunk(stream: EventStream, afterSeq: number, limit: number): Promise<StreamItem[]> {
+    const cveColumns = sql`c.state, c.title, c.description, c.created_at AS cve_created_at, c.cvss20, c.cvss30,
+      c.cvss31, c.cvss40, c.epss, c.kev, c.vendors`;
+    const rows =
+      stream === 'changes'
+        ? await sql<ChunkRow>`
+            SELECT ch.seq, ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.data,
+                   NULL::float8 AS old_score, NULL::float8 AS new_score, ${cveColumns}
+              FROM cve_change ch JOIN cve c ON c.cve_id = ch.cve_id
+             WHERE ch.seq > ${afterSeq}
+             ORDER BY ch.seq LIMIT ${limit}`.execute(this.db)
+        : await sql<ChunkRow>`
+            SELECT m.seq, NULL::uuid AS change_id, m.cve_id, m.created_at AS changed_at, '[]'::jsonb AS data,
+                   m.old_score, m.new_score, ${cveColumns}
+              FROM epss_move m JOIN cve c ON c.cve_id = m.cve_id
+             WHERE m.seq > ${afterSeq}
+             ORDER BY m.seq LIMIT ${limit}`.execute(this.db);
+    return rows.rows.map((r) => ({
+      seq: Number(r.seq),
+      changeId: r.change_id,
+      cveId: r.cve_id,
+      changedAt: new Date(r.changed_at),
+      entries: r.data,
+      epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
+      cve: {
+        state: r.state,
+        title: r.title,
+        description: r.description,
+        created_at: new Date(r.cve_created_at),
+        cvss20: r.cvss20,
+        cvss30: r.cvss30,
+        cvss31: r.cvss31,
+        cvss40: r.cvss40,
+        epss: r.epss,
+        kev: r.kev,
+        vendors: r.vendors,
+      },
+    }));
+  }
+
+  /**
+   * The active projects each item concerns, in one statement: subscriptions joined on the keys the
+   * CVE carries now or lost in this change (GIN-free: `project_subscription_key_idx` per key).
+   */
+  async matchProjects(
+    items: readonly { seq: number; keys: string[]; removed: string[] }[],
+  ): Promise<ProjectMatch[]> {
+    if (!items.length) return [];
+    const input = items.flatMap((i) => [
+      ...i.keys.map((k) => ({ seq: i.seq, key: k, removed: false })),
+      ...i.removed.map((k) => ({ seq: i.seq, key: k, removed: true })),
+    ]);
+    if (!input.length) return [];
+    const rows = await sql<{ seq: string; project_id: string; keys_now: string[]; keys_removed: string[] }>`
+      SELECT x.seq, s.project_id,
+             coalesce(array_agg(x.key ORDER BY x.key) FILTER (WHERE NOT x.removed), '{}') AS keys_now,
+             coalesce(array_agg(x.key ORDER BY x.key) FILTER (WHERE x.removed), '{}') AS keys_removed
+        FROM jsonb_to_recordset(${json(input)}::jsonb) AS x(seq bigint, key text, removed boolean)
+        JOIN project_subscription s ON s.vendor_key = x.key
+        JOIN project p ON p.id = s.project_id AND p.active
+       GROUP BY x.seq, s.project_id`.execute(this.db);
+    return rows.rows.map((r) => ({
+      seq: Number(r.seq),
+      projectId: r.project_id,
+      keysNow: r.keys_now,
+      keysRemoved: r.keys_removed,
+    }));
+  }
+
+  async insertEvents(events: readonly NewProjectEvent[]): Promise<void> {
+    // Bounded statements: a busy day's fan-out is tens of thousands of rows.
+    for (let i = 0; i < events.length; i += 2000) {
+      const rows = events.slice(i, i + 2000);
+      await sql`
+        INSERT INTO project_event (project_id, cve_id, change_id, changed_at, types, matched_keys, events)
+        SELECT project_id, cve_id, change_id, changed_at, types, matched_keys, events
+          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(project_id uuid, cve_id text, change_id uuid,
+               changed_at timestamptz, types text[], matched_keys text[], events jsonb)`.execute(this.db);
+    }
+  }
+
+  /** Tracker status and assignee email of each (project, CVE) pair that has an entry. */
+  async trackerStates(
+    pairs: readonly { projectId: string; cveId: string }[],
+  ): Promise<Map<string, { status: string | null; assignee: string | null }>> {
+    const out = new Map<string, { status: string | null; assignee: string | null }>();
+    if (!pairs.length) return out;
+    const rows = await sql<{
+      project_id: string;
+      cve_id: string;
+      status: string | null;
+      assignee: string | null;
+    }>`
+      SELECT t.project_id, t.cve_id, t.status, u.email AS assignee
+        FROM jsonb_to_recordset(${json(pairs.map((p) => ({ project_id: p.projectId, cve_id: p.cveId })))}::jsonb)
+             AS x(project_id uuid, cve_id text)
+        JOIN tracker_entry t ON t.project_id = x.project_id AND t.cve_id = x.cve_id
+        LEFT JOIN app_user u ON u.id = t.assignee_id`.execute(this.db);
+    for (const r of rows.rows)
+      out.set(`${r.project_id} ${r.cve_id}`, { status: r.status, assignee: r.assignee });
+    return out;
+  }
+
+  /** Deletes EPSS moves already processed and older than `before` (they are only the processor's input). */
+  async purgeEpssMoves(uptoSeq: number, before: Date): Promise<void> {
+    await sql`DELETE FROM epss_move WHERE seq <= ${uptoSeq} AND created_at < ${before}`.execute(this.db);
+  }
+}
+
+interface ChunkRow {
+  seq: string;
+  change_id: string | null;
+  cve_id: string;
+  changed_at: Date;
+  data: ChangeEntry[];
+  old_score: number | null;
+  new_score: number | null;
+  state: string;
+  title: string | null;
+  description: string | null;
+  cve_created_at: Date;
+  cvss20: number | null;
+  cvss30: number | null;
+  cvss31: number | null;
+  cvss40: number | null;
+  epss: number | null;
+  kev: boolean;
+  vendors: string[];
+}
