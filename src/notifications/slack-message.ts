@@ -5,7 +5,7 @@
  * Slack's limits: 50 blocks per message, 3000 characters per section text, 150 per header text; the
  * cap of CHAT_MAX_CVES keeps the message at most 2 + 20 + 1 blocks.
  */
-import { CHAT_MAX_CVES, clip, cveCount, summarize, type CveLine } from './message-summary.ts';
+import { CHAT_MAX_CVES, clip, cveCount, summarize, truncate, type CveLine } from './message-summary.ts';
 import type { NotificationPayload } from './payload.ts';
 
 export const SLACK_MAX_BLOCKS = 50;
@@ -36,7 +36,7 @@ function cveSection(line: CveLine): SlackBlock {
   const rows = [`*${id}* ${escapeSlack(line.summary)}`, facts.join(' · ')];
   if (line.events.length) rows.push(`Events: ${escapeSlack(line.events.join(', '))}`);
   if (line.vendors) rows.push(`Vendors: ${escapeSlack(line.vendors)}`);
-  return { type: 'section', text: { type: 'mrkdwn', text: clip(rows.join('\n'), SLACK_MAX_TEXT) } };
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(rows.join('\n'), SLACK_MAX_TEXT) } };
 }
 
 /** The Block Kit message for `payload`; CVE ids link to `${baseUrl}/cves/<id>` when baseUrl is set. */

@@ -6,6 +6,7 @@ import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
 import { AppError } from '../domain/errors.ts';
 import type { CountCache } from './count-cache.ts';
+import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 
 export interface Counted<T> {
@@ -32,6 +33,17 @@ export class CatalogService {
     const count = await this.counts.count(countKey, () => this.cves.count(filters));
     assertPageInRange(page, count);
     return { count, items: await this.cves.list(filters, ordering, page.pageSize, offsetOf(page)) };
+  }
+
+  /** Every CVE of a list, in its order, for an export (at most CVE_EXPORT_MAX, else a 400). */
+  async exportCves(
+    filters: CveFilters,
+    ordering: CveOrdering,
+    countKey: string,
+  ): Promise<CveExport<CveExportRow>> {
+    const count = () => this.counts.count(countKey, () => this.cves.count(filters));
+    const ids = await exportIds(this.cves, filters, ordering, count);
+    return { count: ids.length, rows: inChunks(ids, (chunk) => this.cves.exportRows(chunk)) };
   }
 
   async getCve(cveId: string) {

@@ -2,7 +2,7 @@
  * The CVE tracker of a project: the project's CVEs with their triage status and assignee, moves
  * (single and bulk, each moved CVE one audit entry with old and new values) and comments.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
 import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
@@ -15,6 +15,7 @@ import {
 } from '../db/tracker.repository.ts';
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
 import type { CountCache } from './count-cache.ts';
+import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
@@ -46,6 +47,19 @@ export interface ProjectCveQuery {
   assignee?: string | undefined;
   /** Names the catalog filters (as the client sent them) so the count can be cached. */
   countKey?: string | undefined;
+}
+
+/** A CVE of a project as an export writes it: the catalog's exported columns and the tracker entry. */
+export interface TrackedCveExportRow extends CveExportRow {
+  tracker: TrackedCve['tracker'];
+}
+
+interface ProjectList {
+  project: ProjectRow;
+  keys: string[];
+  filters: CveFilters;
+  /** Whether tracker filters apply (then the count is not cached). */
+  byTracker: boolean;
 }
 
 const UNTRACKED: TrackedCve['tracker'] = {
@@ -82,38 +96,16 @@ export class TrackerService {
     query: ProjectCveQuery,
     page: PageRequest,
   ): Promise<{ count: number; items: TrackedCve[] }> {
-    const project = await this.project(organizationId, projectName);
-    const keys = await this.projects.subscriptionKeys(project.id);
-    const trackerFilter: TrackerFilter = {};
-    if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
-    const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
-    if (assignee !== undefined) trackerFilter.assigneeId = await this.tracker.userIdByEmail(assignee);
-    // No subscriptions, or nobody with that email: nothing to list.
-    if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) {
+    const list = await this.projectList(organizationId, projectName, query);
+    if (!list) {
       assertPageInRange(page, 0);
       return { count: 0, items: [] };
     }
-    const byTracker = this.tracker.filter(project.id, trackerFilter);
-    const where = query.filters.where;
-    const filters: CveFilters = {
-      ...query.filters,
-      anyVendorKeys: keys,
-      excludeRejected: true,
-      where:
-        where && byTracker ? (eb) => eb.and([where(eb), byTracker(eb)]) : (where ?? byTracker ?? undefined),
-    };
-    // Counts depend on the catalog and the subscriptions, cached per catalog version; with tracker
-    // filters they also depend on triage, which moves without a catalog version, so never cached.
-    const count =
-      query.countKey !== undefined && !byTracker
-        ? await this.counts.count(JSON.stringify([query.countKey, project.id, keys]), () =>
-            this.cves.count(filters),
-          )
-        : await this.cves.count(filters);
+    const count = await this.countOf(list, query.countKey);
     assertPageInRange(page, count);
-    const rows = await this.cves.list(filters, query.ordering, page.pageSize, offsetOf(page));
+    const rows = await this.cves.list(list.filters, query.ordering, page.pageSize, offsetOf(page));
     const entries = await this.tracker.entries(
-      project.id,
+      list.project.id,
       rows.map((r) => r.cve_id),
     );
     return {
@@ -129,6 +121,68 @@ export class TrackerService {
         };
       }),
     };
+  }
+
+  /** Every CVE of the project's list, in its order, for an export (at most CVE_EXPORT_MAX, else a 400). */
+  async exportCves(
+    organizationId: string,
+    projectName: string,
+    query: ProjectCveQuery,
+  ): Promise<CveExport<TrackedCveExportRow>> {
+    const list = await this.projectList(organizationId, projectName, query);
+    if (!list) return { count: 0, rows: inChunks([], () => Promise.resolve([])) };
+    const { project, filters } = list;
+    const ids = await exportIds(this.cves, filters, query.ordering, () => this.countOf(list, query.countKey));
+    const read = async (chunk: string[]): Promise<TrackedCveExportRow[]> => {
+      const rows = await this.cves.exportRows(chunk);
+      const entries = await this.tracker.entries(project.id, chunk);
+      return rows.map((r) => {
+        const entry = entries.get(r.cve_id);
+        return { ...r, tracker: entry ? trackerOf(entry) : UNTRACKED };
+      });
+    };
+    return { count: ids.length, rows: inChunks(ids, read) };
+  }
+
+  /**
+   * The repository filters of the project's list: its subscriptions, REJECTED excepted, the catalog
+   * filters and the tracker's. Undefined when nothing can match (no subscriptions, or nobody with
+   * the assignee's email).
+   */
+  private async projectList(
+    organizationId: string,
+    projectName: string,
+    query: ProjectCveQuery,
+  ): Promise<ProjectList | undefined> {
+    const project = await this.project(organizationId, projectName);
+    const keys = await this.projects.subscriptionKeys(project.id);
+    const trackerFilter: TrackerFilter = {};
+    if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
+    const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
+    if (assignee !== undefined) trackerFilter.assigneeId = await this.tracker.userIdByEmail(assignee);
+    if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) return;
+    const byTracker = this.tracker.filter(project.id, trackerFilter);
+    const where = query.filters.where;
+    const filters: CveFilters = {
+      ...query.filters,
+      anyVendorKeys: keys,
+      excludeRejected: true,
+      where:
+        where && byTracker ? (eb) => eb.and([where(eb), byTracker(eb)]) : (where ?? byTracker ?? undefined),
+    };
+    return { project, keys, filters, byTracker: byTracker !== undefined };
+  }
+
+  /**
+   * Counts depend on the catalog and the subscriptions, cached per catalog version; with tracker
+   * filters they also depend on triage, which moves without a catalog version, so never cached.
+   */
+  private countOf(list: ProjectList, countKey: string | undefined): Promise<number> {
+    return countKey !== undefined && !list.byTracker
+      ? this.counts.count(JSON.stringify([countKey, list.project.id, list.keys]), () =>
+          this.cves.count(list.filters),
+        )
+      : this.cves.count(list.filters);
   }
 
   /** One CVE of the project; 404 when the project does not have it. */
@@ -206,40 +260,90 @@ export class TrackerService {
     const project = await this.project(organizationId, projectName);
     // Resolved before the transaction: the embedded database has one session, which a transaction holds.
     const assignee = await this.assignee(organizationId, patch.assignee);
-    return this.db.transaction().execute(async (tx) => {
-      if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
-      const keys = await this.projects.subscriptionKeys(project.id, tx);
-      const current = new Map(
-        (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, r]),
+    return this.db
+      .transaction()
+      .execute((tx) =>
+        this.moveWithin(tx, organizationId, project, cveIds, patch, assignee, actor, onMissing),
       );
-      const missing = cveIds.filter((id) => !current.has(id));
-      if (missing.length) onMissing(missing);
+  }
 
-      const writes: TrackerWrite[] = [];
-      const entries: AuditEntry[] = [];
-      for (const id of cveIds) {
-        const row = current.get(id)!;
-        const changes: Record<string, { old: string | null; new: string | null }> = {};
-        if (patch.status !== undefined && patch.status !== row.status)
-          changes.status = { old: row.status, new: patch.status };
-        if (assignee !== undefined && (assignee?.id ?? null) !== row.assignee_id)
-          changes.assignee = { old: row.assignee, new: assignee?.email ?? null };
-        if (!Object.keys(changes).length) continue;
-        writes.push({
-          cve_id: id,
-          status: patch.status === undefined ? row.status : patch.status,
-          assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
-          assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
-        });
-        entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
-      }
-      await this.audit.recordMany(entries, tx);
-      await this.tracker.upsert(project.id, writes, tx);
-      const after = new Map(
-        (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
-      );
-      return { changed: writes.length, results: cveIds.map((id) => after.get(id)!) };
-    });
+  /**
+   * An automation's tracker action inside the event processor's transaction: moves those of
+   * `cveIds` the project has (the others are left out, not an error). Returns how many moved, or a
+   * reason when the assignee is not a joined member.
+   */
+  async applyAutomation(
+    tx: Transaction<DB>,
+    organizationId: string,
+    projectId: string,
+    cveIds: string[],
+    patch: TrackerPatch,
+    actor: Actor,
+  ): Promise<{ changed: number } | { error: string }> {
+    const project = await this.projects.findById(projectId, tx);
+    if (!project) return { error: 'the project no longer exists' };
+    let assignee: { id: string; email: string } | null | undefined = undefined;
+    if (patch.assignee !== undefined && patch.assignee !== null) {
+      const email = emailOf(patch.assignee);
+      assignee = email ? await this.tracker.joinedMember(organizationId, email, tx) : undefined;
+      if (!assignee) return { error: `${patch.assignee} is not a member of this organization` };
+    } else if (patch.assignee === null) assignee = null;
+    const { changed } = await this.moveWithin(
+      tx,
+      organizationId,
+      project,
+      cveIds,
+      patch,
+      assignee,
+      actor,
+      () => {},
+    );
+    return { changed };
+  }
+
+  private async moveWithin(
+    tx: Transaction<DB>,
+    organizationId: string,
+    project: ProjectRow,
+    requested: string[],
+    patch: TrackerPatch,
+    assignee: { id: string; email: string } | null | undefined,
+    actor: Actor,
+    onMissing: (missing: string[]) => void,
+  ): Promise<{ changed: number; results: TrackedCve[] }> {
+    if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
+    const keys = await this.projects.subscriptionKeys(project.id, tx);
+    const current = new Map(
+      (await this.tracker.projectCves(project.id, keys, requested, tx)).map((r) => [r.cve_id, r]),
+    );
+    const missing = requested.filter((id) => !current.has(id));
+    if (missing.length) onMissing(missing);
+    const cveIds = requested.filter((id) => current.has(id));
+
+    const writes: TrackerWrite[] = [];
+    const entries: AuditEntry[] = [];
+    for (const id of cveIds) {
+      const row = current.get(id)!;
+      const changes: Record<string, { old: string | null; new: string | null }> = {};
+      if (patch.status !== undefined && patch.status !== row.status)
+        changes.status = { old: row.status, new: patch.status };
+      if (assignee !== undefined && (assignee?.id ?? null) !== row.assignee_id)
+        changes.assignee = { old: row.assignee, new: assignee?.email ?? null };
+      if (!Object.keys(changes).length) continue;
+      writes.push({
+        cve_id: id,
+        status: patch.status === undefined ? row.status : patch.status,
+        assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
+        assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
+      });
+      entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
+    }
+    await this.audit.recordMany(entries, tx);
+    await this.tracker.upsert(project.id, writes, tx);
+    const after = new Map(
+      (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
+    );
+    return { changed: writes.length, results: cveIds.map((id) => after.get(id)!) };
   }
 
   private auditEntry(

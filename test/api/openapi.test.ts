@@ -11,6 +11,13 @@ describe('OpenAPI document', () => {
       expect.arrayContaining(['page', 'page_size', 'search', 'vendor', 'q']),
     );
     expect(doc.paths['/api/v2/cves'].get.description).toContain('`catalog:read`');
+    // A CVE list is JSON or, with `format=csv`, a CSV download.
+    const projectCves = '/api/v2/organizations/{org}/projects/{project}/cves';
+    for (const list of ['/api/v2/cves', projectCves])
+      expect(Object.keys(doc.paths[list].get.responses['200'].content)).toEqual([
+        'application/json',
+        'text/csv',
+      ]);
     expect(fs.readFileSync('docs/openapi.json', 'utf8')).toBe(generated);
   });
 });

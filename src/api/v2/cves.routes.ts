@@ -14,7 +14,9 @@ import {
   type CveInclude,
 } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-filters.ts';
-import { cveListPage } from './cve-list.ts';
+import { cveList } from './cve-list.ts';
+import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
+import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 
@@ -34,10 +36,11 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
         tags,
         summary: 'List and search the CVE catalog',
         querystring: CveListQuery,
-        response: { 200: Paginated(CveListItem), ...commonErrors },
+        response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    (request) => cveListPage(services, request, request.query, 'catalog'),
+    (request, reply) =>
+      cveList(services, request, reply, request.query, { scope: 'catalog', filename: 'cves' }),
   );
 
   app.get(

@@ -6,7 +6,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../main.ts';
 import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, NO_STATUS, TRIAGE_STATUSES } from '../../domain/triage.ts';
+import { csvStream, jsonOrCsv, sendCsv } from '../csv.ts';
 import { pageEnvelope } from '../pagination.ts';
+import { PROJECT_CVE_CSV_COLUMNS, PROJECT_CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-filters.ts';
 import { ProjectParams } from './projects.routes.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
@@ -64,29 +66,34 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         summary: "The project's CVEs with their triage",
         description:
           'The catalog CVEs carrying any subscribed vendor or product (REJECTED ones excepted), with the ' +
-          '`/cves` filters and `status`, `assignee`.',
+          '`/cves` filters and `status`, `assignee`; `format=csv` downloads them all.',
         params: ProjectParams,
         querystring: ProjectCveQuery,
-        response: { 200: Paginated(ProjectCveItem), ...commonErrors },
+        response: {
+          200: jsonOrCsv(Paginated(ProjectCveItem), PROJECT_CVE_CSV_DESCRIPTION),
+          ...commonErrors,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = authOf(request);
-      const page = pageOf(request.query);
-      const { filters, ordering } = cveFiltersOf(request.query);
-      const where = await services.cveQuery.compile(request.query.q, auth.organizationId);
-      const { count, items } = await tracker.listCves(
-        auth.organizationId,
-        request.params.project,
-        {
-          filters: { ...filters, where },
-          ordering,
-          status: request.query.status,
-          assignee: request.query.assignee,
-          countKey: countKeyOf('project', auth.organizationId, request.query),
-        },
-        page,
-      );
+      const { query, params } = request;
+      const { filters, ordering } = cveFiltersOf(query);
+      const where = await services.cveQuery.compile(query.q, auth.organizationId);
+      const listQuery = {
+        filters: { ...filters, where },
+        ordering,
+        status: query.status,
+        assignee: query.assignee,
+        countKey: countKeyOf('project', auth.organizationId, query),
+      };
+      if (query.format === 'csv') {
+        const { rows } = await tracker.exportCves(auth.organizationId, params.project, listQuery);
+        const filename = `cves-${auth.organizationName}-${params.project}.csv`;
+        return sendCsv(reply, filename, csvStream(PROJECT_CVE_CSV_COLUMNS, rows));
+      }
+      const page = pageOf(query);
+      const { count, items } = await tracker.listCves(auth.organizationId, params.project, listQuery, page);
       return pageEnvelope(request, baseUrl, page, count, items.map(projectCveItem));
     },
   );

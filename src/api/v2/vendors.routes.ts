@@ -4,7 +4,9 @@ import type { Services } from '../../main.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { CveListItem, namedItem, NamedItem } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-filters.ts';
-import { cveListPage } from './cve-list.ts';
+import { cveList } from './cve-list.ts';
+import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
+import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
@@ -60,12 +62,16 @@ export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         summary: 'CVEs of a vendor',
         params: Type.Object({ vendor: Name }),
         querystring: CveListQuery,
-        response: { 200: Paginated(CveListItem), ...commonErrors },
+        response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const vendor = await catalog.getVendor(request.params.vendor);
-      return cveListPage(services, request, request.query, `vendor:${vendor.name}`, { vendor: vendor.name });
+      return cveList(services, request, reply, request.query, {
+        scope: `vendor:${vendor.name}`,
+        fixed: { vendor: vendor.name },
+        filename: `cves-${vendor.name}`,
+      });
     },
   );
 
@@ -115,15 +121,16 @@ export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         summary: 'CVEs of a product',
         params: Type.Object({ vendor: Name, product: Name }),
         querystring: CveListQuery,
-        response: { 200: Paginated(CveListItem), ...commonErrors },
+        response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const product = await catalog.getProduct(request.params.vendor, request.params.product);
       const vendor = request.params.vendor;
-      return cveListPage(services, request, request.query, `product:${vendor}:${product.name}`, {
-        vendor,
-        product: product.name,
+      return cveList(services, request, reply, request.query, {
+        scope: `product:${vendor}:${product.name}`,
+        fixed: { vendor, product: product.name },
+        filename: `cves-${vendor}-${product.name}`,
       });
     },
   );

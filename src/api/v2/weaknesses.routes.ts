@@ -4,7 +4,9 @@ import type { Services } from '../../main.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { CveListItem, weaknessItem, WeaknessItem } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-filters.ts';
-import { cveListPage } from './cve-list.ts';
+import { cveList } from './cve-list.ts';
+import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
+import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
@@ -59,13 +61,15 @@ export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         summary: 'CVEs with a weakness',
         params: CweParam,
         querystring: CveListQuery,
-        response: { 200: Paginated(CveListItem), ...commonErrors },
+        response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const weakness = await catalog.getWeakness(request.params.cwe_id);
-      return cveListPage(services, request, request.query, `weakness:${weakness.cwe_id}`, {
-        weakness: weakness.cwe_id,
+      return cveList(services, request, reply, request.query, {
+        scope: `weakness:${weakness.cwe_id}`,
+        fixed: { weakness: weakness.cwe_id },
+        filename: `cves-${weakness.cwe_id}`,
       });
     },
   );

@@ -1,0 +1,189 @@
+/**
+ * The SSRF guard: address classification, the static URL check, and refusals at send time proven by
+ * a real receiver on loopback that must see no connection at all.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createChannelSender,
+  newSigningSecret,
+  validateOutboundUrl,
+  type ChannelTarget,
+} from '../../src/notifications/channel-sender.ts';
+import { classifyAddress } from '../../src/notifications/outbound.ts';
+import { log4shellAlert } from './payloads.ts';
+import { startReceiver, type Receiver } from './receivers.ts';
+
+/** A name other than localhost that /etc/hosts maps to a loopback address, if there is one. */
+function hostsLoopbackName(): string | undefined {
+  const hosts = fs.existsSync('/etc/hosts') ? fs.readFileSync('/etc/hosts', 'utf8') : '';
+  for (const line of hosts.split('\n')) {
+    const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
+    if (!address?.startsWith('127.')) continue;
+    const name = names.find((n) => n && !/^localhost(\.|$)/i.test(n) && /^[a-z0-9.-]+$/i.test(n));
+    if (name) return name;
+  }
+  return undefined;
+}
+
+describe('classifyAddress', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.255.255.254', 'loopback'],
+    ['10.0.0.1', 'private'],
+    ['172.16.5.4', 'private'],
+    ['192.168.1.1', 'private'],
+    ['100.64.0.1', 'carrierGradeNat'],
+    ['169.254.169.254', 'linkLocal'],
+    ['0.0.0.0', 'unspecified'],
+    ['255.255.255.255', 'broadcast'],
+    ['224.0.0.251', 'multicast'],
+    ['192.0.2.10', 'reserved'],
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fe80::1', 'linkLocal'],
+    ['fc00::1', 'uniqueLocal'],
+    ['fd12:3456:789a::1', 'uniqueLocal'],
+    ['ff02::1', 'multicast'],
+  ])('refuses %s (%s)', (address, range) => {
+    expect(classifyAddress(address)).toMatchObject({ range, public: false });
+  });
+
+  it.each([
+    ['::ffff:127.0.0.1', '127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', '127.0.0.1', 'loopback'],
+    ['::ffff:10.0.0.1', '10.0.0.1', 'private'],
+    ['::ffff:169.254.169.254', '169.254.169.254', 'linkLocal'],
+    ['::ffff:0:7f00:1', '127.0.0.1', 'loopback'],
+    ['64:ff9b::a9fe:a9fe', '169.254.169.254', 'linkLocal'],
+  ])('judges the IPv4 address inside %s', (address, inner, range) => {
+    expect(classifyAddress(address)).toEqual({ address: inner, range, public: false });
+  });
+
+  it.each([
+    ['8.8.8.8'],
+    ['172.32.0.1'],
+    ['100.128.0.1'],
+    ['151.101.1.69'],
+    ['2606:4700:4700::1111'],
+    ['2a00:1450:4001:80b::200e'],
+    ['::ffff:8.8.8.8'],
+  ])('accepts the public address %s', (address) => {
+    expect(classifyAddress(address).public).toBe(true);
+  });
+
+  it('throws on a string that is not an IP address', () => {
+    expect(() => classifyAddress('example.com')).toThrow();
+  });
+});
+
+describe('validateOutboundUrl', () => {
+  it('accepts http and https URLs', () => {
+    expect(validateOutboundUrl('https://hooks.slack.com/services/T000/B000/XXXX')).toBeUndefined();
+    expect(validateOutboundUrl('http://receiver.example:8080/hooks?x=1')).toBeUndefined();
+  });
+
+  it.each([
+    ['not a url', /not a valid absolute URL/],
+    ['/relative/path', /not a valid absolute URL/],
+    ['ftp://files.example/x', /http or https \(got ftp\)/],
+    ['file:///etc/passwd', /http or https \(got file\)/],
+    ['javascript:alert(1)', /http or https/],
+    ['https://user:secret@receiver.example/hook', /must not contain credentials/],
+    ['https://token@receiver.example/hook', /must not contain credentials/],
+    ['https://receiver.example/' + 'a'.repeat(2100), /longer than 2048/],
+  ])('refuses %#: %s', (url, error) => {
+    expect(validateOutboundUrl(url)).toMatch(error);
+  });
+});
+
+describe('channel sender SSRF guard', () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => receiver.close());
+
+  const secret = newSigningSecret();
+  const webhook = (url: string): ChannelTarget => ({
+    type: 'webhook',
+    url,
+    headers: {},
+    signingSecret: secret,
+  });
+
+  it('refuses loopback, private, link-local and unspecified targets without connecting', async () => {
+    const sender = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: false, timeoutMs: 2000 });
+    const port = receiver.port;
+    const hostsName = hostsLoopbackName();
+    const urls = [
+      `http://127.0.0.1:${port}/hook`,
+      `http://127.1:${port}/hook`,
+      `http://2130706433:${port}/hook`,
+      `http://0.0.0.0:${port}/hook`,
+      `http://[::1]:${port}/hook`,
+      `http://[::ffff:127.0.0.1]:${port}/hook`,
+      `http://localhost:${port}/hook`,
+      `http://LOCALHOST.:${port}/hook`,
+      `http://api.localhost:${port}/hook`,
+      `http://10.0.0.1:${port}/hook`,
+      `http://192.168.0.10:${port}/hook`,
+      `http://100.64.1.1:${port}/hook`,
+      'http://169.254.169.254/latest/meta-data/',
+      `http://[fe80::1]:${port}/hook`,
+      `http://[fd00::1]:${port}/hook`,
+      ...(hostsName ? [`http://${hostsName}:${port}/hook`] : []),
+    ];
+    const targets: ChannelTarget[] = [
+      ...urls.map(webhook),
+      { type: 'slack', webhookUrl: `http://127.0.0.1:${port}/slack` },
+      { type: 'teams', webhookUrl: `http://localhost:${port}/teams` },
+    ];
+    for (const target of targets) {
+      const attempt = await sender.send(target, log4shellAlert());
+      expect(attempt, JSON.stringify(target)).toMatchObject({
+        ok: false,
+        status_code: null,
+        retryable: false,
+      });
+      expect(attempt.error).toMatch(/^Refused: .* public addresses/);
+      expect(attempt.error).not.toMatch(/\n/);
+    }
+    expect(receiver.connections).toBe(0);
+    expect(receiver.requests).toHaveLength(0);
+    await sender.close();
+  });
+
+  it('names the address a host name resolved to', async () => {
+    const sender = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: false, timeoutMs: 2000 });
+    const hostsName = hostsLoopbackName();
+    const attempt = await sender.send(
+      webhook(`http://${hostsName ?? 'localhost'}:${receiver.port}/`),
+      log4shellAlert(),
+    );
+    if (hostsName)
+      expect(attempt.error).toMatch(/resolves to 127\.\d+\.\d+\.\d+, which is a loopback address/);
+    else expect(attempt.error).toMatch(/localhost is a loopback address/);
+    expect(receiver.connections).toBe(0);
+  });
+
+  it('delivers to the same loopback receiver when private addresses are allowed', async () => {
+    const sender = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: true, timeoutMs: 2000 });
+    const hostsName = hostsLoopbackName();
+    const urls = [`http://127.0.0.1:${receiver.port}/a`, `http://localhost:${receiver.port}/b`];
+    if (hostsName) urls.push(`http://${hostsName}:${receiver.port}/c`);
+    for (const url of urls) {
+      const attempt = await sender.send(webhook(url), log4shellAlert());
+      expect(attempt, url).toMatchObject({ ok: true, status_code: 200, error: null });
+    }
+    expect(receiver.requests.map((r) => r.path)).toEqual(['/a', '/b', '/c'].slice(0, urls.length));
+    await sender.close();
+  });
+
+  it('refuses a URL that fails the static check, not retryable', async () => {
+    const sender = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: true, timeoutMs: 2000 });
+    const attempt = await sender.send(webhook('ftp://127.0.0.1/x'), log4shellAlert());
+    expect(attempt).toMatchObject({ ok: false, status_code: null, retryable: false });
+    expect(attempt.error).toMatch(/http or https/);
+  });
+});
