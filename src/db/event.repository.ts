@@ -189,6 +189,23 @@ export class EventRepository {
     return out;
   }
 
+  /** Name, organization id and organization name of each project. */
+  async projectInfo(
+    projectIds: readonly string[],
+  ): Promise<Map<string, { name: string; organizationId: string; organization: string }>> {
+    const out = new Map<string, { name: string; organizationId: string; organization: string }>();
+    if (!projectIds.length) return out;
+    const rows = await this.db
+      .selectFrom('project as p')
+      .innerJoin('organization as o', 'o.id', 'p.organization_id')
+      .select(['p.id', 'p.name', 'p.organization_id', 'o.name as organization'])
+      .where('p.id', 'in', [...projectIds])
+      .execute();
+    for (const r of rows)
+      out.set(r.id, { name: r.name, organizationId: r.organization_id, organization: r.organization });
+    return out;
+  }
+
   /** Deletes EPSS moves already processed and older than `before` (they are only the processor's input). */
   async purgeEpssMoves(uptoSeq: number, before: Date): Promise<void> {
     await sql`DELETE FROM epss_move WHERE seq <= ${uptoSeq} AND created_at < ${before}`.execute(this.db);

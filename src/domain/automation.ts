@@ -131,7 +131,10 @@ export function eventsOfChange(entries: readonly ChangeEntry[], enters: boolean)
       case 'metrics':
         events.push(...metricEvents(entry.details as MetricsDiff));
         break;
-      default:
+      case 'created': // the entry itself, above
+      case 'state':
+      case 'cpes':
+      case 'vendors': // through first_time (added keys); removals are no trigger
         break;
     }
   }

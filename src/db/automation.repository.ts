@@ -1,0 +1,189 @@
+/** Automations of projects and their executions. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { AutomationTable, DB } from './schema.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface AutomationRow {
+  id: string;
+  project_id: string;
+  name: string;
+  is_enabled: boolean;
+  trigger_type: AutomationTable['trigger_type'];
+  frequency: AutomationTable['frequency'];
+  schedule_time: string | null;
+  schedule_timezone: string | null;
+  schedule_weekday: number | null;
+  configuration: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type AutomationValues = Omit<AutomationRow, 'id' | 'created_at' | 'updated_at'>;
+
+export interface ExecutionRow {
+  id: string;
+  automation_id: string;
+  executed_at: Date;
+  window_start: Date;
+  window_end: Date;
+  matched_cves_count: number;
+  results: unknown[];
+  report_id: string | null;
+}
+
+export interface NewExecution {
+  automation_id: string;
+  window_start: Date;
+  window_end: Date;
+  matched_cves_count: number;
+  results: unknown[];
+  report_id: string | null;
+}
+
+/** A report automation due for a run, with what the run needs to know of its project. */
+export interface ScheduledAutomation extends AutomationRow {
+  organization_id: string;
+}
+
+const COLUMNS = [
+  'a.id',
+  'a.project_id',
+  'a.name',
+  'a.is_enabled',
+  'a.trigger_type',
+  'a.frequency',
+  'a.schedule_time',
+  'a.schedule_timezone',
+  'a.schedule_weekday',
+  'a.configuration',
+  'a.created_at',
+  'a.updated_at',
+] as const;
+
+export class AutomationRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async count(projectId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('automation')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  list(projectId: string, limit: number, offset: number): Promise<AutomationRow[]> {
+    return this.db
+      .selectFrom('automation as a')
+      .select(COLUMNS)
+      .where('a.project_id', '=', projectId)
+      .orderBy('a.name')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  findByName(projectId: string, name: string, tx: Executor = this.db): Promise<AutomationRow | undefined> {
+    return tx
+      .selectFrom('automation as a')
+      .select(COLUMNS)
+      .where('a.project_id', '=', projectId)
+      .where('a.name', '=', name)
+      .executeTakeFirst();
+  }
+
+  /** The enabled alert automations of these projects. */
+  enabledAlerts(projectIds: readonly string[], tx: Executor = this.db): Promise<AutomationRow[]> {
+    if (!projectIds.length) return Promise.resolve([]);
+    return tx
+      .selectFrom('automation as a')
+      .innerJoin('project as p', 'p.id', 'a.project_id')
+      .select(COLUMNS)
+      .where('a.project_id', 'in', [...projectIds])
+      .where('a.trigger_type', '=', 'alert')
+      .where('a.is_enabled', '=', true)
+      .where('p.active', '=', true)
+      .orderBy('a.project_id')
+      .orderBy('a.name')
+      .execute();
+  }
+
+  /** Every enabled report automation of an active project. */
+  enabledReports(): Promise<ScheduledAutomation[]> {
+    return this.db
+      .selectFrom('automation as a')
+      .innerJoin('project as p', 'p.id', 'a.project_id')
+      .select([...COLUMNS, 'p.organization_id'])
+      .where('a.trigger_type', '=', 'report')
+      .where('a.is_enabled', '=', true)
+      .where('p.active', '=', true)
+      .execute();
+  }
+
+  async create(values: AutomationValues, tx: Executor = this.db): Promise<AutomationRow> {
+    const row = await tx
+      .insertInto('automation')
+      .values({ ...values, configuration: JSON.stringify(values.configuration) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return (await this.findById(row.id, tx))!;
+  }
+
+  findById(id: string, tx: Executor = this.db): Promise<AutomationRow | undefined> {
+    return tx.selectFrom('automation as a').select(COLUMNS).where('a.id', '=', id).executeTakeFirst();
+  }
+
+  async update(id: string, values: AutomationValues, tx: Executor = this.db): Promise<AutomationRow> {
+    await tx
+      .updateTable('automation')
+      .set({ ...values, configuration: JSON.stringify(values.configuration), updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+    return (await this.findById(id, tx))!;
+  }
+
+  async delete(id: string, tx: Executor = this.db): Promise<void> {
+    await tx.deleteFrom('automation').where('id', '=', id).execute();
+  }
+
+  async insertExecutions(rows: readonly NewExecution[], tx: Executor = this.db): Promise<string[]> {
+    if (!rows.length) return [];
+    const out = await tx
+      .insertInto('automation_execution')
+      .values(rows.map((r) => ({ ...r, results: JSON.stringify(r.results) })))
+      .returning('id')
+      .execute();
+    return out.map((r) => r.id);
+  }
+
+  async countExecutions(automationId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('automation_execution')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('automation_id', '=', automationId)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  listExecutions(automationId: string, limit: number, offset: number): Promise<ExecutionRow[]> {
+    return this.db
+      .selectFrom('automation_execution')
+      .selectAll()
+      .where('automation_id', '=', automationId)
+      .orderBy('executed_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute() as Promise<ExecutionRow[]>;
+  }
+
+  findExecution(automationId: string, id: string): Promise<ExecutionRow | undefined> {
+    return this.db
+      .selectFrom('automation_execution')
+      .selectAll()
+      .where('automation_id', '=', automationId)
+      .where('id', '=', id)
+      .executeTakeFirst() as Promise<ExecutionRow | undefined>;
+  }
+}

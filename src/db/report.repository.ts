@@ -1,0 +1,284 @@
+/** Reports (one per report automation and period, or one per alert `generate_report`) and their CVEs. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.ts';
+import type { ProjectEventEntry } from '../domain/automation.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface ReportRow {
+  id: string;
+  link: string;
+  project_id: string;
+  automation_id: string | null;
+  automation_name: string | null;
+  period_start: Date;
+  period_end: Date;
+  created_at: Date;
+  summary: ReportSummary;
+}
+
+export interface ReportSummary {
+  cves_count: number;
+  highest_cvss: number | null;
+  severity_counts: Record<'critical' | 'high' | 'medium' | 'low' | 'none', number>;
+}
+
+export interface ReportItemRow {
+  id: string;
+  report_id: string;
+  cve_id: string;
+  matched_keys: string[];
+  event_types: string[];
+  change_ids: string[];
+  events: ProjectEventEntry[];
+  highest_cvss: number | null;
+  created_at: Date;
+}
+
+export interface NewReportItem {
+  cve_id: string;
+  matched_keys: string[];
+  event_types: string[];
+  change_ids: string[];
+  events: ProjectEventEntry[];
+  highest_cvss: number | null;
+}
+
+/** A project event in a report's period, with what a report shows of its CVE now. */
+export interface PeriodEventRow {
+  cve_id: string;
+  change_id: string | null;
+  changed_at: Date;
+  types: string[];
+  matched_keys: string[];
+  events: ProjectEventEntry[];
+  highest_cvss: number | null;
+}
+
+export interface CveSummary {
+  cve_id: string;
+  title: string | null;
+  description: string | null;
+  created_at: Date;
+  cvss20: number | null;
+  cvss30: number | null;
+  cvss31: number | null;
+  cvss40: number | null;
+  kev: boolean;
+  epss: number | null;
+  vendors: string[];
+}
+
+export interface ReportChangeRow {
+  id: string;
+  created_at: Date;
+  cve_id: string;
+  types: string[];
+  data: unknown[];
+}
+
+export class ReportRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  private reports(tx: Executor = this.db) {
+    return tx
+      .selectFrom('report as r')
+      .leftJoin('automation as a', 'a.id', 'r.automation_id')
+      .select([
+        'r.id',
+        'r.link',
+        'r.project_id',
+        'r.automation_id',
+        'a.name as automation_name',
+        'r.period_start',
+        'r.period_end',
+        'r.created_at',
+        sql<ReportSummary>`r.summary`.as('summary'),
+      ]);
+  }
+
+  /** The project's events in [start, end), oldest first, with each CVE's highest CVSS score now. */
+  async periodEvents(
+    projectId: string,
+    start: Date,
+    end: Date,
+    tx: Executor = this.db,
+  ): Promise<PeriodEventRow[]> {
+    const rows = await sql<PeriodEventRow>`
+      SELECT e.cve_id, e.change_id, e.changed_at, e.types, e.matched_keys, e.events,
+             greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss
+        FROM project_event e JOIN cve c ON c.cve_id = e.cve_id
+       WHERE e.project_id = ${projectId} AND e.changed_at >= ${start} AND e.changed_at < ${end}
+       ORDER BY e.changed_at, e.cve_id`.execute(tx);
+    return rows.rows;
+  }
+
+  async exists(automationId: string, start: Date, end: Date): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('report')
+      .select('id')
+      .where('automation_id', '=', automationId)
+      .where('period_start', '=', start)
+      .where('period_end', '=', end)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The end of the automation's newest report period. */
+  async lastPeriodEnd(automationId: string): Promise<Date | undefined> {
+    const row = await this.db
+      .selectFrom('report')
+      .select(sql<Date | null>`max(period_end)`.as('end'))
+      .where('automation_id', '=', automationId)
+      .executeTakeFirst();
+    return row?.end ? new Date(row.end) : undefined;
+  }
+
+  /** What reports and their payloads show of each CVE, as it is now. */
+  async cveSummaries(ids: readonly string[], tx: Executor = this.db): Promise<Map<string, CveSummary>> {
+    const out = new Map<string, CveSummary>();
+    if (!ids.length) return out;
+    const rows = await tx
+      .selectFrom('cve')
+      .select([
+        'cve_id',
+        'title',
+        'description',
+        'created_at',
+        'cvss20',
+        'cvss30',
+        'cvss31',
+        'cvss40',
+        'kev',
+        'epss',
+        'vendors',
+      ])
+      .where('cve_id', 'in', [...ids])
+      .execute();
+    for (const r of rows) out.set(r.cve_id, { ...r, created_at: new Date(r.created_at) });
+    return out;
+  }
+
+  /** Creates a report with its CVEs; undefined when the automation already has one for the period. */
+  async create(
+    report: {
+      link: string;
+      project_id: string;
+      automation_id: string | null;
+      period_start: Date;
+      period_end: Date;
+      summary: ReportSummary;
+    },
+    items: readonly NewReportItem[],
+    tx: Executor = this.db,
+  ): Promise<ReportRow | undefined> {
+    const row = await tx
+      .insertInto('report')
+      .values({ ...report, summary: JSON.stringify(report.summary) })
+      .onConflict((oc) => oc.columns(['automation_id', 'period_start', 'period_end']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) return undefined;
+    for (let i = 0; i < items.length; i += 1000) {
+      await tx
+        .insertInto('report_item')
+        .values(
+          items
+            .slice(i, i + 1000)
+            .map((it) => ({ ...it, report_id: row.id, events: JSON.stringify(it.events) })),
+        )
+        .execute();
+    }
+    return this.reports(tx).where('r.id', '=', row.id).executeTakeFirstOrThrow();
+  }
+
+  async count(projectId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('report')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  list(projectId: string, limit: number, offset: number): Promise<ReportRow[]> {
+    return this.reports()
+      .where('r.project_id', '=', projectId)
+      .orderBy('r.created_at', 'desc')
+      .orderBy('r.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  find(projectId: string, id: string): Promise<ReportRow | undefined> {
+    return this.reports().where('r.project_id', '=', projectId).where('r.id', '=', id).executeTakeFirst();
+  }
+
+  findByLink(link: string): Promise<ReportRow | undefined> {
+    return this.reports().where('r.link', '=', link).executeTakeFirst();
+  }
+
+  /** The reports of these projects, newest first (API v1: the reports of a user's projects). */
+  async countForProjects(projectIds: readonly string[]): Promise<number> {
+    if (!projectIds.length) return 0;
+    const row = await this.db
+      .selectFrom('report')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('project_id', 'in', [...projectIds])
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  listForProjects(projectIds: readonly string[], limit: number, offset: number): Promise<ReportRow[]> {
+    if (!projectIds.length) return Promise.resolve([]);
+    return this.reports()
+      .where('r.project_id', 'in', [...projectIds])
+      .orderBy('r.created_at', 'desc')
+      .orderBy('r.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
+  async countItems(reportId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('report_item')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('report_id', '=', reportId)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  }
+
+  items(reportId: string, limit = 100_000, offset = 0): Promise<ReportItemRow[]> {
+    return this.db
+      .selectFrom('report_item')
+      .selectAll()
+      .where('report_id', '=', reportId)
+      .orderBy('highest_cvss', (ob) => ob.desc().nullsLast())
+      .orderBy('cve_id')
+      .limit(limit)
+      .offset(offset)
+      .execute() as Promise<ReportItemRow[]>;
+  }
+
+  item(reportId: string, id: string): Promise<ReportItemRow | undefined> {
+    return this.db
+      .selectFrom('report_item')
+      .selectAll()
+      .where('report_id', '=', reportId)
+      .where('id', '=', id)
+      .executeTakeFirst() as Promise<ReportItemRow | undefined>;
+  }
+
+  /** The recorded changes with these ids, oldest first. */
+  changes(ids: readonly string[]): Promise<ReportChangeRow[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.db
+      .selectFrom('cve_change')
+      .select(['id', 'created_at', 'cve_id', 'types', sql<unknown[]>`data`.as('data')])
+      .where('id', 'in', [...ids])
+      .orderBy('seq')
+      .execute();
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Reports (SPEC §7), the pure part: the period a report automation covers, the link of a report,
+ * and a report's CVEs and summary from the project's events of the period.
+ */
+import { randomInt } from 'node:crypto';
+import { Cron } from 'croner';
+import type { ProjectEventEntry } from './automation.ts';
+
+export const REPORT_FREQUENCIES = ['daily', 'weekly'] as const;
+export type ReportFrequency = (typeof REPORT_FREQUENCIES)[number];
+
+export interface ReportSchedule {
+  frequency: ReportFrequency;
+  /** `HH:MM`, in `timezone`. */
+  time: string;
+  /** An IANA time zone name. */
+  timezone: string;
+  /** 0 (Sunday) to 6, weekly only. */
+  weekday: number | null;
+}
+
+export const SCHEDULE_TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** True when `name` is an IANA time zone this runtime knows. */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$|^UTC$/.test(name);
+  } catch {
+    return false;
+  }
+}
+
+function cronOf(schedule: ReportSchedule): Cron {
+  const [hour, minute] = schedule.time.split(':').map(Number);
+  const weekday = schedule.frequency === 'weekly' ? String(schedule.weekday ?? 1) : '*';
+  return new Cron(`${minute} ${hour} * * ${weekday}`, { timezone: schedule.timezone, paused: true });
+}
+
+/**
+ * The last complete period at `now`: from the scheduled time before last to the last scheduled time
+ * (local time in the schedule's zone, so a daily report at 08:00 Europe/Paris covers 08:00 to 08:00
+ * Paris time, 23 or 25 hours across a DST change).
+ */
+export function lastPeriod(schedule: ReportSchedule, now: Date): { start: Date; end: Date } {
+  const [end, start] = cronOf(schedule).previousRuns(2, now);
+  return { start: start!, end: end! };
+}
+
+const LINK_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** A report's link: 12 upper-case alphanumeric characters (API v1's report id). */
+export function newReportLink(): string {
+  let out = '';
+  for (let i = 0; i < 12; i++) out += LINK_ALPHABET[randomInt(LINK_ALPHABET.length)];
+  return out;
+}
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'none';
+
+/** The qualitative level of a score (CVSS v3.1 ranges); `none` without a score or at 0. */
+export function severityOf(score: number | null): Severity {
+  if (score === null || score <= 0) return 'none';
+  if (score >= 9) return 'critical';
+  if (score >= 7) return 'high';
+  if (score >= 4) return 'medium';
+  return 'low';
+}
+
+/** A project event of the period (see ReportRepository.periodEvents). */
+export interface PeriodEvent {
+  cve_id: string;
+  change_id: string | null;
+  types: string[];
+  matched_keys: string[];
+  events: ProjectEventEntry[];
+  highest_cvss: number | null;
+}
+
+export interface ReportCve {
+  cve_id: string;
+  matched_keys: string[];
+  event_types: string[];
+  change_ids: string[];
+  events: ProjectEventEntry[];
+  highest_cvss: number | null;
+}
+
+export interface ReportContent {
+  items: ReportCve[];
+  summary: {
+    cves_count: number;
+    highest_cvss: number | null;
+    severity_counts: Record<Severity, number>;
+  };
+}
+
+const union = (a: string[], b: readonly string[]) => [...new Set([...a, ...b])].sort();
+
+/** One entry per CVE (its events in order, the keys that matched, its changes) and the summary. */
+export function buildReport(events: readonly PeriodEvent[]): ReportContent {
+  const byCve = new Map<string, ReportCve>();
+  for (const e of events) {
+    let item = byCve.get(e.cve_id);
+    if (!item) {
+      item = {
+        cve_id: e.cve_id,
+        matched_keys: [],
+        event_types: [],
+        change_ids: [],
+        events: [],
+        highest_cvss: e.highest_cvss,
+      };
+      byCve.set(e.cve_id, item);
+    }
+    item.matched_keys = union(item.matched_keys, e.matched_keys);
+    item.event_types = union(item.event_types, e.types);
+    if (e.change_id) item.change_ids.push(e.change_id);
+    item.events.push(...e.events);
+  }
+  const items = [...byCve.values()].sort(
+    (a, b) => (b.highest_cvss ?? -1) - (a.highest_cvss ?? -1) || a.cve_id.localeCompare(b.cve_id),
+  );
+  const counts: Record<Severity, number> = { critical: 0, high: 0, medium: 0, low: 0, none: 0 };
+  for (const item of items) counts[severityOf(item.highest_cvss)]++;
+  const scores = items.map((i) => i.highest_cvss).filter((s): s is number => s !== null);
+  return {
+    items,
+    summary: {
+      cves_count: items.length,
+      highest_cvss: scores.length ? Math.max(...scores) : null,
+      severity_counts: counts,
+    },
+  };
+}

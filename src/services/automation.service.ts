@@ -1,0 +1,327 @@
+/**
+ * Automations of a project (SPEC §7): alert automations run on each matched change (see
+ * EventProcessor), report automations on their schedule (see ReportService). Here: create, read,
+ * change, delete (each audited), their executions, and running a report automation now.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import {
+  AutomationRepository,
+  type AutomationRow,
+  type AutomationValues,
+} from '../db/automation.repository.ts';
+import { AuditRepository } from '../db/audit.repository.ts';
+import { NotificationRepository } from '../db/notification.repository.ts';
+import { TrackerRepository } from '../db/tracker.repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
+import type { Actor } from '../domain/actor.ts';
+import {
+  conditionProblems,
+  type AlertTrigger,
+  type AutomationAction,
+  type ConditionGroup,
+} from '../domain/automation.ts';
+import { AppError, validationError } from '../domain/errors.ts';
+import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
+import { isTimeZone, SCHEDULE_TIME, type ReportFrequency } from '../domain/report.ts';
+import { TRIAGE_STATUSES } from '../domain/triage.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import type { ProjectService } from './project.service.ts';
+import type { ReportService } from './report.service.ts';
+
+export interface AutomationInput {
+  name: string;
+  is_enabled?: boolean | undefined;
+  trigger_type: 'alert' | 'report';
+  frequency?: ReportFrequency | undefined;
+  schedule_time?: string | undefined;
+  schedule_timezone?: string | undefined;
+  schedule_weekday?: number | undefined;
+  configuration: {
+    triggers?: AlertTrigger[] | undefined;
+    conditions?: ConditionGroup | undefined;
+    actions: AutomationAction[];
+  };
+}
+
+export type AutomationPatch = Partial<AutomationInput>;
+
+export interface AutomationView {
+  id: string;
+  created_at: Date;
+  updated_at: Date;
+  name: string;
+  is_enabled: boolean;
+  trigger_type: 'alert' | 'report';
+  frequency: ReportFrequency | null;
+  schedule_time: string | null;
+  schedule_timezone: string | null;
+  schedule_weekday: number | null;
+  configuration: Record<string, unknown>;
+}
+
+export function automationView(r: AutomationRow): AutomationView {
+  return {
+    id: r.id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    name: r.name,
+    is_enabled: r.is_enabled,
+    trigger_type: r.trigger_type,
+    frequency: r.frequency,
+    schedule_time: r.schedule_time,
+    schedule_timezone: r.schedule_timezone,
+    schedule_weekday: r.schedule_weekday,
+    configuration: r.configuration,
+  };
+}
+
+export class AutomationService {
+  private readonly automations: AutomationRepository;
+  private readonly notifications: NotificationRepository;
+  private readonly tracker: TrackerRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly projects: ProjectService,
+    private readonly reports: ReportService,
+  ) {
+    this.automations = new AutomationRepository(db);
+    this.notifications = new NotificationRepository(db);
+    this.tracker = new TrackerRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  async list(organizationId: string, projectName: string, page: PageRequest) {
+    const project = await this.projects.find(organizationId, projectName);
+    const count = await this.automations.count(project.id);
+    assertPageInRange(page, count);
+    const rows = await this.automations.list(project.id, page.pageSize, offsetOf(page));
+    return { count, items: rows.map(automationView) };
+  }
+
+  async get(organizationId: string, projectName: string, name: string): Promise<AutomationView> {
+    return automationView((await this.find(organizationId, projectName, name)).automation);
+  }
+
+  async create(organizationId: string, projectName: string, input: AutomationInput, actor: Actor) {
+    const project = await this.projects.find(organizationId, projectName);
+    const values = await this.validated(organizationId, project.id, input);
+    const row = await this.uniqueName(() =>
+      this.db.transaction().execute(async (tx) => {
+        const created = await this.automations.create(values, tx);
+        await this.audit.record(
+          {
+            organizationId,
+            actor,
+            action: 'automation.create',
+            resourceType: 'automation',
+            resourceId: created.id,
+            resourceName: `${project.name}/${created.name}`,
+            changes: {
+              name: { old: null, new: created.name },
+              trigger_type: { old: null, new: created.trigger_type },
+            },
+          },
+          tx,
+        );
+        return created;
+      }),
+    );
+    return automationView(row);
+  }
+
+  /** Changes the fields given (the result is validated as a whole, like a create). */
+  async update(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    patch: AutomationPatch,
+    actor: Actor,
+  ) {
+    const { project, automation } = await this.find(organizationId, projectName, name);
+    const merged: AutomationInput = {
+      name: patch.name ?? automation.name,
+      is_enabled: patch.is_enabled ?? automation.is_enabled,
+      trigger_type: patch.trigger_type ?? automation.trigger_type,
+      frequency: patch.frequency ?? automation.frequency ?? undefined,
+      schedule_time: patch.schedule_time ?? automation.schedule_time ?? undefined,
+      schedule_timezone: patch.schedule_timezone ?? automation.schedule_timezone ?? undefined,
+      schedule_weekday: patch.schedule_weekday ?? automation.schedule_weekday ?? undefined,
+      configuration: (patch.configuration ?? automation.configuration) as AutomationInput['configuration'],
+    };
+    if (merged.trigger_type === 'alert' && patch.trigger_type === 'alert') {
+      merged.frequency = patch.frequency;
+      merged.schedule_time = patch.schedule_time;
+      merged.schedule_timezone = patch.schedule_timezone;
+      merged.schedule_weekday = patch.schedule_weekday;
+    }
+    const values = await this.validated(organizationId, project.id, merged);
+    const changes: Record<string, { old: unknown; new: unknown }> = {};
+    for (const key of Object.keys(values) as (keyof AutomationValues)[]) {
+      if (JSON.stringify(values[key]) !== JSON.stringify(automation[key]))
+        changes[key] = { old: automation[key], new: values[key] };
+    }
+    if (!Object.keys(changes).length) return automationView(automation);
+    const row = await this.uniqueName(() =>
+      this.db.transaction().execute(async (tx) => {
+        const updated = await this.automations.update(automation.id, values, tx);
+        await this.audit.record(
+          {
+            organizationId,
+            actor,
+            action: 'automation.update',
+            resourceType: 'automation',
+            resourceId: automation.id,
+            resourceName: `${project.name}/${updated.name}`,
+            changes,
+          },
+          tx,
+        );
+        return updated;
+      }),
+    );
+    return automationView(row);
+  }
+
+  async delete(organizationId: string, projectName: string, name: string, actor: Actor): Promise<void> {
+    const { project, automation } = await this.find(organizationId, projectName, name);
+    await this.db.transaction().execute(async (tx) => {
+      await this.automations.delete(automation.id, tx);
+      await this.audit.record(
+        {
+          organizationId,
+          actor,
+          action: 'automation.delete',
+          resourceType: 'automation',
+          resourceId: automation.id,
+          resourceName: `${project.name}/${automation.name}`,
+          changes: { name: { old: automation.name, new: null } },
+        },
+        tx,
+      );
+    });
+  }
+
+  async listExecutions(organizationId: string, projectName: string, name: string, page: PageRequest) {
+    const { automation } = await this.find(organizationId, projectName, name);
+    const count = await this.automations.countExecutions(automation.id);
+    assertPageInRange(page, count);
+    return {
+      count,
+      items: await this.automations.listExecutions(automation.id, page.pageSize, offsetOf(page)),
+    };
+  }
+
+  async getExecution(organizationId: string, projectName: string, name: string, id: string) {
+    const { automation } = await this.find(organizationId, projectName, name);
+    const row = /^[0-9a-f-]{36}$/.test(id)
+      ? await this.automations.findExecution(automation.id, id)
+      : undefined;
+    if (!row) throw new AppError('not_found');
+    return row;
+  }
+
+  /** Runs a report automation now; 400 for an alert automation (those run on changes). */
+  async run(organizationId: string, projectName: string, name: string) {
+    const { automation } = await this.find(organizationId, projectName, name);
+    if (automation.trigger_type !== 'report')
+      throw validationError({ trigger_type: ['only report automations can be run on demand'] });
+    await this.reports.runNow(organizationId, automation);
+    const [execution] = await this.automations.listExecutions(automation.id, 1, 0);
+    return execution!;
+  }
+
+  private async find(organizationId: string, projectName: string, name: string) {
+    const project = await this.projects.find(organizationId, projectName);
+    const automation = PROJECT_NAME.test(name)
+      ? await this.automations.findByName(project.id, name)
+      : undefined;
+    if (!automation) throw new AppError('not_found');
+    return { project, automation };
+  }
+
+  /** The row values of a valid input; 400 naming every problem otherwise. */
+  private async validated(
+    organizationId: string,
+    projectId: string,
+    input: AutomationInput,
+  ): Promise<AutomationValues> {
+    const details: Record<string, string[]> = {};
+    const add = (field: string, message: string) => (details[field] ??= []).push(message);
+    if (!PROJECT_NAME.test(input.name))
+      add(
+        'name',
+        'starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters',
+      );
+    const config = input.configuration;
+    const triggers = config.triggers ?? [];
+    const conditions = config.conditions ?? { operator: 'AND', children: [] };
+    if (input.trigger_type === 'alert') {
+      if (!triggers.length) add('configuration', 'triggers: an alert automation needs at least one trigger');
+      for (const field of ['frequency', 'schedule_time', 'schedule_timezone', 'schedule_weekday'] as const)
+        if (input[field] !== undefined) add(field, 'applies to report automations only');
+    } else {
+      if (triggers.length)
+        add('configuration', 'triggers: report automations run on their schedule, not on triggers');
+      if (!input.frequency) add('frequency', 'daily or weekly is required for a report automation');
+      if (input.schedule_time !== undefined && !SCHEDULE_TIME.test(input.schedule_time))
+        add('schedule_time', 'must be HH:MM (24-hour)');
+      if (input.schedule_timezone !== undefined && !isTimeZone(input.schedule_timezone))
+        add('schedule_timezone', 'must be an IANA time zone such as Europe/Paris');
+      if (input.frequency === 'daily' && input.schedule_weekday !== undefined)
+        add('schedule_weekday', 'applies to weekly reports only');
+    }
+    for (const p of conditionProblems(conditions)) add('configuration', p);
+    if (!config.actions.length) add('configuration', 'actions: at least one action');
+    const notificationNames = new Set((await this.notifications.forProjects([projectId])).map((n) => n.name));
+    for (const [i, action] of config.actions.entries()) {
+      const at = `actions[${i}]`;
+      switch (action.type) {
+        case 'send_notification':
+          if (typeof action.value !== 'string' || !notificationNames.has(action.value))
+            add('configuration', `${at}: send_notification needs the name of a notification of this project`);
+          break;
+        case 'assign_user': {
+          const email = typeof action.value === 'string' ? normalizeEmail(action.value) : '';
+          if (!EMAIL.test(email) || !(await this.tracker.joinedMember(organizationId, email)))
+            add('configuration', `${at}: assign_user needs the email of a joined member`);
+          else action.value = email;
+          break;
+        }
+        case 'change_status':
+          if (
+            typeof action.value !== 'string' ||
+            !(TRIAGE_STATUSES as readonly string[]).includes(action.value)
+          )
+            add('configuration', `${at}: change_status needs one of ${TRIAGE_STATUSES.join(', ')}`);
+          break;
+        case 'generate_report':
+          break;
+      }
+    }
+    if (Object.keys(details).length) throw validationError(details);
+    const report = input.trigger_type === 'report';
+    return {
+      project_id: projectId,
+      name: input.name,
+      is_enabled: input.is_enabled ?? true,
+      trigger_type: input.trigger_type,
+      frequency: report ? input.frequency! : null,
+      schedule_time: report ? (input.schedule_time ?? '08:00') : null,
+      schedule_timezone: report ? (input.schedule_timezone ?? 'UTC') : null,
+      schedule_weekday: report && input.frequency === 'weekly' ? (input.schedule_weekday ?? 1) : null,
+      configuration: { triggers, conditions, actions: config.actions } as unknown as Record<string, unknown>,
+    };
+  }
+
+  private async uniqueName<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw validationError({ name: ['an automation with this name exists'] });
+      throw err;
+    }
+  }
+}

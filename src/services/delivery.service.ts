@@ -1,0 +1,222 @@
+/**
+ * Deliveries (SPEC §7): a payload for one notification, sent at least once. Each delivery is queued
+ * as a job; the job sends one attempt and records it; a failed attempt that may succeed later queues
+ * the next one after an exponential backoff (DELIVERY_RETRY_BASE_SECONDS · 2^(n−1)), until
+ * DELIVERY_ATTEMPTS have been made (then the delivery is `dead`). A failure no retry can fix (a
+ * refused address, a 4xx answer, an unconfirmed email address) ends it as `failed` at once.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { JobRepository } from '../db/job.repository.ts';
+import {
+  NotificationRepository,
+  type DeliveryRow,
+  type DeliveryStatus,
+  type NotificationRow,
+} from '../db/notification.repository.ts';
+import type { NotificationConfig } from '../config.ts';
+import type { SecretBox } from '../domain/secret-box.ts';
+import type { ChannelSender, ChannelTarget, DeliveryAttempt } from '../notifications/channel-sender.ts';
+import type { NotificationChange, NotificationPayload, NotificationType } from '../notifications/payload.ts';
+
+export const DELIVER_JOB = 'notifications.deliver';
+
+/** What is sealed in `notification.secrets`, per type. */
+export interface NotificationSecrets {
+  url?: string;
+  headers?: Record<string, string>;
+  signing_secret?: string;
+  webhook_url?: string;
+  /** Email: the token of the confirmation and unsubscribe links. */
+  email_token?: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  created_at: Date;
+  kind: string;
+  status: DeliveryStatus;
+  attempts: { at: string; status_code: number | null; duration_ms: number; error: string | null }[];
+  payload_id: string;
+}
+
+/** What a new delivery is about: who, which notification, and the CVEs with their events. */
+export interface DeliveryRequest {
+  notification: Pick<NotificationRow, 'id' | 'name'>;
+  kind: NotificationType;
+  organization: string;
+  project: string;
+  title: string;
+  period: { start: Date; end: Date };
+  changes: NotificationChange[];
+}
+
+/** The hash under which an email token is looked up (the token itself is only in the sealed secrets). */
+export function emailTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export function deliveryView(row: DeliveryRow): DeliveryView {
+  return {
+    id: row.id,
+    created_at: row.created_at,
+    kind: row.kind,
+    status: row.status,
+    attempts: (row.attempts as DeliveryAttempt[]).map((a) => ({
+      at: a.at,
+      status_code: a.status_code,
+      duration_ms: a.duration_ms,
+      error: a.error,
+    })),
+    payload_id: String(row.payload.id),
+  };
+}
+
+export class DeliveryService {
+  private readonly notifications: NotificationRepository;
+  private readonly jobs: JobRepository;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly sender: ChannelSender,
+    private readonly box: SecretBox,
+    private readonly settings: Pick<NotificationConfig, 'deliveryAttempts' | 'deliveryRetryBaseMs'>,
+    private readonly baseUrl: string,
+  ) {
+    this.notifications = new NotificationRepository(db);
+    this.jobs = new JobRepository(db);
+  }
+
+  /** Creates deliveries and queues their first attempt, inside the caller's transaction. */
+  async queue(tx: Transaction<DB> | Kysely<DB>, requests: readonly DeliveryRequest[]): Promise<string[]> {
+    if (!requests.length) return [];
+    const rows = requests.map((r) => {
+      const id = randomUUID();
+      return { id, notification_id: r.notification.id, kind: r.kind, payload: payloadOf(id, r) };
+    });
+    await new NotificationRepository(tx).createDeliveries(rows, tx);
+    await new JobRepository(tx).enqueue(
+      rows.map((r) => ({ name: DELIVER_JOB, payload: { delivery: r.id }, dedupeKey: `delivery:${r.id}:1` })),
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** One attempt of a queued delivery (the `notifications.deliver` job). */
+  async attempt(deliveryId: string): Promise<DeliveryRow | undefined> {
+    const delivery = await this.notifications.findDelivery(deliveryId);
+    if (!delivery || delivery.status !== 'pending') return delivery;
+    const notification = await this.notifications.findById(delivery.notification_id);
+    if (!notification) return delivery;
+    const result = await this.send(notification, delivery.payload as unknown as NotificationPayload);
+    const made = delivery.attempts.length + 1;
+    const status: DeliveryStatus = result.ok
+      ? 'succeeded'
+      : !result.retryable
+        ? 'failed'
+        : made >= this.settings.deliveryAttempts
+          ? 'dead'
+          : 'pending';
+    const row = await this.notifications.recordAttempt(deliveryId, attemptRecord(result), status);
+    if (status === 'pending') {
+      await this.jobs.enqueue([
+        {
+          name: DELIVER_JOB,
+          payload: { delivery: deliveryId },
+          runAt: new Date(Date.now() + this.retryDelayMs(made)),
+          dedupeKey: `delivery:${deliveryId}:${made + 1}`,
+        },
+      ]);
+    }
+    return row;
+  }
+
+  /** `POST …/notifications/<name>/test`: a sample payload sent now, once; the delivery with its attempt. */
+  async sendTest(request: DeliveryRequest, notification: NotificationRow): Promise<DeliveryView> {
+    const id = randomUUID();
+    const payload = payloadOf(id, request);
+    await this.notifications.createDeliveries([
+      { id, notification_id: notification.id, kind: 'test', payload },
+    ]);
+    const result = await this.send(notification, payload);
+    const row = await this.notifications.recordAttempt(
+      id,
+      attemptRecord(result),
+      result.ok ? 'succeeded' : 'failed',
+    );
+    return deliveryView(row!);
+  }
+
+  /** Delay before attempt `made + 1`: base · 2^(made−1), plus up to 10 % (never less: the span is a promise). */
+  retryDelayMs(made: number): number {
+    const exp = this.settings.deliveryRetryBaseMs * 2 ** Math.max(0, made - 1);
+    return Math.round(exp * (1 + Math.random() * 0.1));
+  }
+
+  private async send(notification: NotificationRow, payload: NotificationPayload): Promise<DeliveryAttempt> {
+    const at = new Date().toISOString();
+    const refuse = (error: string): DeliveryAttempt => ({
+      at,
+      status_code: null,
+      duration_ms: 0,
+      error,
+      ok: false,
+      retryable: false,
+    });
+    if (!notification.is_enabled) return refuse('The notification is disabled.');
+    if (notification.type === 'email' && notification.email_status !== 'confirmed') {
+      return refuse(
+        notification.email_status === 'unsubscribed'
+          ? 'The recipient unsubscribed.'
+          : 'The email address has not confirmed the subscription yet.',
+      );
+    }
+    let target: ChannelTarget;
+    try {
+      target = this.targetOf(notification);
+    } catch {
+      return refuse('The notification settings cannot be read (was VULNTRACK_SECRET changed?).');
+    }
+    return this.sender.send(target, payload);
+  }
+
+  private targetOf(n: NotificationRow): ChannelTarget {
+    const secrets = this.box.open<NotificationSecrets>(n.secrets);
+    switch (n.type) {
+      case 'webhook':
+        return {
+          type: 'webhook',
+          url: secrets.url!,
+          headers: secrets.headers ?? {},
+          signingSecret: secrets.signing_secret!,
+        };
+      case 'slack':
+        return { type: 'slack', webhookUrl: secrets.webhook_url! };
+      case 'teams':
+        return { type: 'teams', webhookUrl: secrets.webhook_url! };
+      case 'email':
+        return {
+          type: 'email',
+          to: String(n.configuration.email),
+          unsubscribeUrl: `${this.baseUrl}/notifications/unsubscribe?token=${secrets.email_token}`,
+        };
+    }
+  }
+}
+
+function attemptRecord(a: DeliveryAttempt) {
+  return { at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error };
+}
+
+function payloadOf(id: string, r: DeliveryRequest): NotificationPayload {
+  return {
+    id,
+    type: r.kind,
+    organization: r.organization,
+    project: r.project,
+    notification: r.notification.name,
+    title: r.title,
+    period: { start: r.period.start.toISOString(), end: r.period.end.toISOString() },
+    changes: r.changes,
+  };
+}

@@ -1,0 +1,430 @@
+/**
+ * Notification channels of a project (SPEC §7): create, read, change, delete, send a test, list the
+ * deliveries; the double opt-in of email addresses outside the organization, and unsubscribing.
+ *
+ * Secrets (webhook URLs and header values, Slack/Teams URLs, the signing secret, the email link
+ * token) are sealed at rest and never returned: reads show a URL's host and header names only. A
+ * webhook's signing secret is returned once, by the create call.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
+import { AuditRepository } from '../db/audit.repository.ts';
+import { TrackerRepository } from '../db/tracker.repository.ts';
+import { JobRepository } from '../db/job.repository.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
+import type { Actor } from '../domain/actor.ts';
+import { AppError, validationError } from '../domain/errors.ts';
+import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
+import type { SecretBox } from '../domain/secret-box.ts';
+import { newSigningSecret, validateOutboundUrl } from '../notifications/channel-sender.ts';
+import { escapeHtml } from '../notifications/email-message.ts';
+import type { EmailSender } from '../notifications/email-sender.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import type { ProjectService } from './project.service.ts';
+import {
+  deliveryView,
+  emailTokenHash,
+  type DeliveryService,
+  type DeliveryView,
+  type NotificationSecrets,
+} from './delivery.service.ts';
+
+export const NOTIFICATION_TYPES = ['email', 'webhook', 'slack', 'teams'] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export const CONFIRM_EMAIL_JOB = 'notifications.confirm-email';
+const MAX_HEADERS = 20;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const RESERVED_HEADER =
+  /^(webhook-.*|content-type|content-length|content-encoding|transfer-encoding|host|connection)$/i;
+
+export interface NotificationConfigurationInput {
+  email?: string | undefined;
+  url?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  webhook_url?: string | undefined;
+}
+
+export interface NotificationInput {
+  name: string;
+  type: NotificationType;
+  is_enabled?: boolean | undefined;
+  configuration: NotificationConfigurationInput;
+}
+
+export interface NotificationPatch {
+  name?: string | undefined;
+  is_enabled?: boolean | undefined;
+  configuration?: NotificationConfigurationInput | undefined;
+}
+
+export interface NotificationView {
+  id: string;
+  created_at: Date;
+  updated_at: Date;
+  name: string;
+  type: NotificationType;
+  is_enabled: boolean;
+  configuration: Record<string, unknown>;
+}
+
+export function notificationView(row: NotificationRow): NotificationView {
+  const configuration =
+    row.type === 'email' ? { ...row.configuration, status: row.email_status } : { ...row.configuration };
+  return {
+    id: row.id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    name: row.name,
+    type: row.type,
+    is_enabled: row.is_enabled,
+    configuration,
+  };
+}
+
+interface SealedConfiguration {
+  configuration: Record<string, unknown>;
+  secrets: NotificationSecrets;
+}
+
+export class NotificationService {
+  private readonly notifications: NotificationRepository;
+  private readonly audit: AuditRepository;
+  private readonly tracker: TrackerRepository;
+  private readonly jobs: JobRepository;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly projects: ProjectService,
+    private readonly deliveries: DeliveryService,
+    private readonly box: SecretBox,
+    private readonly email: { sender: EmailSender | undefined; baseUrl: string },
+  ) {
+    this.notifications = new NotificationRepository(db);
+    this.audit = new AuditRepository(db);
+    this.tracker = new TrackerRepository(db);
+    this.jobs = new JobRepository(db);
+  }
+
+  async list(organizationId: string, projectName: string, page: PageRequest) {
+    const project = await this.projects.find(organizationId, projectName);
+    const count = await this.notifications.count(project.id);
+    assertPageInRange(page, count);
+    const rows = await this.notifications.list(project.id, page.pageSize, offsetOf(page));
+    return { count, items: rows.map(notificationView) };
+  }
+
+  async get(organizationId: string, projectName: string, name: string): Promise<NotificationView> {
+    return notificationView(await this.find(organizationId, projectName, name));
+  }
+
+  async create(
+    organizationId: string,
+    projectName: string,
+    input: NotificationInput,
+    actor: Actor,
+  ): Promise<NotificationView & { signing_secret?: string }> {
+    checkName(input.name);
+    const project = await this.projects.find(organizationId, projectName);
+    const sealed = sealedConfiguration(input.type, input.configuration);
+    if (input.type === 'webhook') sealed.secrets.signing_secret = newSigningSecret();
+    const email = input.type === 'email' ? await this.emailState(organizationId, sealed) : undefined;
+    const row = await this.uniqueName(() =>
+      this.db.transaction().execute(async (tx) => {
+        const created = await this.notifications.create(
+          {
+            project_id: project.id,
+            name: input.name,
+            type: input.type,
+            is_enabled: input.is_enabled ?? true,
+            configuration: sealed.configuration,
+            secrets: this.box.seal(sealed.secrets),
+            email_status: email?.status ?? null,
+            email_token_hash: email ? emailTokenHash(sealed.secrets.email_token!) : null,
+          },
+          tx,
+        );
+        await this.audit.record(
+          {
+            organizationId,
+            actor,
+            action: 'notification.create',
+            resourceType: 'notification',
+            resourceId: created.id,
+            resourceName: `${project.name}/${created.name}`,
+            changes: { name: { old: null, new: created.name }, type: { old: null, new: created.type } },
+          },
+          tx,
+        );
+        if (email?.status === 'pending') await this.queueConfirmation(created.id, tx);
+        return created;
+      }),
+    );
+    const view = notificationView(row);
+    return input.type === 'webhook' ? { ...view, signing_secret: sealed.secrets.signing_secret! } : view;
+  }
+
+  async update(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    patch: NotificationPatch,
+    actor: Actor,
+  ): Promise<NotificationView> {
+    if (patch.name !== undefined) checkName(patch.name);
+    const current = await this.find(organizationId, projectName, name);
+    const values: Parameters<NotificationRepository['update']>[1] = {};
+    const changes: Record<string, { old: unknown; new: unknown }> = {};
+    if (patch.name !== undefined && patch.name !== current.name) {
+      values.name = patch.name;
+      changes.name = { old: current.name, new: patch.name };
+    }
+    if (patch.is_enabled !== undefined && patch.is_enabled !== current.is_enabled) {
+      values.is_enabled = patch.is_enabled;
+      changes.is_enabled = { old: current.is_enabled, new: patch.is_enabled };
+    }
+    let pending = false;
+    if (patch.configuration !== undefined) {
+      const sealed = sealedConfiguration(current.type, patch.configuration);
+      const old = this.box.open<NotificationSecrets>(current.secrets);
+      // The signing secret outlives a change of URL: receivers keep verifying with it.
+      if (current.type === 'webhook') sealed.secrets.signing_secret = old.signing_secret!;
+      if (current.type === 'email') {
+        if (sealed.configuration.email === current.configuration.email) {
+          sealed.secrets.email_token = old.email_token!;
+        } else {
+          const email = await this.emailState(organizationId, sealed);
+          values.email_status = email.status;
+          values.email_token_hash = emailTokenHash(sealed.secrets.email_token!);
+          pending = email.status === 'pending';
+        }
+      }
+      values.configuration = sealed.configuration;
+      values.secrets = this.box.seal(sealed.secrets);
+      changes.configuration = { old: current.configuration, new: sealed.configuration };
+    }
+    if (!Object.keys(values).length) return notificationView(current);
+    const row = await this.uniqueName(() =>
+      this.db.transaction().execute(async (tx) => {
+        const updated = await this.notifications.update(current.id, values, tx);
+        await this.audit.record(
+          {
+            organizationId,
+            actor,
+            action: 'notification.update',
+            resourceType: 'notification',
+            resourceId: current.id,
+            resourceName: `${projectName}/${updated.name}`,
+            changes,
+          },
+          tx,
+        );
+        if (pending) await this.queueConfirmation(current.id, tx);
+        return updated;
+      }),
+    );
+    return notificationView(row);
+  }
+
+  async delete(organizationId: string, projectName: string, name: string, actor: Actor): Promise<void> {
+    const current = await this.find(organizationId, projectName, name);
+    await this.db.transaction().execute(async (tx) => {
+      await this.notifications.delete(current.id, tx);
+      await this.audit.record(
+        {
+          organizationId,
+          actor,
+          action: 'notification.delete',
+          resourceType: 'notification',
+          resourceId: current.id,
+          resourceName: `${projectName}/${current.name}`,
+          changes: { name: { old: current.name, new: null } },
+        },
+        tx,
+      );
+    });
+  }
+
+  /** Sends a sample payload (a real CVE of the project when it has one) now; the attempt is recorded. */
+  async sendTest(
+    organizationId: string,
+    organizationName: string,
+    projectName: string,
+    name: string,
+  ): Promise<DeliveryView> {
+    const n = await this.find(organizationId, projectName, name);
+    const now = new Date();
+    return this.deliveries.sendTest(
+      {
+        notification: n,
+        kind: 'test',
+        organization: organizationName,
+        project: projectName,
+        title: `Test notification from vulntrack for ${projectName}`,
+        period: { start: now, end: now },
+        changes: [],
+      },
+      n,
+    );
+  }
+
+  async listDeliveries(organizationId: string, projectName: string, name: string, page: PageRequest) {
+    const n = await this.find(organizationId, projectName, name);
+    const count = await this.notifications.countDeliveries(n.id);
+    assertPageInRange(page, count);
+    const rows = await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page));
+    return { count, items: rows.map(deliveryView) };
+  }
+
+  /** Confirms the email address whose link carries `token`; false for an unknown token. */
+  async confirmEmail(token: string): Promise<boolean> {
+    const n = await this.byToken(token);
+    if (!n) return false;
+    if (n.email_status === 'pending') await this.notifications.setEmailStatus(n.id, 'confirmed');
+    return true;
+  }
+
+  /** Unsubscribes the email address whose link carries `token`; false for an unknown token. */
+  async unsubscribe(token: string): Promise<boolean> {
+    const n = await this.byToken(token);
+    if (!n) return false;
+    await this.notifications.setEmailStatus(n.id, 'unsubscribed');
+    return true;
+  }
+
+  /** Sends the confirmation email of a pending address (the `notifications.confirm-email` job). */
+  async sendConfirmation(notificationId: string): Promise<void> {
+    const n = await this.notifications.findById(notificationId);
+    if (!n || n.type !== 'email' || n.email_status !== 'pending') return;
+    if (!this.email.sender) throw new Error('SMTP_URL is not set: the confirmation email cannot be sent');
+    const token = this.box.open<NotificationSecrets>(n.secrets).email_token!;
+    const confirmUrl = `${this.email.baseUrl}/notifications/confirm?token=${token}`;
+    const unsubscribeUrl = `${this.email.baseUrl}/notifications/unsubscribe?token=${token}`;
+    const text = [
+      `Someone asked vulntrack to send vulnerability notifications ("${n.name}") to this address.`,
+      '',
+      `To receive them, confirm: ${confirmUrl}`,
+      '',
+      'If this was not you, ignore this message: nothing will be sent.',
+    ].join('\n');
+    const html = `<p>Someone asked vulntrack to send vulnerability notifications (&ldquo;${escapeHtml(n.name)}&rdquo;) to this address.</p><p><a href="${escapeHtml(confirmUrl)}">Confirm the subscription</a></p><p>If this was not you, ignore this message: nothing will be sent.</p>`;
+    const result = await this.email.sender.send({
+      to: String(n.configuration.email),
+      subject: 'Confirm your vulntrack notifications',
+      text,
+      html,
+      unsubscribeUrl,
+      deliveryId: `confirm-${n.id}`,
+    });
+    if (!result.ok) throw new Error(result.error ?? 'the confirmation email was not accepted');
+  }
+
+  private async byToken(token: string): Promise<NotificationRow | undefined> {
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
+    return this.notifications.findByEmailToken(emailTokenHash(token));
+  }
+
+  private async queueConfirmation(id: string, tx: Kysely<DB>): Promise<void> {
+    await new JobRepository(tx).enqueue([
+      { name: CONFIRM_EMAIL_JOB, payload: { notification: id }, dedupeKey: `confirm:${id}:${Date.now()}` },
+    ]);
+  }
+
+  /** A joined member's address is confirmed at once; any other must confirm by email (double opt-in). */
+  private async emailState(organizationId: string, sealed: SealedConfiguration) {
+    sealed.secrets.email_token = randomBytes(24).toString('base64url');
+    const member = await this.tracker.joinedMember(organizationId, String(sealed.configuration.email));
+    return { status: member ? ('confirmed' as const) : ('pending' as const) };
+  }
+
+  private async find(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
+    const project = await this.projects.find(organizationId, projectName);
+    const row = PROJECT_NAME.test(name) ? await this.notifications.findByName(project.id, name) : undefined;
+    if (!row) throw new AppError('not_found');
+    return row;
+  }
+
+  private async uniqueName<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw validationError({ name: ['a notification with this name exists'] });
+      throw err;
+    }
+  }
+}
+
+function checkName(name: string): void {
+  if (!PROJECT_NAME.test(name)) {
+    throw validationError({
+      name: ['starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters'],
+    });
+  }
+}
+
+/** Splits a configuration into what may be shown and what is sealed; 400 for anything unusable. */
+function sealedConfiguration(
+  type: NotificationType,
+  input: NotificationConfigurationInput,
+): SealedConfiguration {
+  const problems: string[] = [];
+  const allowed: Record<NotificationType, (keyof NotificationConfigurationInput)[]> = {
+    email: ['email'],
+    webhook: ['url', 'headers'],
+    slack: ['webhook_url'],
+    teams: ['webhook_url'],
+  };
+  for (const key of Object.keys(input) as (keyof NotificationConfigurationInput)[]) {
+    if (input[key] !== undefined && !allowed[type].includes(key))
+      problems.push(`${key} does not apply to ${type}`);
+  }
+  const urlOf = (key: 'url' | 'webhook_url'): URL | undefined => {
+    const value = input[key];
+    if (value === undefined) {
+      problems.push(`${key} is required for ${type}`);
+      return undefined;
+    }
+    const error = validateOutboundUrl(value);
+    if (error) {
+      problems.push(`${key}: ${error}`);
+      return undefined;
+    }
+    return new URL(value);
+  };
+  let out: SealedConfiguration = { configuration: {}, secrets: {} };
+  switch (type) {
+    case 'email': {
+      const email = input.email === undefined ? '' : normalizeEmail(input.email);
+      if (!EMAIL.test(email) || email.length > 254) problems.push('email must be an email address');
+      out = { configuration: { email }, secrets: {} };
+      break;
+    }
+    case 'webhook': {
+      const url = urlOf('url');
+      const headers = input.headers ?? {};
+      const names = Object.keys(headers);
+      if (names.length > MAX_HEADERS) problems.push(`headers: at most ${MAX_HEADERS}`);
+      for (const [name, value] of Object.entries(headers)) {
+        if (!HEADER_NAME.test(name)) problems.push(`headers: "${name}" is not a valid header name`);
+        else if (RESERVED_HEADER.test(name)) problems.push(`headers: ${name} is set by vulntrack`);
+        if (typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > 4096)
+          problems.push(`headers: the value of ${name} must be one line of text`);
+      }
+      out = {
+        configuration: { url_host: url?.host, header_names: names },
+        secrets: { url: url?.toString(), headers },
+      };
+      break;
+    }
+    case 'slack':
+    case 'teams': {
+      const url = urlOf('webhook_url');
+      out = { configuration: { webhook_host: url?.host }, secrets: { webhook_url: url?.toString() } };
+      break;
+    }
+  }
+  if (problems.length) throw validationError({ configuration: problems });
+  return out;
+}

@@ -1,0 +1,330 @@
+/**
+ * Reports (SPEC §7): for each enabled report automation, one report per period (daily or weekly at
+ * its hour, in its time zone) listing every CVE of the project that changed in the period (that meets
+ * the automation's conditions) with its changes, highest CVSS and counts by severity; delivered
+ * through the automation's notifications, and recorded as an execution.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { AutomationRepository, type AutomationRow } from '../db/automation.repository.ts';
+import { EventRepository } from '../db/event.repository.ts';
+import { NotificationRepository } from '../db/notification.repository.ts';
+import { ReportRepository, type ReportRow } from '../db/report.repository.ts';
+import { conditionsHold, type AutomationConfiguration } from '../domain/automation.ts';
+import { AppError } from '../domain/errors.ts';
+import { buildReport, lastPeriod, newReportLink, type ReportFrequency } from '../domain/report.ts';
+import type { TriageStatus } from '../domain/triage.ts';
+import type { NotificationChange } from '../notifications/payload.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
+import type { ProjectService } from './project.service.ts';
+import type { TrackerService } from './tracker.service.ts';
+
+export const REPORTS_DUE_JOB = 'reports.due';
+
+export interface ReportView {
+  id: string;
+  link: string;
+  created_at: Date;
+  automation: string | null;
+  period: { start: Date; end: Date };
+  cves_count: number;
+  highest_cvss: number | null;
+  severity_counts: Record<string, number>;
+}
+
+export interface ReportDetail extends ReportView {
+  cves: {
+    cve_id: string;
+    title: string | null;
+    cvss31: number | null;
+    highest_cvss: number | null;
+    kev: boolean;
+    epss: number | null;
+    matched_keys: string[];
+    event_types: string[];
+    events: { type: string; details: unknown }[];
+    changes: { id: string; created_at: Date; types: string[]; data: unknown[] }[];
+  }[];
+}
+
+export function reportView(r: ReportRow): ReportView {
+  return {
+    id: r.id,
+    link: r.link,
+    created_at: r.created_at,
+    automation: r.automation_name,
+    period: { start: r.period_start, end: r.period_end },
+    cves_count: r.summary.cves_count,
+    highest_cvss: r.summary.highest_cvss,
+    severity_counts: r.summary.severity_counts,
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+export class ReportService {
+  private readonly reports: ReportRepository;
+  private readonly automations: AutomationRepository;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly projects: ProjectService,
+    private readonly tracker: TrackerService,
+    private readonly deliveries: DeliveryService,
+  ) {
+    this.reports = new ReportRepository(db);
+    this.automations = new AutomationRepository(db);
+  }
+
+  async list(organizationId: string, projectName: string, page: PageRequest) {
+    const project = await this.projects.find(organizationId, projectName);
+    const count = await this.reports.count(project.id);
+    assertPageInRange(page, count);
+    const rows = await this.reports.list(project.id, page.pageSize, offsetOf(page));
+    return { count, items: rows.map(reportView) };
+  }
+
+  async get(organizationId: string, projectName: string, id: string): Promise<ReportDetail> {
+    const project = await this.projects.find(organizationId, projectName);
+    const row = /^[0-9a-f-]{36}$/.test(id) ? await this.reports.find(project.id, id) : undefined;
+    if (!row) throw new AppError('not_found');
+    return this.detail(row);
+  }
+
+  async detail(row: ReportRow): Promise<ReportDetail> {
+    const items = await this.reports.items(row.id);
+    const changes = await this.reports.changes(items.flatMap((i) => i.change_ids));
+    const cves = await this.reports.cveSummaries(items.map((i) => i.cve_id));
+    return {
+      ...reportView(row),
+      cves: items.map((i) => {
+        const cve = cves.get(i.cve_id);
+        return {
+          cve_id: i.cve_id,
+          title: cve?.title ?? null,
+          cvss31: cve?.cvss31 ?? null,
+          highest_cvss: i.highest_cvss,
+          kev: cve?.kev ?? false,
+          epss: cve?.epss ?? null,
+          matched_keys: i.matched_keys,
+          event_types: i.event_types,
+          events: i.events,
+          changes: changes
+            .filter((c) => c.cve_id === i.cve_id && i.change_ids.includes(c.id))
+            .map((c) => ({ id: c.id, created_at: c.created_at, types: c.types, data: c.data })),
+        };
+      }),
+    };
+  }
+
+  /** Generates every report whose period has ended (the `reports.due` job, every minute). */
+  async runDue(now = new Date()): Promise<number> {
+    let made = 0;
+    for (const automation of await this.automations.enabledReports()) {
+      const period = lastPeriod(scheduleOf(automation), now);
+      // No report for a period that ended before the automation existed.
+      if (period.end.getTime() <= new Date(automation.created_at).getTime()) continue;
+      if (await this.generate(automation, automation.organization_id, period, now)) made++;
+    }
+    return made;
+  }
+
+  /**
+   * `POST …/automations/<name>/run`: a report from the end of the last one (or one period back) to
+   * now, generated and delivered at once.
+   */
+  async runNow(
+    organizationId: string,
+    automation: AutomationRow,
+    now = new Date(),
+  ): Promise<string | undefined> {
+    if (automation.trigger_type !== 'report') return undefined;
+    const last = await this.reports.lastPeriodEnd(automation.id);
+    const span = automation.frequency === 'weekly' ? 7 * DAY_MS : DAY_MS;
+    const start = last && last < now ? last : new Date(now.getTime() - span);
+    return this.generate(automation, organizationId, { start, end: now }, now);
+  }
+
+  /**
+   * The report of `automation` for `period`, with its execution and deliveries, in one transaction;
+   * undefined when that period's report exists already (another worker made it).
+   */
+  async generate(
+    automation: AutomationRow,
+    organizationId: string,
+    period: { start: Date; end: Date },
+    now: Date,
+  ): Promise<string | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const reports = new ReportRepository(tx);
+      if (await reports.exists(automation.id, period.start, period.end)) return undefined;
+      const config = automation.configuration as unknown as AutomationConfiguration;
+      const events = await reports.periodEvents(automation.project_id, period.start, period.end, tx);
+      const tracker = await new EventRepository(tx).trackerStates(
+        events.map((e) => ({ projectId: automation.project_id, cveId: e.cve_id })),
+      );
+      const cves = await reports.cveSummaries([...new Set(events.map((e) => e.cve_id))], tx);
+      const kept = events.filter((e) => {
+        const cve = cves.get(e.cve_id);
+        if (!cve) return false;
+        const state = tracker.get(`${automation.project_id} ${e.cve_id}`);
+        return conditionsHold(
+          config.conditions,
+          {
+            ...cve,
+            createdAt: cve.created_at,
+            status: state?.status ?? null,
+            assignee: state?.assignee ?? null,
+          },
+          now,
+        );
+      });
+      const content = buildReport(kept);
+      const report = await reports.create(
+        {
+          link: newReportLink(),
+          project_id: automation.project_id,
+          automation_id: automation.id,
+          period_start: period.start,
+          period_end: period.end,
+          summary: content.summary,
+        },
+        content.items,
+        tx,
+      );
+      if (!report) return undefined;
+      const results = await this.act(tx, automation, organizationId, report, content.items, cves);
+      await new AutomationRepository(tx).insertExecutions(
+        [
+          {
+            automation_id: automation.id,
+            window_start: period.start,
+            window_end: period.end,
+            matched_cves_count: content.items.length,
+            results,
+            report_id: report.id,
+          },
+        ],
+        tx,
+      );
+      return report.id;
+    });
+  }
+
+  private async act(
+    tx: Transaction<DB>,
+    automation: AutomationRow,
+    organizationId: string,
+    report: ReportRow,
+    items: ReturnType<typeof buildReport>['items'],
+    cves: Awaited<ReturnType<ReportRepository['cveSummaries']>>,
+  ) {
+    const config = automation.configuration as unknown as AutomationConfiguration;
+    const info = (await new EventRepository(tx).projectInfo([automation.project_id])).get(
+      automation.project_id,
+    )!;
+    const notifications = await new NotificationRepository(tx).forProjects([automation.project_id], tx);
+    const results: { action: string; status: string; details: Record<string, unknown> }[] = [];
+    const cveIds = items.map((i) => i.cve_id);
+    for (const action of config.actions) {
+      switch (action.type) {
+        case 'generate_report':
+          results.push({ action: action.type, status: 'success', details: { report: report.id } });
+          break;
+        case 'send_notification': {
+          const n = notifications.find((x) => x.name === action.value);
+          if (!n) {
+            results.push({
+              action: action.type,
+              status: 'failed',
+              details: { error: `no notification named ${String(action.value)}` },
+            });
+          } else if (!n.is_enabled) {
+            results.push({
+              action: action.type,
+              status: 'skipped',
+              details: { notification: n.name, reason: 'disabled' },
+            });
+          } else if (!items.length) {
+            results.push({
+              action: action.type,
+              status: 'skipped',
+              details: { notification: n.name, reason: 'no changes in the period' },
+            });
+          } else {
+            const changes: NotificationChange[] = items.map((i) => {
+              const c = cves.get(i.cve_id)!;
+              return {
+                cve: {
+                  cve_id: i.cve_id,
+                  title: c.title,
+                  description: c.description,
+                  cvss31: c.cvss31,
+                  kev: c.kev,
+                  epss: c.epss,
+                  vendors: c.vendors,
+                },
+                events: i.events,
+              };
+            });
+            const request: DeliveryRequest = {
+              notification: n,
+              kind: 'report',
+              organization: info.organization,
+              project: info.name,
+              title: `${automation.name}: ${items.length} CVE${items.length === 1 ? '' : 's'} changed in ${info.name}`,
+              period: { start: report.period_start, end: report.period_end },
+              changes,
+            };
+            const [delivery] = await this.deliveries.queue(tx, [request]);
+            results.push({
+              action: action.type,
+              status: 'success',
+              details: { notification: n.name, delivery },
+            });
+          }
+          break;
+        }
+        case 'assign_user':
+        case 'change_status': {
+          const patch =
+            action.type === 'assign_user'
+              ? { assignee: action.value as string | null }
+              : { status: action.value as TriageStatus | null };
+          const actor = { type: 'system' as const, id: null, name: `automation:${automation.name}` };
+          const r = cveIds.length
+            ? await this.tracker.applyAutomation(
+                tx,
+                organizationId,
+                automation.project_id,
+                cveIds,
+                patch,
+                actor,
+              )
+            : { changed: 0 };
+          results.push(
+            'error' in r
+              ? { action: action.type, status: 'failed', details: { error: r.error } }
+              : {
+                  action: action.type,
+                  status: r.changed ? 'success' : 'skipped',
+                  details: { changed: r.changed },
+                },
+          );
+          break;
+        }
+      }
+    }
+    return results;
+  }
+}
+
+function scheduleOf(a: AutomationRow) {
+  return {
+    frequency: (a.frequency ?? 'daily') as ReportFrequency,
+    time: a.schedule_time ?? '08:00',
+    timezone: a.schedule_timezone ?? 'UTC',
+    weekday: a.schedule_weekday,
+  };
+}
