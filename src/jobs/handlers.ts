@@ -6,6 +6,10 @@ import pino from 'pino';
 import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
 import type { JobService } from '../services/job.service.ts';
 import type { SyncService } from '../services/sync.service.ts';
+import type { EventProcessor } from '../services/event-processor.service.ts';
+import type { DeliveryService } from '../services/delivery.service.ts';
+import type { NotificationService } from '../services/notification.service.ts';
+import type { ReportService } from '../services/report.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
 
 type Logger = Pick<pino.Logger, 'info' | 'warn'>;
@@ -13,6 +17,10 @@ type Logger = Pick<pino.Logger, 'info' | 'warn'>;
 export interface JobHandlerDeps {
   jobs: JobService;
   sync: Pick<SyncService, 'run'>;
+  events: Pick<EventProcessor, 'processPending'>;
+  deliveries: Pick<DeliveryService, 'attempt'>;
+  notifications: Pick<NotificationService, 'sendConfirmation'>;
+  reports: Pick<ReportService, 'runDue'>;
   logger?: Logger;
 }
 
@@ -22,7 +30,7 @@ export interface JobHandlerDeps {
  * on some worker (a slow full load outlasting the next tick), this one is skipped: the running
  * round and the next tick continue from the cursor, so nothing is lost.
  */
-export function handleSync(deps: JobHandlerDeps): JobHandler {
+export function handleSync(deps: Pick<JobHandlerDeps, 'jobs' | 'sync' | 'logger'>): JobHandler {
   const logger = deps.logger ?? pino({ level: 'silent' });
   return async (payload, context) => {
     const source = payload.source;
@@ -77,9 +85,52 @@ export function handlePurge(jobs: JobService): JobHandler {
   };
 }
 
+/**
+ * `events.process`: matches the changes recorded since the last run to projects and runs their alert
+ * automations (queued after every import that recorded changes, and every minute as a safety net).
+ */
+export function handleProcessEvents(deps: Pick<JobHandlerDeps, 'events' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    const report = await deps.events.processPending();
+    if (report.items) logger.info({ job: context.id, ...report }, 'changes matched to projects');
+  };
+}
+
+/** `notifications.deliver {delivery}`: one attempt of a delivery (the service queues the next one). */
+export function handleDeliver(deps: Pick<JobHandlerDeps, 'deliveries'>): JobHandler {
+  return async (payload) => {
+    if (typeof payload.delivery !== 'string')
+      throw new PermanentJobError('notifications.deliver: no delivery id');
+    await deps.deliveries.attempt(payload.delivery);
+  };
+}
+
+/** `notifications.confirm-email {notification}`: the double opt-in email of an address outside the organization. */
+export function handleConfirmEmail(deps: Pick<JobHandlerDeps, 'notifications'>): JobHandler {
+  return async (payload) => {
+    if (typeof payload.notification !== 'string')
+      throw new PermanentJobError('notifications.confirm-email: no notification id');
+    await deps.notifications.sendConfirmation(payload.notification);
+  };
+}
+
+/** `reports.due`: generates the reports whose period has ended (every minute). */
+export function handleReportsDue(deps: Pick<JobHandlerDeps, 'reports' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    const made = await deps.reports.runDue();
+    if (made) logger.info({ job: context.id, reports: made }, 'reports generated');
+  };
+}
+
 export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
   return {
     sync: handleSync(deps),
+    'events.process': handleProcessEvents(deps),
+    'notifications.deliver': handleDeliver(deps),
+    'notifications.confirm-email': handleConfirmEmail(deps),
+    'reports.due': handleReportsDue(deps),
     noop: handleNoop(deps.jobs),
     'jobs.purge': handlePurge(deps.jobs),
   };

@@ -45,6 +45,23 @@ export const purgeSchedule: Schedule = {
   }),
 };
 
+/**
+ * Every minute: reports whose period ended, and the event processor as a safety net (imports queue
+ * it when they record changes; a change recorded by a process that stopped before queuing is caught here).
+ */
+export const notificationSchedules: Schedule[] = [
+  {
+    name: 'reports.due',
+    pattern: '* * * * *',
+    job: (tick) => ({ name: 'reports.due', dedupeKey: `reports.due:${tickKey(tick)}` }),
+  },
+  {
+    name: 'events.process',
+    pattern: '* * * * *',
+    job: (tick) => ({ name: 'events.process', dedupeKey: `events.process:${tickKey(tick)}` }),
+  },
+];
+
 export class Scheduler {
   private crons: Cron[] = [];
 

@@ -113,7 +113,14 @@ export class ImportService {
   private readonly catalog: CatalogWriteRepository;
   private readonly runs: ImportRunRepository;
 
-  constructor(db: Kysely<DB>) {
+  /**
+   * `afterImport` runs when an import wrote to the catalog (even one that failed later: its committed
+   * batches stay): the composition root queues the event processor there.
+   */
+  constructor(
+    db: Kysely<DB>,
+    private readonly afterImport: () => Promise<void> = () => Promise.resolve(),
+  ) {
     this.catalog = new CatalogWriteRepository(db);
     this.runs = new ImportRunRepository(db);
   }
@@ -222,10 +229,12 @@ export class ImportService {
         ...problems,
         { position: '', reason: (err as Error).message },
       ]);
+      if (counts.imported + counts.updated) await this.afterImport().catch(() => {});
       throw err;
     }
     const result = report(counts.skipped ? 'partial' : 'completed');
     await this.runs.finish(runId, result.status, counts, problems.slice(0, 100));
+    if (counts.imported + counts.updated) await this.afterImport();
     return result;
   }
 
