@@ -2,7 +2,7 @@
  * The CVE tracker of a project: the project's CVEs with their triage status and assignee, moves
  * (single and bulk, each moved CVE one audit entry with old and new values) and comments.
  */
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
 import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
@@ -260,40 +260,90 @@ export class TrackerService {
     const project = await this.project(organizationId, projectName);
     // Resolved before the transaction: the embedded database has one session, which a transaction holds.
     const assignee = await this.assignee(organizationId, patch.assignee);
-    return this.db.transaction().execute(async (tx) => {
-      if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
-      const keys = await this.projects.subscriptionKeys(project.id, tx);
-      const current = new Map(
-        (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, r]),
+    return this.db
+      .transaction()
+      .execute((tx) =>
+        this.moveWithin(tx, organizationId, project, cveIds, patch, assignee, actor, onMissing),
       );
-      const missing = cveIds.filter((id) => !current.has(id));
-      if (missing.length) onMissing(missing);
+  }
 
-      const writes: TrackerWrite[] = [];
-      const entries: AuditEntry[] = [];
-      for (const id of cveIds) {
-        const row = current.get(id)!;
-        const changes: Record<string, { old: string | null; new: string | null }> = {};
-        if (patch.status !== undefined && patch.status !== row.status)
-          changes.status = { old: row.status, new: patch.status };
-        if (assignee !== undefined && (assignee?.id ?? null) !== row.assignee_id)
-          changes.assignee = { old: row.assignee, new: assignee?.email ?? null };
-        if (!Object.keys(changes).length) continue;
-        writes.push({
-          cve_id: id,
-          status: patch.status === undefined ? row.status : patch.status,
-          assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
-          assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
-        });
-        entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
-      }
-      await this.audit.recordMany(entries, tx);
-      await this.tracker.upsert(project.id, writes, tx);
-      const after = new Map(
-        (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
-      );
-      return { changed: writes.length, results: cveIds.map((id) => after.get(id)!) };
-    });
+  /**
+   * An automation's tracker action inside the event processor's transaction: moves those of
+   * `cveIds` the project has (the others are left out, not an error). Returns how many moved, or a
+   * reason when the assignee is not a joined member.
+   */
+  async applyAutomation(
+    tx: Transaction<DB>,
+    organizationId: string,
+    projectId: string,
+    cveIds: string[],
+    patch: TrackerPatch,
+    actor: Actor,
+  ): Promise<{ changed: number } | { error: string }> {
+    const project = await this.projects.findById(projectId, tx);
+    if (!project) return { error: 'the project no longer exists' };
+    let assignee: { id: string; email: string } | null | undefined = undefined;
+    if (patch.assignee !== undefined && patch.assignee !== null) {
+      const email = emailOf(patch.assignee);
+      assignee = email ? await this.tracker.joinedMember(organizationId, email, tx) : undefined;
+      if (!assignee) return { error: `${patch.assignee} is not a member of this organization` };
+    } else if (patch.assignee === null) assignee = null;
+    const { changed } = await this.moveWithin(
+      tx,
+      organizationId,
+      project,
+      cveIds,
+      patch,
+      assignee,
+      actor,
+      () => {},
+    );
+    return { changed };
+  }
+
+  private async moveWithin(
+    tx: Transaction<DB>,
+    organizationId: string,
+    project: ProjectRow,
+    requested: string[],
+    patch: TrackerPatch,
+    assignee: { id: string; email: string } | null | undefined,
+    actor: Actor,
+    onMissing: (missing: string[]) => void,
+  ): Promise<{ changed: number; results: TrackedCve[] }> {
+    if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
+    const keys = await this.projects.subscriptionKeys(project.id, tx);
+    const current = new Map(
+      (await this.tracker.projectCves(project.id, keys, requested, tx)).map((r) => [r.cve_id, r]),
+    );
+    const missing = requested.filter((id) => !current.has(id));
+    if (missing.length) onMissing(missing);
+    const cveIds = requested.filter((id) => current.has(id));
+
+    const writes: TrackerWrite[] = [];
+    const entries: AuditEntry[] = [];
+    for (const id of cveIds) {
+      const row = current.get(id)!;
+      const changes: Record<string, { old: string | null; new: string | null }> = {};
+      if (patch.status !== undefined && patch.status !== row.status)
+        changes.status = { old: row.status, new: patch.status };
+      if (assignee !== undefined && (assignee?.id ?? null) !== row.assignee_id)
+        changes.assignee = { old: row.assignee, new: assignee?.email ?? null };
+      if (!Object.keys(changes).length) continue;
+      writes.push({
+        cve_id: id,
+        status: patch.status === undefined ? row.status : patch.status,
+        assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
+        assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
+      });
+      entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
+    }
+    await this.audit.recordMany(entries, tx);
+    await this.tracker.upsert(project.id, writes, tx);
+    const after = new Map(
+      (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
+    );
+    return { changed: writes.length, results: cveIds.map((id) => after.get(id)!) };
   }
 
   private auditEntry(
