@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { createEmailSender, type EmailSender } from './email-sender.ts';
 import { emailMessage } from './email-message.ts';
+import { clip } from './message-summary.ts';
 import { postOutbound, type OutboundResult } from './outbound.ts';
 import type { NotificationPayload } from './payload.ts';
 import { slackMessage } from './slack-message.ts';
@@ -106,7 +107,10 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
     if (!options.smtpUrl) {
       return badConfig('Email cannot be sent: no SMTP server is configured (set SMTP_URL).');
     }
-    if (!/^\S+@\S+$/.test(target.to)) return badConfig(`"${target.to}" is not an email address.`);
+    // One address only: a comma, semicolon or angle bracket would let one target reach several mailboxes.
+    if (!/^[^\s@,;<>"]+@[^\s@,;<>"]+$/.test(target.to)) {
+      return badConfig(`"${clip(target.to, 80)}" is not a single email address.`);
+    }
     if (!/^https?:\/\/\S+$/.test(target.unsubscribeUrl)) {
       return badConfig('The unsubscribe link must be an http(s) URL.');
     }

@@ -167,6 +167,27 @@ describe('email channel', () => {
     expect(attempt.error).toMatch(/^(The SMTP server refused the connection\.|Sending the email failed)/);
   });
 
+  it('refuses a recipient that is not exactly one address, without connecting', async () => {
+    const smtp = await sink();
+    const sender = createChannelSender({
+      smtpUrl: smtp.url,
+      smtpFrom: 'a@example.org',
+      allowPrivate: false,
+      timeoutMs: 2000,
+    });
+    for (const to of [
+      'alice@acme.example,mallory@evil.example',
+      'Alice <alice@acme.example>',
+      'not-an-address',
+    ]) {
+      const attempt = await sender.send({ type: 'email', to, unsubscribeUrl: UNSUBSCRIBE }, log4shellAlert());
+      expect(attempt, to).toMatchObject({ ok: false, status_code: null, retryable: false });
+      expect(attempt.error).toMatch(/is not a single email address/);
+    }
+    await sender.close();
+    expect(smtp.messages).toHaveLength(0);
+  });
+
   it('fails without an SMTP server configured, not retryable', async () => {
     const attempt = await send(undefined, log4shellAlert());
     expect(attempt).toMatchObject({ ok: false, status_code: null, retryable: false });
