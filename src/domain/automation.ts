@@ -235,7 +235,14 @@ export function conditionProblems(root: ConditionGroup): string[] {
       return;
     }
     if (isGroup(node)) {
-      node.children.forEach((c, i) => walk(c, depth + 1, `${at}.children[${i}]`));
+      if (node.operator !== 'AND' && node.operator !== 'OR')
+        problems.push(`${at}: operator must be AND or OR`);
+      if (!Array.isArray(node.children)) problems.push(`${at}: children must be a list`);
+      else node.children.forEach((c, i) => walk(c, depth + 1, `${at}.children[${i}]`));
+      return;
+    }
+    if (!(CONDITION_TYPES as readonly string[]).includes(node.type)) {
+      problems.push(`${at}: unknown condition type ${JSON.stringify(node.type)}`);
       return;
     }
     leaves++;

@@ -20,6 +20,8 @@ import { auditLogRoutes } from './audit-logs.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
 import { subscriptionRoutes } from './subscriptions.routes.ts';
 import { trackerRoutes } from './tracker.routes.ts';
+import { notificationRoutes } from './notifications.routes.ts';
+import { automationRoutes } from './automations.routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -98,6 +100,8 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(projectRoutes);
   await register(subscriptionRoutes);
   await register(trackerRoutes);
+  await register(notificationRoutes);
+  await register(automationRoutes);
 };
 
 export type V2App = FastifyInstance;

@@ -1,0 +1,280 @@
+/**
+ * `…/projects/<project>/automations` (scopes `automations:read` / `automations:write`) and
+ * `…/projects/<project>/reports` (scope `reports:read`), SPEC §7.
+ */
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../main.ts';
+import type { AutomationInput, AutomationPatch } from '../../services/automation.service.ts';
+import { pageEnvelope } from '../pagination.ts';
+import {
+  AutomationConfiguration,
+  AutomationItem,
+  automationItem,
+  Execution,
+  executionItem,
+  ReportDetailSchema,
+  reportDetail,
+  ReportItem,
+  reportItem,
+} from './notification.presenter.ts';
+import { ProjectParams } from './projects.routes.ts';
+import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
+import { authOf } from './v2.plugin.ts';
+
+const read = { auth: { scope: 'automations:read', write: false } } as const;
+const write = { auth: { scope: 'automations:write', write: true } } as const;
+const reportsRead = { auth: { scope: 'reports:read', write: false } } as const;
+
+const Params = Type.Object({
+  ...ProjectParams.properties,
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+});
+const ExecutionParams = Type.Object({
+  ...Params.properties,
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+});
+const ReportParams = Type.Object({
+  ...ProjectParams.properties,
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique in the project.' }),
+  is_enabled: Type.Optional(Type.Boolean()),
+  trigger_type: Type.Union([Type.Literal('alert'), Type.Literal('report')], {
+    description: 'alert: runs on each matching change; report: daily or weekly.',
+  }),
+  frequency: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly')])),
+  schedule_time: Type.Optional(
+    Type.String({ maxLength: 5, description: 'HH:MM in schedule_timezone (default 08:00).' }),
+  ),
+  schedule_timezone: Type.Optional(
+    Type.String({ maxLength: 64, description: 'IANA time zone (default UTC).' }),
+  ),
+  schedule_weekday: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 6, description: 'Weekly: 0 Sunday … 6 Saturday (default 1).' }),
+  ),
+  configuration: AutomationConfiguration,
+};
+
+export const automationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+  app,
+  { services },
+) => {
+  const { automations, reports } = services;
+  const baseUrl = services.config.baseUrl;
+  const base = '/organizations/:org/projects/:project/automations';
+
+  app.get(
+    base,
+    {
+      config: read,
+      schema: {
+        tags: ['automations'],
+        summary: "The project's automations, by name",
+        params: ProjectParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Paginated(AutomationItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { count, items } = await automations.list(
+        authOf(request).organizationId,
+        request.params.project,
+        page,
+      );
+      return pageEnvelope(request, baseUrl, page, count, items.map(automationItem));
+    },
+  );
+
+  app.post(
+    base,
+    {
+      config: write,
+      schema: {
+        tags: ['automations'],
+        summary: 'Create an automation',
+        params: ProjectParams,
+        body: Type.Object(fields, { additionalProperties: false }),
+        response: { 201: AutomationItem, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const auth = authOf(request);
+      const created = await automations.create(
+        auth.organizationId,
+        request.params.project,
+        request.body as unknown as AutomationInput,
+        auth.actor,
+      );
+      return reply.status(201).send(automationItem(created));
+    },
+  );
+
+  app.get(
+    `${base}/:name`,
+    {
+      config: read,
+      schema: {
+        tags: ['automations'],
+        summary: 'One automation',
+        params: Params,
+        response: { 200: AutomationItem, ...commonErrors },
+      },
+    },
+    async (request) =>
+      automationItem(
+        await automations.get(authOf(request).organizationId, request.params.project, request.params.name),
+      ),
+  );
+
+  app.patch(
+    `${base}/:name`,
+    {
+      config: write,
+      schema: {
+        tags: ['automations'],
+        summary: 'Change an automation (the result is validated as a whole)',
+        params: Params,
+        body: Type.Partial(Type.Object(fields), { additionalProperties: false }),
+        response: { 200: AutomationItem, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      return automationItem(
+        await automations.update(
+          auth.organizationId,
+          request.params.project,
+          request.params.name,
+          request.body as unknown as AutomationPatch,
+          auth.actor,
+        ),
+      );
+    },
+  );
+
+  app.delete(
+    `${base}/:name`,
+    {
+      config: write,
+      schema: {
+        tags: ['automations'],
+        summary: 'Delete an automation and its executions (its reports stay)',
+        params: Params,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const auth = authOf(request);
+      await automations.delete(auth.organizationId, request.params.project, request.params.name, auth.actor);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    `${base}/:name/run`,
+    {
+      config: write,
+      schema: {
+        tags: ['automations'],
+        summary: 'Run a report automation now (from the end of its last report); returns the execution',
+        params: Params,
+        response: { 200: Execution, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      return executionItem(
+        await automations.run(auth.organizationId, request.params.project, request.params.name),
+      );
+    },
+  );
+
+  app.get(
+    `${base}/:name/executions`,
+    {
+      config: read,
+      schema: {
+        tags: ['automations'],
+        summary: 'The executions of an automation, newest first',
+        params: Params,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Paginated(Execution), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { count, items } = await automations.listExecutions(
+        authOf(request).organizationId,
+        request.params.project,
+        request.params.name,
+        page,
+      );
+      return pageEnvelope(request, baseUrl, page, count, items.map(executionItem));
+    },
+  );
+
+  app.get(
+    `${base}/:name/executions/:id`,
+    {
+      config: read,
+      schema: {
+        tags: ['automations'],
+        summary: 'One execution with its per-action results',
+        params: ExecutionParams,
+        response: { 200: Execution, ...commonErrors },
+      },
+    },
+    async (request) =>
+      executionItem(
+        await automations.getExecution(
+          authOf(request).organizationId,
+          request.params.project,
+          request.params.name,
+          request.params.id,
+        ),
+      ),
+  );
+
+  app.get(
+    '/organizations/:org/projects/:project/reports',
+    {
+      config: reportsRead,
+      schema: {
+        tags: ['reports'],
+        summary: "The project's reports, newest first",
+        params: ProjectParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Paginated(ReportItem), ...commonErrors },
+      },
+    },
+    async (request) => {
+      const page = pageOf(request.query);
+      const { count, items } = await reports.list(
+        authOf(request).organizationId,
+        request.params.project,
+        page,
+      );
+      return pageEnvelope(request, baseUrl, page, count, items.map(reportItem));
+    },
+  );
+
+  app.get(
+    '/organizations/:org/projects/:project/reports/:id',
+    {
+      config: reportsRead,
+      schema: {
+        tags: ['reports'],
+        summary: 'One report: every CVE that changed in the period, its events and changes',
+        params: ReportParams,
+        response: { 200: ReportDetailSchema, ...commonErrors },
+      },
+    },
+    async (request) =>
+      reportDetail(
+        await reports.get(authOf(request).organizationId, request.params.project, request.params.id),
+      ),
+  );
+};

@@ -1,0 +1,231 @@
+/** Response shapes of notifications, deliveries, automations, executions and reports (SPEC §7). */
+import { Type } from '@fastify/type-provider-typebox';
+import type { ExecutionRow } from '../../db/automation.repository.ts';
+import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/automation.ts';
+import { toMicrosZ } from '../../domain/timestamps.ts';
+import type { AutomationView } from '../../services/automation.service.ts';
+import type { DeliveryView } from '../../services/delivery.service.ts';
+import type { NotificationView } from '../../services/notification.service.ts';
+import type { ReportDetail, ReportView } from '../../services/report.service.ts';
+import { Timestamp, Uuid } from './schemas.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const NotificationItem = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  name: Type.String(),
+  type: Type.Union([
+    Type.Literal('email'),
+    Type.Literal('webhook'),
+    Type.Literal('slack'),
+    Type.Literal('teams'),
+  ]),
+  is_enabled: Type.Boolean(),
+  configuration: Type.Object(
+    {
+      email: Type.Optional(Type.String()),
+      status: Type.Optional(
+        Type.Union(
+          [Type.Literal('confirmed'), Type.Literal('pending'), Type.Literal('unsubscribed'), Type.Null()],
+          {
+            description: 'Email: addresses outside the organization must confirm (double opt-in).',
+          },
+        ),
+      ),
+      url_host: Type.Optional(
+        Type.String({ description: 'Webhook: the host of the URL (the URL is secret).' }),
+      ),
+      header_names: Type.Optional(
+        Type.Array(Type.String(), { description: 'Webhook: header names (values are secret).' }),
+      ),
+      webhook_host: Type.Optional(Type.String({ description: 'Slack and Teams: the host of the URL.' })),
+    },
+    { description: 'What may be shown of the configuration: never a full URL or a header value.' },
+  ),
+});
+
+export const CreatedNotification = Type.Object({
+  ...NotificationItem.properties,
+  signing_secret: Type.Optional(
+    Type.String({ description: 'Webhook only, shown once: `whsec_<base64>` (Standard Webhooks).' }),
+  ),
+});
+
+export function notificationItem(v: NotificationView & { signing_secret?: string }) {
+  return { ...v, created_at: toMicrosZ(v.created_at), updated_at: toMicrosZ(v.updated_at) };
+}
+
+const Attempt = Type.Object({
+  at: Timestamp,
+  status_code: Nullable(Type.Integer()),
+  duration_ms: Type.Integer(),
+  error: Nullable(Type.String()),
+});
+
+export const Delivery = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  kind: Type.Union([Type.Literal('alert'), Type.Literal('report'), Type.Literal('test')]),
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('succeeded'),
+    Type.Literal('failed'),
+    Type.Literal('dead'),
+  ]),
+  attempts: Type.Array(Attempt),
+  payload_id: Type.String({ description: 'The `id` of the payload: receivers drop duplicates by it.' }),
+});
+
+export function deliveryItem(d: DeliveryView) {
+  return { ...d, created_at: toMicrosZ(d.created_at) };
+}
+
+const Leaf = Type.Object(
+  {
+    type: Type.Union(CONDITION_TYPES.map((t) => Type.Literal(t))),
+    value: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+// Groups nest (checked to a depth of 5 by the service); the schema stays one level recursive.
+const Group = Type.Object(
+  {
+    operator: Type.Union([Type.Literal('AND'), Type.Literal('OR')]),
+    children: Type.Array(
+      Type.Union([Leaf, Type.Object({ operator: Type.String(), children: Type.Array(Type.Unknown()) })]),
+      {
+        maxItems: 50,
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AutomationConfiguration = Type.Object(
+  {
+    triggers: Type.Optional(
+      Type.Array(Type.Union(ALERT_TRIGGERS.map((t) => Type.Literal(t))), { maxItems: 20 }),
+    ),
+    conditions: Type.Optional(Group),
+    actions: Type.Array(
+      Type.Object(
+        { type: Type.Union(ACTION_TYPES.map((t) => Type.Literal(t))), value: Type.Optional(Type.Unknown()) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 20 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AutomationItem = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  name: Type.String(),
+  is_enabled: Type.Boolean(),
+  trigger_type: Type.Union([Type.Literal('alert'), Type.Literal('report')]),
+  frequency: Nullable(Type.Union([Type.Literal('daily'), Type.Literal('weekly')])),
+  schedule_time: Nullable(Type.String()),
+  schedule_timezone: Nullable(Type.String()),
+  schedule_weekday: Nullable(Type.Integer()),
+  configuration: Type.Record(Type.String(), Type.Unknown(), {
+    description: '`{triggers, conditions, actions}` as created.',
+  }),
+});
+
+export function automationItem(v: AutomationView) {
+  return { ...v, created_at: toMicrosZ(v.created_at), updated_at: toMicrosZ(v.updated_at) };
+}
+
+export const Execution = Type.Object({
+  id: Uuid,
+  executed_at: Timestamp,
+  window_start: Timestamp,
+  window_end: Timestamp,
+  matched_cves_count: Type.Integer(),
+  results: Type.Array(
+    Type.Object({
+      action: Type.String(),
+      status: Type.Union([Type.Literal('success'), Type.Literal('skipped'), Type.Literal('failed')]),
+      details: Type.Unknown(),
+    }),
+  ),
+  report_id: Nullable(Uuid),
+});
+
+export function executionItem(e: ExecutionRow) {
+  return {
+    id: e.id,
+    executed_at: toMicrosZ(e.executed_at),
+    window_start: toMicrosZ(e.window_start),
+    window_end: toMicrosZ(e.window_end),
+    matched_cves_count: e.matched_cves_count,
+    results: e.results,
+    report_id: e.report_id,
+  };
+}
+
+const SeverityCounts = Type.Object({
+  critical: Type.Integer(),
+  high: Type.Integer(),
+  medium: Type.Integer(),
+  low: Type.Integer(),
+  none: Type.Integer(),
+});
+
+export const ReportItem = Type.Object({
+  id: Uuid,
+  link: Type.String({ description: 'The 12-character report link (API v1 report id).' }),
+  created_at: Timestamp,
+  automation: Nullable(Type.String()),
+  period: Type.Object({ start: Timestamp, end: Timestamp }),
+  cves_count: Type.Integer(),
+  highest_cvss: Nullable(Type.Number()),
+  severity_counts: SeverityCounts,
+});
+
+export const ReportDetailSchema = Type.Object({
+  ...ReportItem.properties,
+  cves: Type.Array(
+    Type.Object({
+      cve_id: Type.String(),
+      title: Nullable(Type.String()),
+      cvss31: Nullable(Type.Number()),
+      highest_cvss: Nullable(Type.Number()),
+      kev: Type.Boolean(),
+      epss: Nullable(Type.Number()),
+      matched_keys: Type.Array(Type.String()),
+      event_types: Type.Array(Type.String()),
+      events: Type.Array(Type.Object({ type: Type.String(), details: Type.Unknown() })),
+      changes: Type.Array(
+        Type.Object({
+          id: Uuid,
+          created_at: Timestamp,
+          types: Type.Array(Type.String()),
+          data: Type.Unknown(),
+        }),
+      ),
+    }),
+  ),
+});
+
+export function reportItem(r: ReportView) {
+  return {
+    ...r,
+    created_at: toMicrosZ(r.created_at),
+    period: { start: toMicrosZ(r.period.start), end: toMicrosZ(r.period.end) },
+  };
+}
+
+export function reportDetail(r: ReportDetail) {
+  return {
+    ...reportItem(r),
+    cves: r.cves.map((c) => ({
+      ...c,
+      changes: c.changes.map((ch) => ({ ...ch, created_at: toMicrosZ(ch.created_at) })),
+    })),
+  };
+}
