@@ -22,6 +22,9 @@ import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
+import { TagService } from './services/tag.service.ts';
+import { BasicAuthService } from './services/basic-auth.service.ts';
+import { ApiV1Service } from './services/api-v1.service.ts';
 import { SyncService } from './services/sync.service.ts';
 import { MetricsService } from './services/metrics.service.ts';
 import { JobService } from './services/job.service.ts';
@@ -43,6 +46,11 @@ export interface Services {
   auditLog: AuditService;
   projects: ProjectService;
   tracker: TrackerService;
+  /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
+  tags: TagService;
+  /** API v1's HTTP Basic authentication, with its credential cache. */
+  basicAuth: BasicAuthService;
+  apiV1: ApiV1Service;
   /** One sync round of an upstream source (`vulntrack sync`, the `sync` job). */
   sync: SyncService;
   metrics: MetricsService;
@@ -82,21 +90,28 @@ export function servicesFor(config: Config, database: Database, secret: string):
   });
   // One cache of exact list counts per process, shared by the catalog and the project lists.
   const counts = new CountCache(() => new CveRepository(database.db).catalogVersion());
+  const catalog = new CatalogService(database.db, counts);
+  const projects = new ProjectService(database.db);
+  const tracker = new TrackerService(database.db, counts);
+  const tags = new TagService(database.db);
   return {
     config,
     database,
     secret,
     imports,
     health: new HealthService(database.db, database.kind, config.sync.sources),
-    catalog: new CatalogService(database.db, counts),
+    catalog,
     cveQuery: new CveQueryService(database.db),
     tokens: new TokenService(database.db, secret),
     accounts: new AccountService(database.db),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),
-    projects: new ProjectService(database.db),
-    tracker: new TrackerService(database.db, counts),
+    projects,
+    tracker,
+    tags,
+    basicAuth: new BasicAuthService(database.db, secret, config.apiV1AuthCacheMs),
+    apiV1: new ApiV1Service(database.db, catalog, projects, tracker, tags),
     sync,
     metrics,
     jobs: new JobService(database.db),

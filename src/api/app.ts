@@ -2,7 +2,13 @@
  * The HTTP application: Fastify with one error handler that turns every failure into the error
  * envelope (never a stack trace), and the routes of each area mounted under their prefixes.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.ts';
 import type { Services } from '../main.ts';
@@ -12,6 +18,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { healthRoutes } from './health.routes.ts';
 import { v2Routes, type V2Route } from './v2/v2.plugin.ts';
+import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
+import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -126,8 +134,8 @@ export async function buildApp(options: AppOptions) {
       reply.elapsedTime / 1000,
     );
   });
-  app.setNotFoundHandler((request, reply) => {
-    // A path that exists under other methods is a 405 with `Allow`, not a 404.
+  // A path that exists under other methods is a 405 with `Allow`, not a 404.
+  const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url.split('?')[0]!;
     const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url }));
     if (allowed.length) {
@@ -137,7 +145,8 @@ export async function buildApp(options: AppOptions) {
         .send(envelope('method_not_allowed', ERROR_CATALOG.method_not_allowed.message));
     }
     return reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message));
-  });
+  };
+  app.setNotFoundHandler(unmatched);
 
   await app.register(swagger, {
     hideUntagged: true,
@@ -161,5 +170,9 @@ export async function buildApp(options: AppOptions) {
   const routeTable: V2Route[] = [];
   app.decorate('v2RouteTable', routeTable);
   await app.register(v2Routes, { prefix: '/api/v2', services: options.services, routeTable });
+  // API v1 (deprecated) under /api, in the shape the deployment serves; it answers unmatched /api/v2
+  // paths through `unmatched`, as its prefix covers them.
+  const v1 = options.services.config.apiV1Shape === 'paged' ? pagedV1Routes : legacyV1Routes;
+  await app.register(v1, { prefix: '/api', services: options.services, unmatched });
   return app;
 }

@@ -181,6 +181,25 @@ token
     exitCode = await runServiceCommand('token.revoke', { org: o.org, tokenId }, out());
   });
 
+const tag = program.command('tag').description("a user's own tags on CVEs (API v1's `tag` filter)");
+tag
+  .command('set')
+  .description("set a user's tags on a CVE, replacing the ones it had (no tags: untag it)")
+  .requiredOption('--user <username>')
+  .argument('<cve_id>')
+  .argument('[tags...]', 'letters, digits, _ . - (at most 64 characters each)')
+  .action(async (cveId: string, tags: string[], o: { user: string }) => {
+    exitCode = await runServiceCommand('tag.set', { user: o.user, cveId, tags }, out());
+  });
+tag
+  .command('list')
+  .description("list a user's tagged CVEs with their tags")
+  .requiredOption('--user <username>')
+  .argument('[cve_id]', 'only this CVE')
+  .action(async (cveId: string | undefined, o: { user: string }) => {
+    exitCode = await runServiceCommand('tag.list', { user: o.user, cveId }, out());
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

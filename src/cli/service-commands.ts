@@ -172,6 +172,27 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     return { text: `job #${id} queued again`, data: { id, status: 'pending' }, exitCode: EXIT.ok };
   },
 
+  async 'tag.set'(services, args) {
+    const tags = Array.isArray(args.tags) ? (args.tags as string[]) : [];
+    const r = await services.tags.setForUsername(str(args, 'user') ?? '', str(args, 'cveId') ?? '', tags);
+    return {
+      text: `${r.cve_id}: ${r.tags.length ? r.tags.join(' ') : 'no tags'}`,
+      data: r,
+      exitCode: EXIT.ok,
+    };
+  },
+
+  async 'tag.list'(services, args) {
+    const tagged = await services.tags.listForUsername(str(args, 'user') ?? '', str(args, 'cveId'));
+    return {
+      text: tagged.length
+        ? tagged.map((t) => `${t.cve_id}: ${t.tags.join(' ')}`).join('\n')
+        : 'no tagged CVEs',
+      data: tagged,
+      exitCode: EXIT.ok,
+    };
+  },
+
   async 'user.create'(services, args) {
     const user = await services.accounts.createUser({
       username: str(args, 'username') ?? '',

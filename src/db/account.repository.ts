@@ -32,6 +32,15 @@ export class AccountRepository {
       .executeTakeFirstOrThrow();
   }
 
+  async setPasswordHash(userId: string, passwordHash: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('app_user')
+      .set({ password_hash: passwordHash, updated_at: sql`now()` })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
   findUserByUsername(username: string) {
     return this.db.selectFrom('app_user').selectAll().where('username', '=', username).executeTakeFirst();
   }

@@ -2,7 +2,7 @@
 import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.ts';
-import { CVSS_RANGES, type CvssLevel } from '../domain/cvss.ts';
+import { CVSS_RANGES, LEGACY_CVSS_RANGES, type CvssLevel, type LegacyCvssLevel } from '../domain/cvss.ts';
 import { vendorKey } from '../domain/cpe.ts';
 
 export const CVE_ORDERINGS = [
@@ -21,6 +21,8 @@ export interface CveFilters {
   product?: string | undefined;
   weakness?: string | undefined;
   cvss?: CvssLevel | undefined;
+  /** API v1 legacy levels, on the v3.1 score, else the v3.0 one. */
+  cvssV3?: LegacyCvssLevel | undefined;
   kev?: boolean | undefined;
   epssGte?: number | undefined;
   createdGte?: Date | undefined;
@@ -57,6 +59,11 @@ function conditions(eb: ExpressionBuilder<DB, 'cve'>, f: CveFilters): Expression
   else if (f.cvss) {
     const [min, max] = CVSS_RANGES[f.cvss];
     and.push(eb.and([eb('cvss31', '>=', min), eb('cvss31', '<', max)]));
+  }
+  if (f.cvssV3 === 'none') and.push(eb.and([eb('cvss31', 'is', null), eb('cvss30', 'is', null)]));
+  else if (f.cvssV3) {
+    const [min, max] = LEGACY_CVSS_RANGES[f.cvssV3];
+    and.push(sql<SqlBool>`coalesce(cvss31, cvss30) >= ${min} AND coalesce(cvss31, cvss30) < ${max}`);
   }
   if (f.kev !== undefined) and.push(eb('kev', '=', f.kev));
   if (f.epssGte !== undefined) and.push(eb('epss', '>=', f.epssGte));
@@ -169,6 +176,17 @@ export class CveRepository {
       .where('id', '=', 1)
       .executeTakeFirst();
     return Number(row?.version ?? 0);
+  }
+
+  /** NVD's record of a CVE as the importer kept it (`{format, record}`), for API v1's raw_nvd_data. */
+  async nvdRecord(cveId: string): Promise<Record<string, unknown> | undefined> {
+    const row = await this.db
+      .selectFrom('cve_source')
+      .select('raw')
+      .where('cve_id', '=', cveId)
+      .where('provider', '=', 'nvd')
+      .executeTakeFirst();
+    return row?.raw ?? undefined;
   }
 
   findOne(cveId: string) {

@@ -18,3 +18,7 @@ export interface TokenAuth {
   mode: 'read' | 'write';
   scopes: string[];
 }
+
+/** An authenticated API v1 caller: a user (HTTP Basic) or, in the paged shape, an organization token. */
+export type V1Caller =
+  { kind: 'user'; userId: string; username: string } | { kind: 'token'; token: TokenAuth };

@@ -27,7 +27,7 @@ export interface CatalogCveForNvd {
   description: string | null;
   created_at: Date;
   updated_at: Date;
-  metrics: Record<string, { data: unknown } | undefined>;
+  metrics: Record<string, unknown>;
   weaknesses: string[];
   references: unknown[];
   nvd_configurations: unknown[] | null;
@@ -280,7 +280,7 @@ function cvssOf(
   metrics: CatalogCveForNvd['metrics'],
   key: string,
 ): { score: number; vector: string } | undefined {
-  const data = asObject(metrics[key]?.data);
+  const data = asObject(asObject(metrics[key])?.data);
   return typeof data?.score === 'number' && typeof data.vector === 'string'
     ? { score: data.score, vector: data.vector }
     : undefined;

@@ -40,6 +40,17 @@ export class AccountService {
     });
   }
 
+  /**
+   * Sets a user's password. Credentials cached by API v1's Basic authentication stop working at once:
+   * the cache holds the password hash they were verified against.
+   */
+  async changePassword(username: string, password: string): Promise<void> {
+    if (password.length < 8) throw validationError({ password: ['at least 8 characters'] });
+    const user = await this.accounts.findUserByUsername(username);
+    if (!user) throw new AppError('not_found');
+    await this.accounts.setPasswordHash(user.id, await hashPassword(password));
+  }
+
   /** Creates an organization with `ownerUsername` as its first owner. */
   async createOrganization(name: string, ownerUsername: string) {
     if (!ORGANIZATION_NAME.test(name))

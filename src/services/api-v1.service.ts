@@ -1,0 +1,167 @@
+/**
+ * The use-cases API v1 adds over the catalog and the projects: what a caller sees (a user: the
+ * organizations they have joined; a token: its own), CVE lists with v1's filters (an unknown vendor
+ * or product is a 404; a user's own tags), `raw_nvd_data`, and a user's account subscriptions (the
+ * union of the subscriptions of their organizations' projects).
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { CveFilters } from '../db/cve.repository.ts';
+import { AccountRepository } from '../db/account.repository.ts';
+import { UserScopeRepository } from '../db/user-scope.repository.ts';
+import type { V1Caller } from '../domain/actor.ts';
+import type { CvssLevel, LegacyCvssLevel } from '../domain/cvss.ts';
+import { normalizeCweId } from '../domain/cve-id.ts';
+import { AppError } from '../domain/errors.ts';
+import { rawNvdData, type StoredNvdRecord } from '../domain/nvd11.ts';
+import { subscriptionsOfKeys, type SubscriptionSet } from '../domain/subscriptions.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import type { CatalogService } from './catalog.service.ts';
+import type { ProjectService } from './project.service.ts';
+import type { TagService } from './tag.service.ts';
+import type { TrackerService } from './tracker.service.ts';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The filters of a v1 CVE list, as the client sent them (validated). */
+export interface V1CveQuery {
+  search?: string | undefined;
+  vendor?: string | undefined;
+  /** Applies with `vendor` only (OpenCVE ignores a product without its vendor). */
+  product?: string | undefined;
+  weakness?: string | undefined;
+  /** Paged shape: CVSS v3.1 levels. */
+  cvss?: CvssLevel | undefined;
+  /** Legacy shape: CVSS v3 levels. */
+  cvssV3?: LegacyCvssLevel | undefined;
+  tag?: string | undefined;
+}
+
+/** CVE lists of API v1 are newest-updated first, as OpenCVE's. */
+const ORDERING = '-updated_at';
+
+export class ApiV1Service {
+  private readonly scope: UserScopeRepository;
+  private readonly accounts: AccountRepository;
+
+  constructor(
+    db: Kysely<DB>,
+    private readonly catalog: CatalogService,
+    private readonly projects: ProjectService,
+    private readonly tracker: TrackerService,
+    private readonly tags: TagService,
+  ) {
+    this.scope = new UserScopeRepository(db);
+    this.accounts = new AccountRepository(db);
+  }
+
+  async listOrganizations(
+    caller: V1Caller,
+    page: PageRequest,
+  ): Promise<{ count: number; items: OrganizationRow[] }> {
+    if (caller.kind === 'token') {
+      const org = await this.tokenOrganization(caller);
+      assertPageInRange(page, 1);
+      return { count: 1, items: page.page === 1 ? [org] : [] };
+    }
+    const count = await this.scope.countOrganizations(caller.userId);
+    assertPageInRange(page, count);
+    return {
+      count,
+      items: await this.scope.listOrganizations(caller.userId, page.pageSize, offsetOf(page)),
+    };
+  }
+
+  /** An organization the caller sees; any other (existing or not) is a 404. */
+  async getOrganization(caller: V1Caller, name: string): Promise<OrganizationRow> {
+    if (caller.kind === 'token') {
+      if (name !== caller.token.organizationName) throw new AppError('not_found');
+      return this.tokenOrganization(caller);
+    }
+    const org = await this.scope.findOrganization(caller.userId, name);
+    if (!org) throw new AppError('not_found');
+    return org;
+  }
+
+  async listProjects(caller: V1Caller, orgName: string, page: PageRequest) {
+    const org = await this.getOrganization(caller, orgName);
+    return this.projects.list(org.id, page);
+  }
+
+  async getProject(caller: V1Caller, orgName: string, name: string) {
+    const org = await this.getOrganization(caller, orgName);
+    return this.projects.get(org.id, name);
+  }
+
+  async listProjectCves(caller: V1Caller, orgName: string, projectName: string, page: PageRequest) {
+    const org = await this.getOrganization(caller, orgName);
+    return this.tracker.listCves(
+      org.id,
+      projectName,
+      { filters: {}, ordering: ORDERING, countKey: 'v1:project' },
+      page,
+    );
+  }
+
+  /**
+   * A page of CVEs with v1's filters; `fixed` are those the path sets (a vendor's, a weakness's
+   * list). Counts are cached per catalog version, except with `tag` (tags change without one).
+   */
+  async listCves(caller: V1Caller, query: V1CveQuery, page: PageRequest, fixed: Partial<CveFilters> = {}) {
+    const filters: CveFilters = { ...(await this.filtersOf(caller, query)), ...fixed };
+    if (filters.where) {
+      const count = await this.catalog.cves.count(filters);
+      assertPageInRange(page, count);
+      return { count, items: await this.catalog.cves.list(filters, ORDERING, page.pageSize, offsetOf(page)) };
+    }
+    const key = JSON.stringify(['v1', Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1))]);
+    return this.catalog.listCves(filters, ORDERING, page, key);
+  }
+
+  /** One CVE with its `raw_nvd_data` (NVD JSON 1.1 layout). */
+  async getCveWithNvdData(cveId: string) {
+    const cve = await this.catalog.getCve(cveId);
+    const raw = await this.catalog.cves.nvdRecord(cveId);
+    const stored =
+      raw && (raw.format === '1.1' || raw.format === '2.0') && raw.record && typeof raw.record === 'object'
+        ? (raw as unknown as StoredNvdRecord)
+        : undefined;
+    return { cve, rawNvdData: rawNvdData(stored, cve) };
+  }
+
+  /** The union of the subscriptions of every project of the user's organizations. */
+  async accountSubscriptions(userId: string): Promise<SubscriptionSet> {
+    return subscriptionsOfKeys(await this.scope.subscriptionKeys(userId));
+  }
+
+  private async filtersOf(caller: V1Caller, q: V1CveQuery): Promise<CveFilters> {
+    const filters: CveFilters = {
+      search: q.search?.trim() || undefined,
+      weakness: q.weakness ? (normalizeCweId(q.weakness) ?? q.weakness) : undefined,
+      cvss: q.cvss,
+      cvssV3: q.cvssV3,
+    };
+    if (q.vendor) {
+      const vendor = await this.catalog.getVendor(q.vendor);
+      filters.vendor = vendor.name;
+      if (q.product) filters.product = (await this.catalog.getProduct(vendor.name, q.product)).name;
+    }
+    if (q.tag !== undefined) {
+      // Tags belong to users; an organization token has none.
+      if (caller.kind !== 'user') throw new AppError('not_found');
+      filters.where = await this.tags.filter(caller.userId, q.tag);
+    }
+    return filters;
+  }
+
+  private async tokenOrganization(caller: Extract<V1Caller, { kind: 'token' }>): Promise<OrganizationRow> {
+    const org = await this.accounts.findOrganizationById(caller.token.organizationId);
+    if (!org) throw new AppError('not_found');
+    return org;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * HTTP Basic authentication of API v1 (a user's username or email and password), fast on repeated
+ * calls: a credential verified recently is trusted without hashing the password again.
+ *
+ * - The cache is keyed by an HMAC (server secret) of the exact credential sent, so it holds no
+ *   password and another password for the same user never matches an entry.
+ * - An entry remembers the password hash it was verified against; a hit reads the user (one indexed
+ *   read) and is honoured only while that hash is unchanged, so a password change invalidates it at
+ *   once, in every process.
+ * - Entries expire after API_V1_AUTH_CACHE_SECONDS (0: no cache); failures are never cached.
+ * - An unknown user costs a verification against DUMMY_PASSWORD_HASH, so the time of an answer does
+ *   not tell whether the user exists.
+ * - Concurrent requests with one uncached credential share one verification.
+ */
+import { createHmac } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { AccountRepository } from '../db/account.repository.ts';
+import { AppError } from '../domain/errors.ts';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../domain/passwords.ts';
+
+export type PasswordVerifier = (password: string, storedHash: string) => Promise<boolean>;
+
+export interface BasicUser {
+  userId: string;
+  username: string;
+}
+
+interface Entry {
+  user: BasicUser;
+  passwordHash: string;
+  expiresAt: number;
+}
+
+export const CREDENTIALS_NOT_PROVIDED = 'Authentication credentials were not provided.';
+export const INVALID_CREDENTIALS = 'Invalid username/password.';
+
+/** At most this many cached credentials per process (the oldest go first). */
+const CAPACITY = 10_000;
+
+export class BasicAuthService {
+  private readonly accounts: AccountRepository;
+  private readonly cache = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<BasicUser>>();
+  /** Full password verifications done (each one a scrypt hash): the cost the cache saves. */
+  verifications = 0;
+
+  constructor(
+    db: Kysely<DB>,
+    private readonly secret: string,
+    private readonly ttlMs: number,
+    private readonly verify: PasswordVerifier = verifyPassword,
+  ) {
+    this.accounts = new AccountRepository(db);
+  }
+
+  /**
+   * The user of an `Authorization: Basic …` header. Throws `invalid_token` (401) with the message
+   * API v1 shows: no header, or a malformed, unknown or wrong credential.
+   */
+  async authenticate(header: string | undefined): Promise<BasicUser> {
+    if (!header) throw new AppError('invalid_token', CREDENTIALS_NOT_PROVIDED);
+    const credential = parseBasic(header);
+    if (!credential) throw new AppError('invalid_token', INVALID_CREDENTIALS);
+    const key = createHmac('sha256', this.secret).update(credential.raw).digest('base64url');
+
+    const user = await this.accounts.findUserByLogin(credential.login);
+    const entry = this.cache.get(key);
+    if (entry) {
+      if (
+        entry.expiresAt > Date.now() &&
+        user?.id === entry.user.userId &&
+        user.password_hash === entry.passwordHash
+      )
+        return entry.user;
+      this.cache.delete(key);
+    }
+
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.verifyFully(key, credential.password, user).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async verifyFully(
+    key: string,
+    password: string,
+    user: { id: string; username: string; password_hash: string } | undefined,
+  ): Promise<BasicUser> {
+    this.verifications++;
+    // Unknown users cost a hash too: the answer's timing must not reveal who exists.
+    const ok = await this.verify(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!ok || !user) throw new AppError('invalid_token', INVALID_CREDENTIALS);
+    const result = { userId: user.id, username: user.username };
+    if (this.ttlMs > 0) {
+      this.cache.set(key, {
+        user: result,
+        passwordHash: user.password_hash,
+        expiresAt: Date.now() + this.ttlMs,
+      });
+      if (this.cache.size > CAPACITY) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return result;
+  }
+}
+
+/** `Basic base64(login:password)` → its parts; undefined when malformed. */
+function parseBasic(header: string): { raw: string; login: string; password: string } | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const raw = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = raw.indexOf(':');
+  if (colon <= 0 || raw.includes('\u0000') || raw.length > 1024) return undefined;
+  return { raw, login: raw.slice(0, colon), password: raw.slice(colon + 1) };
+}
