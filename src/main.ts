@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
@@ -29,7 +29,16 @@ import { SyncService } from './services/sync.service.ts';
 import { MetricsService } from './services/metrics.service.ts';
 import { JobService } from './services/job.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
-import { purgeSchedule, syncSchedules } from './jobs/scheduler.ts';
+import { notificationSchedules, purgeSchedule, syncSchedules } from './jobs/scheduler.ts';
+import { JobRepository } from './db/job.repository.ts';
+import { SecretBox } from './domain/secret-box.ts';
+import { createChannelSender } from './notifications/channel-sender.ts';
+import { createEmailSender } from './notifications/email-sender.ts';
+import { DeliveryService } from './services/delivery.service.ts';
+import { EventProcessor, PROCESS_EVENTS_JOB } from './services/event-processor.service.ts';
+import { NotificationService } from './services/notification.service.ts';
+import { AutomationService } from './services/automation.service.ts';
+import { ReportService } from './services/report.service.ts';
 import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
 
 export interface Services {
@@ -55,6 +64,12 @@ export interface Services {
   sync: SyncService;
   metrics: MetricsService;
   jobs: JobService;
+  /** Matches recorded changes to projects and runs alert automations (the `events.process` job). */
+  events: EventProcessor;
+  deliveries: DeliveryService;
+  notifications: NotificationService;
+  automations: AutomationService;
+  reports: ReportService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
@@ -83,7 +98,13 @@ function resolveSecret(config: Config): string {
 
 /** The services over an open database. Tests build them over their own databases. */
 export function servicesFor(config: Config, database: Database, secret: string): Services {
-  const imports = new ImportService(database.db);
+  const jobRepository = new JobRepository(database.db);
+  // After an import that changed the catalog, the event processor runs (one job; a busy sync queues many, each cheap).
+  const imports = new ImportService(database.db, async () => {
+    await jobRepository.enqueue([
+      { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
+    ]);
+  });
   const metrics = new MetricsService(database.db, config.sync.sources);
   const sync = new SyncService(database.db, imports, config.sync, {
     observe: (source, outcome, seconds) => metrics.observeSync(source, outcome, seconds),
@@ -94,6 +115,21 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const projects = new ProjectService(database.db);
   const tracker = new TrackerService(database.db, counts);
   const tags = new TagService(database.db);
+  const n = config.notifications;
+  const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
+  const box = new SecretBox(secret);
+  const sender = createChannelSender({
+    smtpUrl: n.smtpUrl,
+    smtpFrom: n.smtpFrom,
+    allowPrivate: n.outboundAllowPrivate,
+    timeoutMs: n.deliveryTimeoutMs,
+    baseUrl: config.baseUrl,
+  });
+  const emailSender = n.smtpUrl
+    ? createEmailSender({ smtpUrl: n.smtpUrl, smtpFrom: n.smtpFrom, timeoutMs: n.deliveryTimeoutMs })
+    : undefined;
+  const deliveries = new DeliveryService(database.db, sender, box, n, baseUrl);
+  const reports = new ReportService(database.db, projects, tracker, deliveries);
   return {
     config,
     database,
@@ -115,7 +151,19 @@ export function servicesFor(config: Config, database: Database, secret: string):
     sync,
     metrics,
     jobs: new JobService(database.db),
-    close: () => database.close(),
+    events: new EventProcessor(database.db, tracker, deliveries),
+    deliveries,
+    notifications: new NotificationService(database.db, projects, deliveries, box, {
+      sender: emailSender,
+      baseUrl,
+    }),
+    automations: new AutomationService(database.db, projects, reports),
+    reports,
+    close: async () => {
+      await sender.close();
+      emailSender?.close();
+      await database.close();
+    },
   };
 }
 
@@ -137,9 +185,17 @@ export async function createServices(config: Config, options: { migrate?: boolea
  * sync schedules and the daily purge.
  */
 export async function startJobs(services: Services, logger: Logger): Promise<JobRuntime> {
-  const handlers = jobHandlers({ jobs: services.jobs, sync: services.sync, logger });
+  const handlers = jobHandlers({
+    jobs: services.jobs,
+    sync: services.sync,
+    events: services.events,
+    deliveries: services.deliveries,
+    notifications: services.notifications,
+    reports: services.reports,
+    logger,
+  });
   const { sync } = services.config;
-  const schedules = [purgeSchedule, ...syncSchedules(sync.sources, sync.schedules)];
+  const schedules = [purgeSchedule, ...notificationSchedules, ...syncSchedules(sync.sources, sync.schedules)];
   return startJobRuntime({
     repository: services.jobs.repository,
     handlers,

@@ -17,6 +17,7 @@ import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { healthRoutes } from './health.routes.ts';
+import { emailLinkRoutes } from './email-links.routes.ts';
 import { v2Routes, type V2Route } from './v2/v2.plugin.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
@@ -167,6 +168,7 @@ export async function buildApp(options: AppOptions) {
   app.get('/api/v2/schema', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(healthRoutes, { services: options.services });
+  await app.register(emailLinkRoutes, { services: options.services });
   const routeTable: V2Route[] = [];
   app.decorate('v2RouteTable', routeTable);
   await app.register(v2Routes, { prefix: '/api/v2', services: options.services, routeTable });
