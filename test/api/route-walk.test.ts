@@ -48,6 +48,11 @@ async function snapshot(api: TestApi): Promise<string> {
     'project_subscription',
     'tracker_entry',
     'tracker_comment',
+    'notification',
+    'automation',
+    'automation_execution',
+    'report',
+    'delivery',
   ];
   const counts: Record<string, unknown> = {};
   for (const t of tables) {
@@ -90,6 +95,35 @@ describeEachDatabase('API v2 route walk', (use) => {
       headers: { authorization: ownA },
       payload: { name: 'web', description: 'walk' },
     });
+    // …and a notification, an automation and a report named as the walk's paths name them.
+    const notification = await api.app.inject({
+      method: 'POST',
+      url: `/api/v2/organizations/${orgA}/projects/web/notifications`,
+      headers: { authorization: ownA },
+      payload: {
+        name: 'default',
+        type: 'slack',
+        configuration: { webhook_url: 'https://hooks.example.com/x' },
+      },
+    });
+    const automation = await api.app.inject({
+      method: 'POST',
+      url: `/api/v2/organizations/${orgA}/projects/web/automations`,
+      headers: { authorization: ownA },
+      payload: {
+        name: 'default',
+        trigger_type: 'report',
+        frequency: 'daily',
+        configuration: { actions: [{ type: 'send_notification', value: 'default' }] },
+      },
+    });
+    expect([notification.statusCode, automation.statusCode]).toEqual([201, 201]);
+    const run = await api.app.inject({
+      method: 'POST',
+      url: `/api/v2/organizations/${orgA}/projects/web/automations/default/run`,
+      headers: { authorization: ownA },
+    });
+    expect(run.statusCode).toBe(200);
   });
   afterAll(() => api.close());
 
