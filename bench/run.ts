@@ -21,6 +21,10 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'API v2 req/s and latency under autocannon on a 300k-CVE catalog (--quick, --targets)',
     load: () => import('./api.bench.ts'),
   },
+  'api-v1': {
+    summary: 'API v1: 1,000 sequential HTTP Basic calls (credential cache) vs an organization token',
+    load: () => import('./api-v1.bench.ts'),
+  },
   jobs: {
     summary: 'job queue throughput: empty jobs with 1 and 3 worker processes (--quick)',
     load: () => import('./jobs.bench.ts'),
