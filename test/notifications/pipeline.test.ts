@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { parse } from 'csv-parse/sync';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobs } from '../../src/main.ts';
@@ -386,6 +387,53 @@ describeEachDatabase('notifications end to end', (use) => {
     const [delivery] = res.json<{ results: { status: string; attempts: unknown[] }[] }>().results;
     expect(delivery!.status).toBe('dead');
     expect(delivery!.attempts).toHaveLength(5);
+  });
+
+  it('reports what changed (run now), as JSON and as a CSV download', async () => {
+    const created = await call('POST', '/projects/ivanti/automations', {
+      name: 'daily',
+      trigger_type: 'report',
+      frequency: 'daily',
+      schedule_time: '07:30',
+      schedule_timezone: 'Europe/Paris',
+      configuration: { actions: [{ type: 'generate_report' }] },
+    });
+    expect(created.statusCode).toBe(201);
+    const run = await call('POST', '/projects/ivanti/automations/daily/run');
+    expect(run.statusCode).toBe(200);
+    const execution = run.json<{ report_id: string; matched_cves_count: number }>();
+    expect(execution.matched_cves_count).toBe(1);
+    const report = await call('GET', `/projects/ivanti/reports/${execution.report_id}`);
+    expect(report.json()).toMatchObject({
+      automation: 'daily',
+      cves_count: 1,
+      highest_cvss: 7.2,
+      severity_counts: { critical: 0, high: 1, medium: 0, low: 0, none: 0 },
+      cves: [
+        { cve_id: 'CVE-2024-9380', kev: true, event_types: ['kev_added'], changes: [{ types: ['metrics'] }] },
+      ],
+    });
+    const csv = await call('GET', `/projects/ivanti/reports/${execution.report_id}?format=csv`);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toMatch(
+      /^attachment; filename="report-ivanti-[A-Z0-9]{12}\.csv"$/,
+    );
+    const rows = parse(csv.body, { columns: true }) as Record<string, string>[];
+    expect(rows).toEqual([
+      {
+        cve_id: 'CVE-2024-9380',
+        title: expect.any(String) as string,
+        highest_cvss: '7.2',
+        severity: 'high',
+        cvss31: '7.2',
+        kev: 'true',
+        epss: '',
+        matched: 'ivanti',
+        events: 'kev_added',
+        changes: '1',
+        change_types: 'metrics',
+      },
+    ]);
   });
 
   it('notifies nobody again when the same records are imported and processed again', async () => {

@@ -19,6 +19,26 @@ import {
 } from './notification.presenter.ts';
 import { ProjectParams } from './projects.routes.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
+import { csvStream, FormatQuery, jsonOrCsv, sendCsv, type CsvColumn } from '../csv.ts';
+import { severityOf } from '../../domain/report.ts';
+import type { ReportDetail } from '../../services/report.service.ts';
+
+const join = (values: readonly string[]) => values.join(';');
+
+/** The CSV export of a report: one row per CVE. */
+const REPORT_CSV_COLUMNS: readonly CsvColumn<ReportDetail['cves'][number]>[] = [
+  { header: 'cve_id', value: (c) => c.cve_id },
+  { header: 'title', value: (c) => c.title },
+  { header: 'highest_cvss', value: (c) => c.highest_cvss },
+  { header: 'severity', value: (c) => severityOf(c.highest_cvss) },
+  { header: 'cvss31', value: (c) => c.cvss31 },
+  { header: 'kev', value: (c) => String(c.kev) },
+  { header: 'epss', value: (c) => c.epss },
+  { header: 'matched', value: (c) => join(c.matched_keys) },
+  { header: 'events', value: (c) => join(c.event_types) },
+  { header: 'changes', value: (c) => c.changes.length },
+  { header: 'change_types', value: (c) => join([...new Set(c.changes.flatMap((ch) => ch.types))]) },
+];
 import { authOf } from './v2.plugin.ts';
 
 const read = { auth: { scope: 'automations:read', write: false } } as const;
@@ -269,12 +289,27 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{ services: Services }>
         tags: ['reports'],
         summary: 'One report: every CVE that changed in the period, its events and changes',
         params: ReportParams,
-        response: { 200: ReportDetailSchema, ...commonErrors },
+        querystring: Type.Object(FormatQuery),
+        response: {
+          200: jsonOrCsv(
+            ReportDetailSchema,
+            `One row per CVE of the report: ${REPORT_CSV_COLUMNS.map((c) => c.header).join(', ')}.`,
+          ),
+          ...commonErrors,
+        },
       },
     },
-    async (request) =>
-      reportDetail(
-        await reports.get(authOf(request).organizationId, request.params.project, request.params.id),
-      ),
+    async (request, reply) => {
+      const { project, id } = request.params;
+      const detail = await reports.get(authOf(request).organizationId, project, id);
+      if (request.query.format === 'csv') {
+        return sendCsv(
+          reply,
+          `report-${project}-${detail.link}.csv`,
+          csvStream(REPORT_CSV_COLUMNS, detail.cves),
+        );
+      }
+      return reportDetail(detail);
+    },
   );
 };
