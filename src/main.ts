@@ -39,6 +39,7 @@ import { EventProcessor, PROCESS_EVENTS_JOB } from './services/event-processor.s
 import { NotificationService } from './services/notification.service.ts';
 import { AutomationService } from './services/automation.service.ts';
 import { ReportService } from './services/report.service.ts';
+import { ApiV1ReportService } from './services/api-v1-reports.service.ts';
 import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
 
 export interface Services {
@@ -70,6 +71,8 @@ export interface Services {
   notifications: NotificationService;
   automations: AutomationService;
   reports: ReportService;
+  /** API v1's reports and alerts of a user (legacy shape). */
+  apiV1Reports: ApiV1ReportService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
@@ -159,6 +162,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     }),
     automations: new AutomationService(database.db, projects, reports),
     reports,
+    apiV1Reports: new ApiV1ReportService(database.db),
     close: async () => {
       await sender.close();
       emailSender?.close();

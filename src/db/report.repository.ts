@@ -241,6 +241,19 @@ export class ReportRepository {
       .execute();
   }
 
+  /** The matched vendor keys of each report's CVEs, united per report. */
+  async matchedKeys(reportIds: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (!reportIds.length) return out;
+    const rows = await sql<{ report_id: string; keys: string[] }>`
+      SELECT i.report_id, array_agg(DISTINCT k ORDER BY k) AS keys
+        FROM report_item i, unnest(i.matched_keys) AS k
+       WHERE i.report_id = ANY(${[...reportIds]}::uuid[])
+       GROUP BY i.report_id`.execute(this.db);
+    for (const r of rows.rows) out.set(r.report_id, r.keys);
+    return out;
+  }
+
   async countItems(reportId: string): Promise<number> {
     const row = await this.db
       .selectFrom('report_item')

@@ -55,4 +55,16 @@ export class UserScopeRepository {
       .execute();
     return rows.map((r) => r.vendor_key);
   }
+
+  /** The projects of the organizations the user has joined. */
+  async projectIds(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('project as p')
+      .innerJoin('membership as m', 'm.organization_id', 'p.organization_id')
+      .where('m.user_id', '=', userId)
+      .where('m.date_joined', 'is not', null)
+      .select('p.id')
+      .execute();
+    return rows.map((r) => r.id);
+  }
 }

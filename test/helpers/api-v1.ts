@@ -358,6 +358,26 @@ export const Legacy = {
     human_name: Type.String(),
     parent_vendor: Type.String(),
   }),
+  Report: strict({ id: Type.String({ pattern: '^[A-Z0-9]{12}$' }), created_at: OwnTime, details: Strings }),
+  AlertItem: strict({
+    id: Uuid,
+    created_at: OwnTime,
+    cve: CveId,
+    details: strict({ products: Strings, vendors: Strings, filters: Strings }),
+  }),
+  AlertEvent: strict({
+    cve: CveId,
+    type: Type.Union(
+      ['new_cve', 'first_time', 'references', 'cpes', 'cvss', 'summary', 'cwes'].map((t) => Type.Literal(t)),
+    ),
+    details: strict({
+      changed: Type.Array(Type.Unknown()),
+      added: Type.Array(Type.Unknown()),
+      removed: Type.Array(Type.Unknown()),
+    }),
+  }),
+  /** An added reference of an alert event. */
+  Reference: strict({ url: Type.String(), name: Type.String(), refsource: Type.String(), tags: Strings }),
 };
 
 // ajv-formats is CommonJS with a default export.

@@ -1,7 +1,7 @@
 /** Response shapes of API v1's legacy array shape (seed §2.8), as OpenCVE 1.x answered. */
 import type { CveRow } from '../../../db/schema.ts';
 import { splitVendorKey } from '../../../domain/cpe.ts';
-import { toSecondsZ } from '../../../domain/timestamps.ts';
+import { toMicrosZ, toSecondsZ } from '../../../domain/timestamps.ts';
 
 /** OpenCVE's `humanize`: `internet_explorer` → `Internet Explorer`. */
 export function humanName(name: string): string {
@@ -54,3 +54,33 @@ export const productSubscription = (vendor: string, name: string) => ({
   ...product({ name }),
   parent_vendor: vendor,
 });
+
+const nameOfKey = (key: string) => {
+  const { vendor, product } = splitVendorKey(key);
+  return product ?? vendor;
+};
+
+/** A report list item: its link as `id`, and the vendor and product names its CVEs matched. */
+export const reportItem = (report: { link: string; created_at: Date }, keys: readonly string[]) => ({
+  id: report.link,
+  created_at: toMicrosZ(report.created_at),
+  details: [...new Set(keys.map(nameOfKey))],
+});
+
+/** An alert list item: one CVE of a report, the vendors and products that matched, the v1 event types. */
+export const alertItem = (alert: {
+  item: { id: string; created_at: Date; cve_id: string; matched_keys: string[] };
+  filters: string[];
+}) => {
+  const parts = alert.item.matched_keys.map((k) => splitVendorKey(k));
+  return {
+    id: alert.item.id,
+    created_at: toMicrosZ(alert.item.created_at),
+    cve: alert.item.cve_id,
+    details: {
+      products: [...new Set(parts.flatMap((p) => (p.product ? [p.product] : [])))],
+      vendors: [...new Set(parts.map((p) => p.vendor))],
+      filters: alert.filters,
+    },
+  };
+};
