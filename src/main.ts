@@ -131,7 +131,9 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const emailSender = n.smtpUrl
     ? createEmailSender({ smtpUrl: n.smtpUrl, smtpFrom: n.smtpFrom, timeoutMs: n.deliveryTimeoutMs })
     : undefined;
-  const deliveries = new DeliveryService(database.db, sender, box, n, baseUrl);
+  const deliveries = new DeliveryService(database.db, sender, box, n, baseUrl, (channel, outcome) =>
+    metrics.observeDelivery(channel, outcome),
+  );
   const reports = new ReportService(database.db, projects, tracker, deliveries);
   return {
     config,

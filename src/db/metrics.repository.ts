@@ -26,4 +26,12 @@ export class MetricsRepository {
       runSeconds: Number(r.seconds ?? 0),
     }));
   }
+
+  /** Changes recorded after the event processor's cursor (an index range on cve_change.seq). */
+  async pendingEvents(): Promise<number> {
+    const row = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM cve_change
+       WHERE seq > (SELECT seq FROM event_cursor WHERE stream = 'changes')`.execute(this.db);
+    return Number(row.rows[0]?.n ?? 0);
+  }
 }

@@ -83,6 +83,7 @@ export class DeliveryService {
     private readonly box: SecretBox,
     private readonly settings: Pick<NotificationConfig, 'deliveryAttempts' | 'deliveryRetryBaseMs'>,
     private readonly baseUrl: string,
+    private readonly observe: (channel: string, outcome: string) => void = () => {},
   ) {
     this.notifications = new NotificationRepository(db);
     this.jobs = new JobRepository(db);
@@ -118,6 +119,7 @@ export class DeliveryService {
           ? 'dead'
           : 'pending';
     const row = await this.notifications.recordAttempt(deliveryId, attemptRecord(result), status);
+    this.observe(notification.type, status === 'pending' ? 'retry' : status);
     if (status === 'pending') {
       await this.jobs.enqueue([
         {

@@ -20,6 +20,7 @@ export class MetricsService {
   private readonly syncRounds: client.Counter<'source' | 'outcome'>;
   private readonly syncDuration: client.Histogram<'source' | 'outcome'>;
   private readonly jobDuration: client.Histogram<'name' | 'status'>;
+  private readonly deliveryAttempts: client.Counter<'channel' | 'outcome'>;
   private catalogCache: { at: number; cves: number } | undefined;
 
   constructor(db: Kysely<DB>, syncSources: readonly SyncSourceName[] = SYNC_SOURCE_NAMES) {
@@ -135,6 +136,21 @@ export class MetricsService {
       s ? (s.consecutiveFailures === 0 && s.lastSuccessAt ? 1 : 0) : undefined,
     );
 
+    this.deliveryAttempts = new client.Counter({
+      name: 'vulntrack_delivery_attempts_total',
+      help: 'Notification delivery attempts made by this process, by channel and outcome (succeeded, failed, retry, dead)',
+      labelNames: ['channel', 'outcome'],
+      registers,
+    });
+    new client.Gauge({
+      name: 'vulntrack_events_pending',
+      help: 'Recorded changes not yet matched to projects (the event processor is behind by this many)',
+      registers,
+      async collect() {
+        this.set(await repo.pendingEvents());
+      },
+    });
+
     const cache = () => this.catalogCache;
     const setCache = (cves: number) => (this.catalogCache = { at: Date.now(), cves });
     new client.Gauge({
@@ -160,6 +176,10 @@ export class MetricsService {
   }
 
   /** For the job worker: one finished job (succeeded, failed, dead). */
+  observeDelivery(channel: string, outcome: string): void {
+    this.deliveryAttempts.inc({ channel, outcome });
+  }
+
   observeJob(name: string, status: string, seconds: number): void {
     this.jobDuration.observe({ name, status }, seconds);
   }

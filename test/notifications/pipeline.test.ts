@@ -389,6 +389,17 @@ describeEachDatabase('notifications end to end', (use) => {
     expect(delivery!.attempts).toHaveLength(5);
   });
 
+  it('counts delivery attempts by channel and outcome in /metrics, and no change waits for matching', async () => {
+    const text = (await api.app.inject({ method: 'GET', url: '/metrics' })).body;
+    // hook and flaky succeeded; flaky retried 3 times and down 4 times before its 5th attempt, dead.
+    expect(text).toContain('vulntrack_delivery_attempts_total{channel="webhook",outcome="succeeded"} 2');
+    expect(text).toContain('vulntrack_delivery_attempts_total{channel="webhook",outcome="retry"} 7');
+    expect(text).toContain('vulntrack_delivery_attempts_total{channel="webhook",outcome="dead"} 1');
+    expect(text).toContain('vulntrack_delivery_attempts_total{channel="slack",outcome="succeeded"} 1');
+    expect(text).toContain('vulntrack_delivery_attempts_total{channel="email",outcome="failed"} 1');
+    expect(text).toContain('vulntrack_events_pending 0');
+  });
+
   it('reports what changed (run now), as JSON and as a CSV download', async () => {
     const created = await call('POST', '/projects/ivanti/automations', {
       name: 'daily',
