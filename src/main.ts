@@ -158,10 +158,14 @@ export function servicesFor(config: Config, database: Database, secret: string):
     jobs: new JobService(database.db),
     events: new EventProcessor(database.db, tracker, deliveries),
     deliveries,
-    notifications: new NotificationService(database.db, projects, deliveries, box, {
-      sender: emailSender,
-      baseUrl,
-    }),
+    notifications: new NotificationService(
+      database.db,
+      projects,
+      deliveries,
+      box,
+      { sender: emailSender, baseUrl },
+      tracker,
+    ),
     automations: new AutomationService(database.db, projects, reports),
     reports,
     apiV1Reports: new ApiV1ReportService(database.db),

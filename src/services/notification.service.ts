@@ -23,6 +23,9 @@ import { escapeHtml } from '../notifications/email-message.ts';
 import type { EmailSender } from '../notifications/email-sender.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 import type { ProjectService } from './project.service.ts';
+import type { TrackerService } from './tracker.service.ts';
+import { ReportRepository } from '../db/report.repository.ts';
+import type { NotificationChange } from '../notifications/payload.ts';
 import {
   deliveryView,
   emailTokenHash,
@@ -94,6 +97,7 @@ export class NotificationService {
   private readonly audit: AuditRepository;
   private readonly tracker: TrackerRepository;
   private readonly jobs: JobRepository;
+  private readonly reports: ReportRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -101,7 +105,9 @@ export class NotificationService {
     private readonly deliveries: DeliveryService,
     private readonly box: SecretBox,
     private readonly email: { sender: EmailSender | undefined; baseUrl: string },
+    private readonly trackerService: Pick<TrackerService, 'listCves'>,
   ) {
+    this.reports = new ReportRepository(db);
     this.notifications = new NotificationRepository(db);
     this.audit = new AuditRepository(db);
     this.tracker = new TrackerRepository(db);
@@ -247,7 +253,10 @@ export class NotificationService {
     });
   }
 
-  /** Sends a sample payload (a real CVE of the project when it has one) now; the attempt is recorded. */
+  /**
+   * Sends a sample payload now (the project's most recently updated CVE, as if it had just entered the
+   * project; no CVE when the project has none yet); the attempt is recorded as a `test` delivery.
+   */
   async sendTest(
     organizationId: string,
     organizationName: string,
@@ -256,6 +265,31 @@ export class NotificationService {
   ): Promise<DeliveryView> {
     const n = await this.find(organizationId, projectName, name);
     const now = new Date();
+    const { items } = await this.trackerService.listCves(
+      organizationId,
+      projectName,
+      { filters: {}, ordering: '-updated_at' },
+      { page: 1, pageSize: 1 },
+    );
+    const sample = items[0]
+      ? (await this.reports.cveSummaries([items[0].cve_id])).get(items[0].cve_id)
+      : undefined;
+    const changes: NotificationChange[] = sample
+      ? [
+          {
+            cve: {
+              cve_id: sample.cve_id,
+              title: sample.title,
+              description: sample.description,
+              cvss31: sample.cvss31,
+              kev: sample.kev,
+              epss: sample.epss,
+              vendors: sample.vendors,
+            },
+            events: [{ type: 'cve_enters_project', details: { test: true } }],
+          },
+        ]
+      : [];
     return this.deliveries.sendTest(
       {
         notification: n,
@@ -264,7 +298,7 @@ export class NotificationService {
         project: projectName,
         title: `Test notification from vulntrack for ${projectName}`,
         period: { start: now, end: now },
-        changes: [],
+        changes,
       },
       n,
     );

@@ -447,6 +447,29 @@ describeEachDatabase('notifications end to end', (use) => {
     ]);
   });
 
+  it('sends a signed sample of a real CVE of the project on "send test", and logs it', async () => {
+    const res = await call('POST', '/projects/ivanti/notifications/hook/test');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      kind: 'test',
+      status: 'succeeded',
+      attempts: [{ status_code: 200, error: null }],
+    });
+    const request = webhook.requests.at(-1)!;
+    const payload = new Webhook(signingSecret).verify(request.body, {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    }) as NotificationPayload;
+    expect(payload.type).toBe('test');
+    expect(payload.id).toBe(res.json<{ payload_id: string }>().payload_id);
+    expect(payload.changes).toHaveLength(1);
+    expect(payload.changes[0]!.cve.vendors).toContain('ivanti');
+    expect(payload.changes[0]!.events[0]!.type).toBe('cve_enters_project');
+    const log = await call('GET', '/projects/ivanti/notifications/hook/deliveries');
+    expect(log.json<{ results: { kind: string }[] }>().results[0]!.kind).toBe('test');
+  });
+
   it('notifies nobody again when the same records are imported and processed again', async () => {
     const again = await api.services.imports.importInputs(sources.cve5, [
       await writeJsonl(dir, 'again.jsonl', commitRecords(commits[6]!)),
