@@ -157,6 +157,9 @@ export class AutomationService {
       merged.schedule_timezone = patch.schedule_timezone;
       merged.schedule_weekday = patch.schedule_weekday;
     }
+    // Weekly to daily: the stored weekday goes too (the body cannot clear it: it takes no null).
+    if (merged.frequency === 'daily' && patch.schedule_weekday === undefined)
+      merged.schedule_weekday = undefined;
     const values = await this.validated(organizationId, project.id, merged);
     const changes: Record<string, { old: unknown; new: unknown }> = {};
     for (const key of Object.keys(values) as (keyof AutomationValues)[]) {
