@@ -143,6 +143,27 @@ export class AutomationRepository {
     return (await this.findById(id, tx))!;
   }
 
+  /** Points the project's `send_notification` actions naming `from` at `to` (a renamed notification). */
+  async renameNotification(
+    projectId: string,
+    from: string,
+    to: string,
+    tx: Executor = this.db,
+  ): Promise<void> {
+    await sql`
+      UPDATE automation
+         SET configuration = jsonb_set(configuration, '{actions}', (
+               SELECT jsonb_agg(CASE WHEN a->>'type' = 'send_notification' AND a->>'value' = ${from}
+                                     THEN jsonb_set(a, '{value}', to_jsonb(${to}::text)) ELSE a END
+                                ORDER BY ord)
+                 FROM jsonb_array_elements(configuration->'actions') WITH ORDINALITY AS x(a, ord))),
+             updated_at = now()
+       WHERE project_id = ${projectId}
+         AND configuration->'actions' @> ${JSON.stringify([{ type: 'send_notification', value: from }])}::jsonb`.execute(
+      tx,
+    );
+  }
+
   async delete(id: string, tx: Executor = this.db): Promise<void> {
     await tx.deleteFrom('automation').where('id', '=', id).execute();
   }

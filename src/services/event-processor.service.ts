@@ -55,6 +55,7 @@ interface ActionResult {
 }
 
 const CHUNK = 1000;
+const EPSS_MOVES_KEPT_MS = 30 * 86_400_000;
 
 function vendorsEntry(entries: readonly ChangeEntry[]): { added: string[]; removed: string[] } {
   const entry = entries.find((e) => e.type === 'vendors');
@@ -114,6 +115,9 @@ export class EventProcessor {
       relevant.map((i) => ({ seq: i.seq, keys: i.cve.vendors, removed: vendorsEntry(i.entries).removed })),
     );
     const bySeq = new Map(items.map((i) => [i.seq, i]));
+    // A change brings the same events to every project it matches, but for "enters the project":
+    // computed once per (change, enters), and shared, so the rows send one copy of them.
+    const changeEvents = new Map<string, ProjectEventEntry[]>();
     const events: MatchedEvent[] = [];
     for (const m of matches) {
       const item = bySeq.get(m.seq)!;
@@ -126,7 +130,10 @@ export class EventProcessor {
         const created = item.entries.some((e) => e.type === 'created');
         const { added } = vendorsEntry(item.entries);
         const before = [...m.keysNow.filter((k) => !added.includes(k)), ...m.keysRemoved];
-        entries = eventsOfChange(item.entries, created || before.length === 0);
+        const enters = created || before.length === 0;
+        const key = `${item.seq} ${enters}`;
+        entries = changeEvents.get(key) ?? eventsOfChange(item.entries, enters);
+        changeEvents.set(key, entries);
       }
       events.push({
         item,
@@ -151,6 +158,9 @@ export class EventProcessor {
       report.deliveries = deliveries;
     }
     await repo.advanceCursor(stream, items.at(-1)!.seq);
+    // EPSS moves are only this processor's input: a month of them is kept for inspection.
+    if (stream === 'epss')
+      await repo.purgeEpssMoves(items.at(-1)!.seq, new Date(Date.now() - EPSS_MOVES_KEPT_MS));
     return report;
   }
 
@@ -160,11 +170,14 @@ export class EventProcessor {
     automations: AutomationRow[],
     events: MatchedEvent[],
   ): Promise<{ executions: number; deliveries: number }> {
-    const projectIds = [...new Set(automations.map((a) => a.project_id))];
+    const withAutomations = new Set(automations.map((a) => a.project_id));
+    const projectIds = [...withAutomations];
     const byProject = new Map<string, MatchedEvent[]>();
     for (const e of events) {
-      if (!projectIds.includes(e.project_id)) continue;
-      byProject.set(e.project_id, [...(byProject.get(e.project_id) ?? []), e]);
+      if (!withAutomations.has(e.project_id)) continue;
+      const list = byProject.get(e.project_id);
+      if (list) list.push(e);
+      else byProject.set(e.project_id, [e]);
     }
     const pairs = [...byProject.values()].flat().map((e) => ({ projectId: e.project_id, cveId: e.cve_id }));
     const tracker = await repo.trackerStates(pairs);

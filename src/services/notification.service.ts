@@ -25,6 +25,7 @@ import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
 import { ReportRepository } from '../db/report.repository.ts';
+import { AutomationRepository } from '../db/automation.repository.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import {
   deliveryView,
@@ -215,6 +216,14 @@ export class NotificationService {
     const row = await this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const updated = await this.notifications.update(current.id, values, tx);
+        // Automations send by name: they follow a rename.
+        if (values.name)
+          await new AutomationRepository(tx).renameNotification(
+            current.project_id,
+            current.name,
+            values.name,
+            tx,
+          );
         await this.audit.record(
           {
             organizationId,

@@ -270,7 +270,19 @@ describeEachDatabase('notifications API', (use) => {
       signingSecret = res.json<{ signing_secret: string }>().signing_secret;
     });
 
-    it('renames and disables', async () => {
+    it('renames and disables; automations sending to it follow the rename', async () => {
+      const automation = await call('POST', '/projects/crud/automations', {
+        name: 'follows',
+        trigger_type: 'alert',
+        configuration: {
+          triggers: ['kev_added'],
+          actions: [
+            { type: 'change_status', value: 'to_evaluate' },
+            { type: 'send_notification', value: 'moving' },
+          ],
+        },
+      });
+      expect(automation.statusCode, automation.body).toBe(201);
       const res = await call('PATCH', '/projects/crud/notifications/moving', {
         name: 'moved',
         is_enabled: false,
@@ -281,6 +293,15 @@ describeEachDatabase('notifications API', (use) => {
       expect((await call('GET', '/projects/crud/notifications/moved')).json()).toMatchObject({
         is_enabled: false,
       });
+      expect((await call('GET', '/projects/crud/automations/follows')).json()).toMatchObject({
+        configuration: {
+          actions: [
+            { type: 'change_status', value: 'to_evaluate' },
+            { type: 'send_notification', value: 'moved' },
+          ],
+        },
+      });
+      expect((await call('DELETE', '/projects/crud/automations/follows')).statusCode).toBe(204);
     });
 
     it('keeps the signing secret when the URL changes: a receiver verifies with the secret from creation', async () => {
