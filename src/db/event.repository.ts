@@ -155,15 +155,28 @@ export class EventRepository {
     }));
   }
 
+  /**
+   * Writes project events. Rows that share one `events` array (the processor shares a change's
+   * events between the projects it matches) send it once: a busy day's fan-out is hundreds of
+   * thousands of rows, most of their bytes the same few hundred changes' details.
+   */
   async insertEvents(events: readonly NewProjectEvent[]): Promise<void> {
-    // Bounded statements: a busy day's fan-out is tens of thousands of rows.
-    for (let i = 0; i < events.length; i += 2000) {
-      const rows = events.slice(i, i + 2000);
+    for (let i = 0; i < events.length; i += 10_000) {
+      const shared = new Map<ProjectEventEntry[], number>();
+      const rows = events.slice(i, i + 10_000).map(({ events: entries, ...row }) => {
+        let ev = shared.get(entries);
+        if (ev === undefined) shared.set(entries, (ev = shared.size));
+        return { ...row, ev };
+      });
+      const distinct = [...shared].map(([entries, ev]) => ({ ev, events: entries }));
       await sql`
         INSERT INTO project_event (project_id, cve_id, change_id, changed_at, types, matched_keys, events)
-        SELECT project_id, cve_id, change_id, changed_at, types, matched_keys, events
+        SELECT x.project_id, x.cve_id, x.change_id, x.changed_at, x.types, x.matched_keys, d.events
           FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(project_id uuid, cve_id text, change_id uuid,
-               changed_at timestamptz, types text[], matched_keys text[], events jsonb)`.execute(this.db);
+               changed_at timestamptz, types text[], matched_keys text[], ev int)
+          JOIN jsonb_to_recordset(${json(distinct)}::jsonb) AS d(ev int, events jsonb) ON d.ev = x.ev`.execute(
+        this.db,
+      );
     }
   }
 
