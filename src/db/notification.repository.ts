@@ -172,6 +172,22 @@ export class NotificationRepository {
     >;
   }
 
+  /**
+   * `recordAttempt` without reading the row back: what a delivery job needs. A busy day's payloads
+   * are tens of kilobytes each, and returning one means detoasting it and parsing it again.
+   */
+  async appendAttempt(id: string, attempt: unknown, status: DeliveryStatus): Promise<void> {
+    await this.db
+      .updateTable('delivery')
+      .set({
+        attempts: sql`attempts || ${JSON.stringify([attempt])}::jsonb`,
+        status,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
   /** Appends an attempt and sets the status (one statement: attempts are never lost to a race). */
   async recordAttempt(
     id: string,

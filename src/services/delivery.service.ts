@@ -118,7 +118,8 @@ export class DeliveryService {
         : made >= this.settings.deliveryAttempts
           ? 'dead'
           : 'pending';
-    const row = await this.notifications.recordAttempt(deliveryId, attemptRecord(result), status);
+    const record = attemptRecord(result);
+    await this.notifications.appendAttempt(deliveryId, record, status);
     this.observe(notification.type, status === 'pending' ? 'retry' : status);
     if (status === 'pending') {
       await this.jobs.enqueue([
@@ -130,7 +131,7 @@ export class DeliveryService {
         },
       ]);
     }
-    return row;
+    return { ...delivery, status, attempts: [...delivery.attempts, record], updated_at: new Date() };
   }
 
   /** `POST …/notifications/<name>/test`: a sample payload sent now, once; the delivery with its attempt. */
