@@ -1,0 +1,163 @@
+/**
+ * The fan-out measurement: import the batch of changed CVEs, then time the event processor from the
+ * import's end to its end (every project event written, every execution recorded, every delivery
+ * and its job queued). Each SQL statement the processor sends is timed (the pg client's `query`
+ * patched for the duration), and grouped into the steps of the processor, so the time splits into
+ * SQL per step and the rest: the processor's own JavaScript (automation evaluation, payloads, JSON).
+ */
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openDatabase } from '../../src/db/client.ts';
+import { servicesFor } from '../../src/main.ts';
+import { sources } from '../../src/sources/index.ts';
+import { profiled } from '../lib/profiler.ts';
+import { backendCpuReader } from '../lib/pg-server-cpu.ts';
+import { benchConfig, SECRET } from './setup.ts';
+
+export interface StepTiming {
+  step: string;
+  statements: number;
+  ms: number;
+}
+
+export interface FanoutResult {
+  changes: number;
+  importSeconds: number;
+  /** importInputs end → processPending end. */
+  seconds: number;
+  processReport: { items: number; events: number; executions: number; deliveries: number };
+  projectsMatched: number;
+  pairs: number;
+  deliveryJobs: number;
+  /** Stored (compressed) size of the payloads, and as JSON text. */
+  payloadMiB: number;
+  payloadTextMiB: number;
+  /** project_event.events: stored size, and as JSON text. */
+  eventsMiB: number;
+  eventsTextMiB: number;
+  payloadMaxKiB: number;
+  steps: StepTiming[];
+  /** Wall time not spent waiting on a statement: the processor's JavaScript. */
+  jsMs: number;
+  nodeCpuMs: number;
+  pgCpuMs: number | undefined;
+}
+
+/** Which step of the processor a statement belongs to. */
+const STEPS: [RegExp, string][] = [
+  [/event_cursor/i, 'cursor (lock, advance)'],
+  [/FROM cve_change ch JOIN cve/i, 'read the chunk (changes + CVEs)'],
+  [/JOIN project_subscription/i, 'match changes to projects'],
+  [/INSERT INTO project_event/i, 'insert project events'],
+  [/from "automation"/i, 'read automations'],
+  [/JOIN tracker_entry/i, 'read tracker states'],
+  [/from "project"/i, 'read projects + organizations'],
+  [/from "notification"/i, 'read notifications'],
+  [/insert into "delivery"/i, 'insert deliveries'],
+  [/insert into "job"/i, 'enqueue delivery jobs'],
+  [/insert into "automation_execution"/i, 'insert executions'],
+  [/^\s*(BEGIN|COMMIT|ROLLBACK)/i, 'begin / commit'],
+];
+
+function timeStatements(): { stop: () => StepTiming[] } {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  const steps = new Map<string, StepTiming>();
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : (first?.text ?? '');
+    const started = performance.now();
+    const result = original.apply(this, args);
+    const done = () => {
+      const step =
+        STEPS.find(([re]) => re.test(text))?.[1] ?? `other: ${text.replace(/\s+/g, ' ').slice(0, 50)}`;
+      const t = steps.get(step) ?? { step, statements: 0, ms: 0 };
+      t.statements++;
+      t.ms += performance.now() - started;
+      steps.set(step, t);
+    };
+    if (result instanceof Promise) result.then(done, done);
+    return result;
+  };
+  return {
+    stop: () => {
+      proto.query = original;
+      return [...steps.values()].sort((a, b) => b.ms - a.ms);
+    },
+  };
+}
+
+export async function measureFanout(
+  url: string,
+  batchFile: string,
+  options: { profile?: string; database: string },
+): Promise<FanoutResult> {
+  const database = await openDatabase({ url, migrate: false });
+  const services = servicesFor(benchConfig(url), database, SECRET);
+  const db = database.db;
+  try {
+    const importing = performance.now();
+    const report = await services.imports.importInputs(sources.cve5, [batchFile]);
+    const importSeconds = (performance.now() - importing) / 1000;
+
+    const pgCpu = backendCpuReader(options.database);
+    const cpuBefore = process.cpuUsage();
+    const pgBefore = pgCpu();
+    const timing = timeStatements();
+    const started = performance.now();
+    let processReport;
+    let steps: StepTiming[];
+    try {
+      processReport = await profiled(options.profile, () => services.events.processPending());
+    } finally {
+      steps = timing.stop();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const pgAfter = pgCpu();
+    const sqlMs = steps.reduce((s, t) => s + t.ms, 0);
+
+    const [counts] = (
+      await sql<{
+        projects: number;
+        pairs: number;
+        jobs: number;
+        mib: number;
+        textmib: number;
+        maxkib: number;
+        eventsmib: number;
+        eventstextmib: number;
+      }>`
+        SELECT (SELECT count(DISTINCT project_id)::int FROM project_event) AS projects,
+               (SELECT count(*)::int FROM project_event) AS pairs,
+               (SELECT count(*)::int FROM job WHERE name = 'notifications.deliver' AND status = 'pending') AS jobs,
+               (SELECT coalesce(sum(pg_column_size(payload)), 0)::float8 / 1048576 FROM delivery) AS mib,
+               (SELECT coalesce(sum(octet_length(payload::text)), 0)::float8 / 1048576 FROM delivery) AS textmib,
+               (SELECT coalesce(sum(pg_column_size(events)), 0)::float8 / 1048576 FROM project_event) AS eventsmib,
+               (SELECT coalesce(sum(octet_length(events::text)), 0)::float8 / 1048576 FROM project_event) AS eventstextmib,
+               (SELECT coalesce(max(length(payload::text)), 0)::float8 / 1024 FROM delivery) AS maxkib`.execute(
+        db,
+      )
+    ).rows;
+    return {
+      changes: report.changes,
+      importSeconds,
+      seconds,
+      processReport,
+      projectsMatched: counts!.projects,
+      pairs: counts!.pairs,
+      deliveryJobs: counts!.jobs,
+      payloadMiB: counts!.mib,
+      payloadTextMiB: counts!.textmib,
+      eventsMiB: counts!.eventsmib,
+      eventsTextMiB: counts!.eventstextmib,
+      payloadMaxKiB: counts!.maxkib,
+      steps,
+      jsMs: seconds * 1000 - sqlMs,
+      nodeCpuMs: (cpu.user + cpu.system) / 1000,
+      pgCpuMs: pgBefore !== undefined && pgAfter !== undefined ? pgAfter - pgBefore : undefined,
+    };
+  } finally {
+    await services.close();
+  }
+}
