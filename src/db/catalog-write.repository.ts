@@ -33,6 +33,16 @@ export interface SourceUpsert {
   hash: string;
 }
 
+/** A raw record's fingerprint and the statements it produced (see migration 0007). */
+export interface InputFingerprint {
+  source: string;
+  cveId: string;
+  fingerprint: string;
+  /** Providers the record speaks for, sorted; `hashes` has each one's statement hash, '' for none. */
+  providers: string[];
+  hashes: string[];
+}
+
 export interface CatalogBatchWrite {
   sourceUpserts: SourceUpsert[];
   sourceDeletes: { cveId: string; provider: Provider }[];
@@ -42,6 +52,8 @@ export interface CatalogBatchWrite {
   epssMoves?: EpssMove[];
   vendorKeys: string[];
   weaknessIds: string[];
+  /** Fingerprints of the raw records behind this batch, new or changed. */
+  inputs?: InputFingerprint[];
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -79,7 +91,40 @@ export class CatalogWriteRepository {
 
   /** Refreshes the planner's statistics of the tables imports read and write. */
   async analyze(): Promise<void> {
-    await sql`ANALYZE cve_source, cve, cve_change`.execute(this.db);
+    await sql`ANALYZE cve_source, cve, cve_change, cve_input`.execute(this.db);
+  }
+
+  /** Whether any raw record of this source was fingerprinted (none before a first import). */
+  async hasInputs(source: string): Promise<boolean> {
+    const result = await sql<{ any: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM cve_input WHERE source = ${source}) AS any`.execute(this.db);
+    return result.rows[0]?.any ?? false;
+  }
+
+  /**
+   * Which of these raw records are known to change nothing: the same fingerprint is stored for the
+   * CVE and the statements it produced are still the stored ones. Read outside the write lock: the
+   * caller must not trust the answer for a CVE it has written since (or is writing).
+   */
+  async unchangedInputs(
+    source: string,
+    records: { cveId: string; fingerprint: string }[],
+  ): Promise<{ has(cveId: string, fingerprint: string): boolean }> {
+    const found = new Set<string>();
+    const answer = { has: (cveId: string, fingerprint: string) => found.has(`${cveId} ${fingerprint}`) };
+    if (!records.length) return answer;
+    const result = await sql<{ cve_id: string; fingerprint: string }>`
+      SELECT f.cve_id, f.fingerprint
+        FROM unnest(${records.map((r) => r.cveId)}::text[], ${records.map((r) => r.fingerprint)}::text[])
+          AS x(cve_id, fingerprint)
+        JOIN cve_input f ON f.source = ${source} AND f.cve_id = x.cve_id AND f.fingerprint = x.fingerprint
+       WHERE f.hashes = ARRAY(
+               SELECT coalesce(s.hash, '')
+                 FROM unnest(f.providers) WITH ORDINALITY AS p(provider, n)
+                 LEFT JOIN cve_source s ON s.cve_id = f.cve_id AND s.provider = p.provider
+                ORDER BY p.n)`.execute(this.db);
+    for (const r of result.rows) found.add(`${r.cve_id} ${r.fingerprint}`);
+    return answer;
   }
 
   /** Upserts weaknesses from the CWE catalog; returns how many were new and how many changed. */
@@ -242,6 +287,24 @@ export class CatalogWriteTransaction {
         INSERT INTO epss_move (cve_id, old_score, new_score)
         SELECT cve_id, old_score, new_score
           FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, old_score float8, new_score float8)`.execute(
+        tx,
+      );
+    }
+    if (batch.inputs?.length) {
+      const rows = batch.inputs.map((i) => ({
+        source: i.source,
+        cve_id: i.cveId,
+        fingerprint: i.fingerprint,
+        providers: i.providers,
+        hashes: i.hashes,
+      }));
+      await sql`
+        INSERT INTO cve_input (source, cve_id, fingerprint, providers, hashes)
+        SELECT source, cve_id, fingerprint, providers, hashes
+          FROM jsonb_to_recordset(${json(rows)}::jsonb)
+            AS x(source text, cve_id text, fingerprint text, providers text[], hashes text[])
+        ON CONFLICT (source, cve_id) DO UPDATE
+          SET fingerprint = excluded.fingerprint, providers = excluded.providers, hashes = excluded.hashes`.execute(
         tx,
       );
     }

@@ -9,6 +9,7 @@ import * as m0003 from './migrations/0003-jobs.ts';
 import * as m0004 from './migrations/0004-catalog-version.ts';
 import * as m0005 from './migrations/0005-notifications.ts';
 import * as m0006 from './migrations/0006-user-tags.ts';
+import * as m0007 from './migrations/0007-cve-input.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0004-catalog-version': m0004,
   '0005-notifications': m0005,
   '0006-user-tags': m0006,
+  '0007-cve-input': m0007,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;

@@ -38,6 +38,15 @@ export interface CveSourceTable {
   updated_at: Generated<Date>;
 }
 
+/** The raw record last imported per (source, CVE): see migration 0007. */
+export interface CveInputTable {
+  source: string;
+  cve_id: string;
+  fingerprint: string;
+  providers: string[];
+  hashes: string[];
+}
+
 export interface CveChangeTable {
   id: Generated<string>;
   created_at: Generated<Date>;
@@ -325,6 +334,7 @@ export interface UserCveTagTable {
 export interface DB {
   cve: CveTable;
   cve_source: CveSourceTable;
+  cve_input: CveInputTable;
   cve_change: CveChangeTable;
   vendor: VendorTable;
   product: ProductTable;

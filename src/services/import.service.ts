@@ -2,6 +2,9 @@
  * Imports upstream inputs into the catalog: parse → batch → (per batch, in one transaction) compare
  * hashes, merge what changed, diff against the stored view, write rows and changes.
  *
+ * Sources with a `scan` fast path yield raw records with a fingerprint: those whose fingerprint is
+ * stored, with the statements it produced still current, are counted unchanged without being parsed.
+ *
  * Contracts: re-importing the same data writes nothing and records no change; a batch is all or
  * nothing, so an import killed half-way leaves whole batches behind and the next run completes it
  * without duplicate changes; a malformed record is skipped and reported, never fatal.
@@ -22,12 +25,13 @@ import {
   CatalogWriteRepository,
   type CatalogWriteTransaction,
   type EpssMove,
+  type InputFingerprint,
   type SourceUpsert,
 } from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
 import type { DB } from '../db/schema.ts';
 import { inputFiles } from '../sources/input.ts';
-import type { ImportItem, Source, WeaknessRecord } from '../sources/source.ts';
+import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 
 export interface ImportCounts {
   /** CVEs (or weaknesses) new to the catalog. */
@@ -80,7 +84,11 @@ export const EPSS_MOVE_MIN = 0.01;
 /** Rows written before the first ANALYZE of the catalog tables; then at every doubling. */
 const ANALYZE_FIRST_AFTER = 2_000;
 
-type CveItem = Extract<ImportItem, { kind: 'cve' }>;
+/**
+ * A CVE item, with the fingerprint of its raw record when it came from one (and parsed to the id it
+ * was looked up by); `known`: that fingerprint was stored, with the statements still current.
+ */
+type CveItem = Extract<ImportItem, { kind: 'cve' }> & { input?: { fingerprint: string; known: boolean } };
 
 /**
  * Parsers build documents in a fixed key order, so the same upstream input always serializes to the
@@ -94,6 +102,15 @@ function serialize(doc: SourceDocument, raw?: Record<string, unknown>) {
   if (rawJson !== undefined) hash.update(rawJson);
   return { docJson, rawJson, hash: hash.digest('base64') };
 }
+
+const EMPTY_WRITE = {
+  sourceUpserts: [],
+  sourceDeletes: [],
+  cves: [],
+  changes: [],
+  vendorKeys: [],
+  weaknessIds: [],
+};
 
 function epssScore(cve: MergedCve): number | null {
   const data = cve.metrics.epss.data as { score?: number } | null;
@@ -148,6 +165,10 @@ export class ImportService {
 
     let cveBatch: CveItem[] = [];
     let batchIds = new Set<string>();
+    /** CVE ids of the batch being written (possibly committed already). */
+    let inflightIds = new Set<string>();
+    let rawBatch: RawItem[] = [];
+    let lookups: boolean | undefined;
     let weaknessBatch: WeaknessRecord[] = [];
     // One batch is written while the next one is parsed: on a PostgreSQL server the database works on
     // the other core. Batches still apply strictly in order, each after the previous one committed.
@@ -158,8 +179,9 @@ export class ImportService {
       if (cveBatch.length) {
         const batch = cveBatch;
         cveBatch = [];
+        inflightIds = batchIds;
         batchIds = new Set();
-        inflight = this.applyCveBatch(batch).then(async (result) => {
+        inflight = this.applyCveBatch(source.name, batch).then(async (result) => {
           for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
             counts[k] += result.counts[k];
           changes += result.changes;
@@ -184,29 +206,65 @@ export class ImportService {
       }
     };
 
+    const accept = async (item: ImportItem, input?: CveItem['input']) => {
+      if (item.kind === 'skip') {
+        counts.skipped++;
+        if (problems.length < MAX_PROBLEMS) {
+          problems.push({
+            position: item.position,
+            ...(item.id ? { id: item.id } : {}),
+            reason: item.reason,
+          });
+        }
+      } else if (item.kind === 'weakness') {
+        weaknessBatch.push(item.weakness);
+        if (weaknessBatch.length >= batchSize) await flush();
+      } else {
+        // A CVE seen twice in one batch (a replayed history) gets a change for each version.
+        if (batchIds.has(item.cveId)) await flush();
+        cveBatch.push(input ? { ...item, input } : item);
+        batchIds.add(item.cveId);
+        if (cveBatch.length >= batchSize) await flush();
+      }
+    };
+    // Raw records (Source.scan) are looked up by fingerprint a batch at a time; only those not known
+    // to be unchanged are parsed.
+    const resolveRaw = async () => {
+      if (!rawBatch.length) return;
+      const raws = rawBatch;
+      rawBatch = [];
+      // What is stored says nothing about a CVE written since the lookup started: the batch in
+      // flight, the batch being built, and a record parsed before another version of it in `raws`.
+      const uncommitted = new Set([...inflightIds, ...batchIds]);
+      // Without stored fingerprints (a first import) nothing can be skipped: no lookups.
+      lookups ??= await this.catalog.hasInputs(source.name);
+      const unchanged = lookups
+        ? await this.catalog.unchangedInputs(source.name, raws)
+        : { has: () => false };
+      for (const raw of raws) {
+        const known = unchanged.has(raw.cveId, raw.fingerprint);
+        if (known && !uncommitted.has(raw.cveId)) {
+          counts.unchanged++;
+          continue;
+        }
+        uncommitted.add(raw.cveId);
+        const item = raw.parse();
+        const fingerprinted = item.kind === 'cve' && item.cveId === raw.cveId;
+        await accept(item, fingerprinted ? { fingerprint: raw.fingerprint, known } : undefined);
+      }
+    };
+
     try {
       for (const target of targets) {
         for await (const file of inputFiles(target, { accept: source.accept })) {
-          for await (const item of source.parse(file)) {
+          for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
             records++;
-            if (item.kind === 'skip') {
-              counts.skipped++;
-              if (problems.length < MAX_PROBLEMS) {
-                problems.push({
-                  position: item.position,
-                  ...(item.id ? { id: item.id } : {}),
-                  reason: item.reason,
-                });
-              }
-            } else if (item.kind === 'weakness') {
-              weaknessBatch.push(item.weakness);
-              if (weaknessBatch.length >= batchSize) await flush();
+            if (item.kind === 'raw') {
+              rawBatch.push(item);
+              if (rawBatch.length >= batchSize) await resolveRaw();
             } else {
-              // A CVE seen twice in one batch (a replayed history) gets a change for each version.
-              if (batchIds.has(item.cveId)) await flush();
-              cveBatch.push(item);
-              batchIds.add(item.cveId);
-              if (cveBatch.length >= batchSize) await flush();
+              await resolveRaw();
+              await accept(item);
             }
             const now = Date.now();
             if (options.onProgress && now - lastProgress >= (options.progressEveryMs ?? 2000)) {
@@ -221,6 +279,7 @@ export class ImportService {
           }
         }
       }
+      await resolveRaw();
       await flush();
       await inflight;
     } catch (err) {
@@ -240,6 +299,7 @@ export class ImportService {
 
   /** Applies one batch of CVE items (distinct CVE ids) in one transaction. */
   private async applyCveBatch(
+    sourceName: string,
     items: CveItem[],
   ): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
     return this.catalog.inWriteTransaction(async (tx) => {
@@ -249,27 +309,45 @@ export class ImportService {
 
       // Cheap pass: items whose every statement has the stored hash change nothing.
       const pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[] = [];
+      const inputs: InputFingerprint[] = [];
       for (const item of items) {
         const before = new Map((stored.get(item.cveId) ?? []).map((s) => [s.provider, s.hash]));
         const upserts: SourceUpsert[] = [];
+        const hashes = new Map<string, string>();
         for (const r of item.records) {
           const { docJson, rawJson, hash } = serialize(r.doc, r.raw);
+          hashes.set(r.provider, hash);
           if (before.get(r.provider) !== hash) {
             upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, docJson, rawJson, hash });
           }
         }
         const present = new Set(item.records.map((r) => r.provider));
         const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));
-        if (upserts.length || deletes.length) pending.push({ item, upserts, deletes });
+        const changed = upserts.length > 0 || deletes.length > 0;
+        if (changed) pending.push({ item, upserts, deletes });
         else counts.unchanged++;
+        if (item.input && (changed || !item.input.known)) {
+          // The statements this raw record leaves stored, for the next import to skip it.
+          const providers = [...new Set<string>([...present, ...item.replaces])].sort();
+          inputs.push({
+            source: sourceName,
+            cveId: item.cveId,
+            fingerprint: item.input.fingerprint,
+            providers,
+            hashes: providers.map((p) => hashes.get(p) ?? ''),
+          });
+        }
       }
-      if (!pending.length) return { counts, changes: 0 };
+      if (!pending.length) {
+        if (inputs.length) await tx.write({ ...EMPTY_WRITE, inputs });
+        return { counts, changes: 0 };
+      }
 
       // Only CVEs with stored statements can have documents or a merged view to read.
       const knownIds = pending.map((p) => p.item.cveId).filter((id) => stored.has(id));
       const documents = await tx.sourceDocuments(knownIds);
       const views = await tx.mergedViews(knownIds);
-      const write = await this.mergePending(tx, pending, documents, views, counts);
+      const write = await this.mergePending(tx, pending, documents, views, counts, inputs);
       return { counts, changes: write };
     });
   }
@@ -280,6 +358,7 @@ export class ImportService {
     documents: Map<string, Map<Provider, SourceDocument>>,
     views: Map<string, MergedCve>,
     counts: { imported: number; updated: number; unchanged: number; pending: number },
+    inputs: InputFingerprint[],
   ): Promise<number> {
     const cves: MergedCve[] = [];
     const changes: CveChange[] = [];
@@ -327,6 +406,7 @@ export class ImportService {
       epssMoves,
       vendorKeys: [...vendorKeys],
       weaknessIds: [...weaknessIds],
+      inputs,
     });
     return changes.length;
   }

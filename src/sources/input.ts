@@ -173,6 +173,11 @@ export function chain(first: Readable, ...rest: NodeJS.ReadWriteStream[]): Reada
 
 /** Reads a whole (decompressed) input into a string; for inputs known to be small, such as one record. */
 export async function readAll(stream: Readable, limitBytes = 64 * 1024 * 1024): Promise<string> {
+  return (await readAllBytes(stream, limitBytes)).toString('utf8');
+}
+
+/** Reads a whole (decompressed) input as bytes; for inputs known to be small, such as one record. */
+export async function readAllBytes(stream: Readable, limitBytes = 64 * 1024 * 1024): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -181,7 +186,7 @@ export async function readAll(stream: Readable, limitBytes = 64 * 1024 * 1024): 
       throw new InputError(`input larger than ${limitBytes} bytes where one record was expected`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Reads the first `bytes` of a stream and returns them with a stream that still yields everything. */
@@ -227,4 +232,25 @@ export async function* lines(stream: Readable): AsyncGenerator<{ line: string; n
     }
   }
   if (buffer.length) yield { line: buffer, number: number + 1 };
+}
+
+/**
+ * Lines of a byte stream (split at `\n`, which UTF-8 never uses inside a character), undecoded: a
+ * line's text is only decoded when it is needed (`bytes.toString('utf8')` gives what `lines` gives).
+ */
+export async function* byteLines(stream: Readable): AsyncGenerator<{ bytes: Buffer; number: number }> {
+  let rest: Buffer | undefined;
+  let number = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const buffer: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
+    let start = 0;
+    let i: number;
+    while ((i = buffer.indexOf(10, start)) >= 0) {
+      number++;
+      yield { bytes: buffer.subarray(start, i), number };
+      start = i + 1;
+    }
+    rest = start < buffer.length ? buffer.subarray(start) : undefined;
+  }
+  if (rest?.length) yield { bytes: rest, number: number + 1 };
 }

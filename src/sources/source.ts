@@ -21,6 +21,21 @@ export type ImportItem =
   | { kind: 'weakness'; position: string; weakness: WeaknessRecord }
   | { kind: 'skip'; position: string; id?: string; reason: string };
 
+/**
+ * A record not parsed yet (see `Source.scan`): its CVE id as read from the raw text, and a fingerprint
+ * of the raw input. Equal fingerprints parse to equal items, so a record whose fingerprint is stored
+ * (and whose statements are still the ones it produced) is known to change nothing without parsing.
+ */
+export interface RawItem {
+  kind: 'raw';
+  /** Read from the raw text: the id the record is looked up by; `parse()` alone decides the real one. */
+  cveId: string;
+  position: string;
+  /** Hash of the raw input and of the parser's version. */
+  fingerprint: string;
+  parse(): ImportItem;
+}
+
 export const SOURCE_NAMES = ['cve5', 'nvd', 'kev', 'epss', 'cwe', 'opencve-kb'] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
@@ -30,6 +45,11 @@ export interface Source {
   accept(logicalName: string): boolean;
   /** Parses one input file. Never throws for a bad record: it yields a skip and goes on. */
   parse(file: InputFile): AsyncGenerator<ImportItem>;
+  /**
+   * Optional fast path of `parse` for the importer: the same items in the same order, except that a
+   * record may come as a `raw` item, parsed only if its fingerprint is not the stored one.
+   */
+  scan?(file: InputFile): AsyncGenerator<ImportItem | RawItem>;
 }
 
 export function isSourceName(name: string): name is SourceName {
