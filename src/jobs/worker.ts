@@ -203,6 +203,12 @@ export class Worker {
         this.backlog = jobs.length === free;
         for (const job of jobs) this.launch(job);
         if (this.backlog && this.running.size < this.options.concurrency) continue;
+      } else {
+        // Every slot is busy: a wake-up (a NOTIFY) cannot be acted on now. Left set, it would make
+        // pause() return at once and this loop spin on resolved promises, starving the running
+        // jobs' I/O forever. Keep it as "jobs may be waiting": the next freed slot claims at once.
+        if (this.woken) this.backlog = true;
+        this.woken = false;
       }
       await this.pause(this.options.pollIntervalMs);
     }
