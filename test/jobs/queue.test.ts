@@ -202,6 +202,28 @@ describeEachDatabase('job queue', (use, backend) => {
     expect(latency).toBeLessThan(1_000);
   });
 
+  it('keeps running its jobs when a NOTIFY arrives while every slot is busy', async () => {
+    // A wake-up with no free slot once made the loop spin on resolved promises: the running job's
+    // I/O was never serviced and it never finished (found by the notifications benchmark).
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const w = worker(
+      'full',
+      { slow: () => gate.then(() => new Promise((r) => setTimeout(r, 20))), noop: async () => {} },
+      { concurrency: 1, pollIntervalMs: 10_000, listen: use().listen },
+    );
+    await w.start();
+    const [slow] = await repo().enqueue([{ name: 'slow', queue: 'full' }]);
+    await waitFor(async () => (await repo().get(slow!))?.status === 'running');
+    const [next] = await repo().enqueue([{ name: 'noop', queue: 'full' }]); // NOTIFY, no free slot
+    await new Promise((r) => setTimeout(r, 100));
+    release();
+    await waitFor(async () => (await repo().get(slow!))?.status === 'succeeded', 5_000);
+    // The freed slot claims the job the wake-up announced, well before the 10 s poll.
+    await waitFor(async () => (await repo().get(next!))?.status === 'succeeded', 5_000);
+    await w.stop();
+  });
+
   it('runs every job of a burst exactly once with several workers', async () => {
     const service = new JobService(use().db);
     const n = 200;
