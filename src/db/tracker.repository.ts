@@ -161,6 +161,20 @@ export class TrackerRepository {
       .execute();
   }
 
+  /** Clears the user's assignments in the organization's projects; returns what was unassigned. */
+  async unassignUser(
+    organizationId: string,
+    userId: string,
+    tx: Executor,
+  ): Promise<{ project: string; cve_id: string }[]> {
+    const rows = await sql<{ project: string; cve_id: string }>`
+      UPDATE tracker_entry t SET assignee_id = NULL, assigned_at = NULL, updated_at = now()
+        FROM project p
+       WHERE p.id = t.project_id AND p.organization_id = ${organizationId} AND t.assignee_id = ${userId}
+      RETURNING p.name AS project, t.cve_id`.execute(tx);
+    return rows.rows;
+  }
+
   /** The user of a joined membership of the organization with this email (the user's email). */
   joinedMember(
     organizationId: string,

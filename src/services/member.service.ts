@@ -7,6 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AccountRepository, type MemberRow, type Role } from '../db/account.repository.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
+import { TrackerRepository } from '../db/tracker.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
@@ -18,10 +19,12 @@ const alreadyMember = () => validationError({ email: ['already a member or invit
 export class MemberService {
   private readonly accounts: AccountRepository;
   private readonly audit: AuditRepository;
+  private readonly tracker: TrackerRepository;
 
   constructor(private readonly db: Kysely<DB>) {
     this.accounts = new AccountRepository(db);
     this.audit = new AuditRepository(db);
+    this.tracker = new TrackerRepository(db);
   }
 
   /** Members and pending invitations, in the order they were invited. */
@@ -94,6 +97,23 @@ export class MemberService {
         email: { old: member.email, new: null },
         role: { old: member.role, new: null },
       });
+      // Only members can be assignees: the CVEs they had in this organization's projects are
+      // unassigned, each move audited like any other.
+      if (member.user_id) {
+        const unassigned = await this.tracker.unassignUser(organizationId, member.user_id, tx);
+        await this.audit.recordMany(
+          unassigned.map((t) => ({
+            organizationId,
+            actor,
+            action: 'tracker_entry.update',
+            resourceType: 'tracker_entry',
+            resourceId: t.cve_id,
+            resourceName: `${t.project}/${t.cve_id}`,
+            changes: { assignee: { old: member.email, new: null } },
+          })),
+          tx,
+        );
+      }
     });
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSecondsZ } from '../../src/domain/timestamps.ts';
 import { TRIAGE_STATUSES } from '../../src/domain/triage.ts';
+import { AccountRepository } from '../../src/db/account.repository.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import {
   buildProjectWorld,
@@ -489,6 +490,48 @@ describeEachDatabase('API v2 tracker', (use) => {
       expect((await w.call('POST', base, admin, { name: 'empty' })).statusCode).toBe(201);
       const res = await w.call('GET', `${base}/empty/cves`, admin);
       expect(res.json()).toEqual({ count: 0, next: null, previous: null, results: [] });
+    });
+  });
+
+  describe('a member leaves', () => {
+    it('unassigns their CVEs in every project of the organization, each move audited', async () => {
+      const user = await w.services.accounts.createUser({
+        username: `${w.org.name}-dan`,
+        email: `dan@${w.org.name}.example`,
+        password: 'correct horse battery staple',
+      });
+      await new AccountRepository(w.services.database.db).addMembership({
+        organizationId: w.org.id,
+        userId: user.id,
+        email: user.email,
+        role: 'member',
+        joined: true,
+      });
+      const cve = `${cves}/CVE-2024-31331`;
+      expect(
+        (await w.call('PATCH', cve, admin, { status: 'pending_review', assignee: user.email })).statusCode,
+      ).toBe(200);
+      const members = (
+        await w.call('GET', `/api/v2/organizations/${w.org.name}/members?page_size=100`, admin)
+      ).json<{
+        results: { id: string; email: string }[];
+      }>().results;
+      const membership = members.find((m) => m.email === user.email)!;
+      expect(
+        (await w.call('DELETE', `/api/v2/organizations/${w.org.name}/members/${membership.id}`, admin))
+          .statusCode,
+      ).toBe(204);
+      // The status stays; only the assignment goes.
+      expect((await w.call('GET', cve, admin)).json().tracker).toMatchObject({
+        status: 'pending_review',
+        assignee: null,
+        assigned_at: null,
+      });
+      expect((await trackerAudit()).at(-1)).toMatchObject({
+        action: 'tracker_entry.update',
+        resource_name: 'web/CVE-2024-31331',
+        changes: { assignee: { old: user.email, new: null } },
+      });
     });
   });
 });
