@@ -48,14 +48,16 @@ describeEachDatabase('SyncService (cve5 git sync stopped and resumed)', (use, ba
         },
       });
       await expect(failing.run('cve5')).rejects.toThrow('worker killed');
-      expect(await new SyncStateRepository(use().db).get('cve5')).toMatchObject({
-        cursor: { commit: repo.shas[FIRST + STOP_AFTER] },
-        consecutiveFailures: 1,
-        lastError: 'worker killed',
-      });
+      // Commits touching distinct files are imported as one group: the cursor stands at the end of
+      // the group holding the commit where the worker died, never before it.
+      const stopped = await new SyncStateRepository(use().db).get('cve5');
+      expect(stopped).toMatchObject({ consecutiveFailures: 1, lastError: 'worker killed' });
+      const at = repo.shas.indexOf((stopped?.cursor as { commit: string }).commit);
+      expect(at).toBeGreaterThanOrEqual(FIRST + STOP_AFTER);
+      expect(at).toBeLessThan(commits.length);
 
       const report = await syncService(use(), clone).run('cve5');
-      expect(report.notes.join()).toContain(`${commits.length - FIRST - STOP_AFTER} commits since`);
+      expect(report.notes.join()).toContain(`${commits.length - at} commits since`);
       const versions = [
         ...stateAt(base, commits, FIRST),
         ...commits.slice(FIRST).flatMap((c) => c.lines.map((l) => l.record)),
