@@ -88,6 +88,24 @@ export async function buildApp(options: AppOptions) {
       disableRequestLogging: !options.logger || !['debug', 'trace'].includes(options.logger.level),
     }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A URL the router cannot read (invalid percent-encoding or UTF-8, a path parameter over 200
+    // characters) is refused before any route: still in the error form of the API it was meant for.
+    frameworkErrors: (error, request, rawReply) => {
+      const reply = rawReply as unknown as FastifyReply;
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'A path parameter is longer than 200 characters.'
+          : 'The URL is not valid (bad percent-encoding or invalid UTF-8).';
+      const path = request.url.split('?')[0] ?? '';
+      if (/^\/api(\/|$)/.test(path) && !/^\/api\/v2(\/|$)/.test(path)) {
+        const shape = options.services.config.apiV1Shape;
+        void reply.status(400).send(shape === 'paged' ? { detail: message } : { message });
+        return;
+      }
+      void reply
+        .status(400)
+        .send(envelope('validation_error', 'Validation error.', { details: { path: [message] } }));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Query strings and path parameters are text: coerce them to the schema's types. Bodies are JSON and

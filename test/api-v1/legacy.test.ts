@@ -256,5 +256,20 @@ describeEachDatabase('API v1 legacy shape', (use) => {
       const v2 = await get('/api/v2/nope', w.acmeToken);
       expect(v2.json()).toEqual({ error: { code: 'not_found', message: 'Not found.' } });
     });
+
+    it('answers a URL the router cannot read (invalid UTF-8, a parameter too long) 400 in the shape', async () => {
+      for (const url of ['/api/cve/%FF%FE', `/api/vendors/${'a'.repeat(300)}/products`]) {
+        const res = await get(url, w.bob.basic);
+        expect({ url, status: res.statusCode, keys: Object.keys(res.json()) }).toEqual({
+          url,
+          status: 400,
+          keys: ['message'],
+        });
+      }
+      const v2 = await get('/api/v2/cves/%FF%FE', w.acmeToken);
+      expect(v2.json()).toMatchObject({
+        error: { code: 'validation_error', details: { path: [expect.any(String)] } },
+      });
+    });
   });
 });

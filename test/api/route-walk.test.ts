@@ -270,6 +270,11 @@ describeEachDatabase('API v2 route walk', (use) => {
             headers: { authorization: ownA },
           });
           expect({ url, status: Math.floor(res.statusCode / 100) }).toEqual({ url, status: 4 });
+          // Also when the router itself refuses the URL (invalid UTF-8, a parameter too long).
+          expect({ url, code: typeof res.json<{ error?: { code?: unknown } }>().error?.code }).toEqual({
+            url,
+            code: 'string',
+          });
         }
       }
     });
