@@ -35,44 +35,34 @@ export const emailLinkRoutes: FastifyPluginAsync<{ services: Services }> = async
 
   const invalid = page('Link not valid', '<p>This link is not valid (any more). Nothing was changed.</p>');
   const schema = { hide: true };
+  const links = [
+    {
+      path: '/notifications/confirm',
+      ask: ['Confirm notifications', '<p>Receive vulntrack notifications at this address?</p>', 'Confirm'],
+      done: ['Confirmed', '<p>This address will receive the notifications.</p>'],
+      act: (token: string) => services.notifications.confirmEmail(token),
+    },
+    {
+      path: '/notifications/unsubscribe',
+      ask: ['Unsubscribe', '<p>Stop vulntrack notifications to this address?</p>', 'Unsubscribe'],
+      done: ['Unsubscribed', '<p>This address will receive no more notifications.</p>'],
+      act: (token: string) => services.notifications.unsubscribe(token),
+    },
+  ] as const;
 
-  app.get('/notifications/confirm', { schema }, async (request, reply) => {
-    const token = tokenOf(request.query, undefined);
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        page(
-          'Confirm notifications',
-          `<p>Receive vulntrack notifications at this address?</p>${form('/notifications/confirm', token, 'Confirm')}`,
-        ),
-      );
-  });
-
-  app.post('/notifications/confirm', { schema }, async (request, reply) => {
-    const ok = await services.notifications.confirmEmail(tokenOf(request.query, request.body));
-    return reply
-      .status(ok ? 200 : 404)
-      .type('text/html; charset=utf-8')
-      .send(ok ? page('Confirmed', '<p>This address will receive the notifications.</p>') : invalid);
-  });
-
-  app.get('/notifications/unsubscribe', { schema }, async (request, reply) => {
-    const token = tokenOf(request.query, undefined);
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        page(
-          'Unsubscribe',
-          `<p>Stop vulntrack notifications to this address?</p>${form('/notifications/unsubscribe', token, 'Unsubscribe')}`,
-        ),
-      );
-  });
-
-  app.post('/notifications/unsubscribe', { schema }, async (request, reply) => {
-    const ok = await services.notifications.unsubscribe(tokenOf(request.query, request.body));
-    return reply
-      .status(ok ? 200 : 404)
-      .type('text/html; charset=utf-8')
-      .send(ok ? page('Unsubscribed', '<p>This address will receive no more notifications.</p>') : invalid);
-  });
+  for (const link of links) {
+    const [askTitle, askBody, button] = link.ask;
+    app.get(link.path, { schema }, async (request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .send(page(askTitle, `${askBody}${form(link.path, tokenOf(request.query, undefined), button)}`)),
+    );
+    app.post(link.path, { schema }, async (request, reply) => {
+      const ok = await link.act(tokenOf(request.query, request.body));
+      return reply
+        .status(ok ? 200 : 404)
+        .type('text/html; charset=utf-8')
+        .send(ok ? page(link.done[0], link.done[1]) : invalid);
+    });
+  }
 };

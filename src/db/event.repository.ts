@@ -76,15 +76,6 @@ export class EventRepository {
     );
   }
 
-  /** The position of the stream's newest item (0 when empty). */
-  async streamEnd(stream: EventStream): Promise<number> {
-    const row =
-      stream === 'changes'
-        ? await sql<{ seq: string | null }>`SELECT max(seq) AS seq FROM cve_change`.execute(this.db)
-        : await sql<{ seq: string | null }>`SELECT max(seq) AS seq FROM epss_move`.execute(this.db);
-    return Number(row.rows[0]?.seq ?? 0);
-  }
-
   /** Up to `limit` items after `afterSeq`, in order, with their CVE as it is now. */
   async readChunk(stream: EventStream, afterSeq: number, limit: number): Promise<StreamItem[]> {
     const cveColumns = sql`c.state, c.title, c.description, c.created_at AS cve_created_at, c.cvss20, c.cvss30,

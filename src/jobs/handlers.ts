@@ -6,10 +6,10 @@ import pino from 'pino';
 import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
 import type { JobService } from '../services/job.service.ts';
 import type { SyncService } from '../services/sync.service.ts';
-import type { EventProcessor } from '../services/event-processor.service.ts';
-import type { DeliveryService } from '../services/delivery.service.ts';
-import type { NotificationService } from '../services/notification.service.ts';
-import type { ReportService } from '../services/report.service.ts';
+import { PROCESS_EVENTS_JOB, type EventProcessor } from '../services/event-processor.service.ts';
+import { DELIVER_JOB, type DeliveryService } from '../services/delivery.service.ts';
+import { CONFIRM_EMAIL_JOB, type NotificationService } from '../services/notification.service.ts';
+import { REPORTS_DUE_JOB, type ReportService } from '../services/report.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
 
 type Logger = Pick<pino.Logger, 'info' | 'warn'>;
@@ -127,10 +127,10 @@ export function handleReportsDue(deps: Pick<JobHandlerDeps, 'reports' | 'logger'
 export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
   return {
     sync: handleSync(deps),
-    'events.process': handleProcessEvents(deps),
-    'notifications.deliver': handleDeliver(deps),
-    'notifications.confirm-email': handleConfirmEmail(deps),
-    'reports.due': handleReportsDue(deps),
+    [PROCESS_EVENTS_JOB]: handleProcessEvents(deps),
+    [DELIVER_JOB]: handleDeliver(deps),
+    [CONFIRM_EMAIL_JOB]: handleConfirmEmail(deps),
+    [REPORTS_DUE_JOB]: handleReportsDue(deps),
     noop: handleNoop(deps.jobs),
     'jobs.purge': handlePurge(deps.jobs),
   };

@@ -7,6 +7,8 @@ import { Cron } from 'croner';
 import pino from 'pino';
 import type { NewJob } from '../db/job.repository.ts';
 import type { SyncSourceName } from '../config.ts';
+import { PROCESS_EVENTS_JOB } from '../services/event-processor.service.ts';
+import { REPORTS_DUE_JOB } from '../services/report.service.ts';
 
 type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -51,14 +53,14 @@ export const purgeSchedule: Schedule = {
  */
 export const notificationSchedules: Schedule[] = [
   {
-    name: 'reports.due',
+    name: REPORTS_DUE_JOB,
     pattern: '* * * * *',
-    job: (tick) => ({ name: 'reports.due', dedupeKey: `reports.due:${tickKey(tick)}` }),
+    job: (tick) => ({ name: REPORTS_DUE_JOB, dedupeKey: `${REPORTS_DUE_JOB}:${tickKey(tick)}` }),
   },
   {
-    name: 'events.process',
+    name: PROCESS_EVENTS_JOB,
     pattern: '* * * * *',
-    job: (tick) => ({ name: 'events.process', dedupeKey: `events.process:${tickKey(tick)}` }),
+    job: (tick) => ({ name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${tickKey(tick)}` }),
   },
 ];
 

@@ -28,10 +28,16 @@ import {
 } from '../domain/automation.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
-import type { TriageStatus } from '../domain/triage.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { TrackerService } from './tracker.service.ts';
+import {
+  conditionSubject,
+  notificationRefusal,
+  payloadCve,
+  trackerAction,
+  type ActionResult,
+} from './automation-actions.ts';
 
 export const PROCESS_EVENTS_JOB = 'events.process';
 
@@ -48,12 +54,6 @@ interface MatchedEvent extends NewProjectEvent {
   item: StreamItem;
 }
 
-interface ActionResult {
-  action: string;
-  status: 'success' | 'skipped' | 'failed';
-  details: Record<string, unknown>;
-}
-
 const CHUNK = 1000;
 const EPSS_MOVES_KEPT_MS = 30 * 86_400_000;
 
@@ -61,19 +61,6 @@ function vendorsEntry(entries: readonly ChangeEntry[]): { added: string[]; remov
   const entry = entries.find((e) => e.type === 'vendors');
   const d = (entry?.details ?? {}) as { added?: string[]; removed?: string[] };
   return { added: d.added ?? [], removed: d.removed ?? [] };
-}
-
-/** The payload entry of a CVE (SPEC §7 `changes[].cve`). */
-export function payloadCve(cveId: string, cve: StreamItem['cve']): NotificationChange['cve'] {
-  return {
-    cve_id: cveId,
-    title: cve.title,
-    description: cve.description,
-    cvss31: cve.cvss31,
-    kev: cve.kev,
-    epss: cve.epss,
-    vendors: cve.vendors,
-  };
 }
 
 export class EventProcessor {
@@ -194,15 +181,9 @@ export class EventProcessor {
       const project = projects.get(automation.project_id)!;
       const matched = (byProject.get(automation.project_id) ?? []).filter((e) => {
         if (!e.types.some((t) => (config.triggers as string[]).includes(t))) return false;
-        const state = tracker.get(`${e.project_id} ${e.cve_id}`);
         return conditionsHold(
           config.conditions,
-          {
-            ...e.item.cve,
-            createdAt: e.item.cve.created_at,
-            status: state?.status ?? null,
-            assignee: state?.assignee ?? null,
-          },
+          conditionSubject(e.item.cve, tracker.get(`${e.project_id} ${e.cve_id}`)),
           now,
         );
       });
@@ -217,61 +198,32 @@ export class EventProcessor {
       const results: ActionResult[] = [];
       let reportId: string | null = null;
       for (const action of config.actions) {
-        const actor = { type: 'system' as const, id: null, name: `automation:${automation.name}` };
         switch (action.type) {
           case 'send_notification': {
             const n = notifications.get(`${automation.project_id} ${String(action.value)}`);
-            if (!n) {
-              results.push({
-                action: action.type,
-                status: 'failed',
-                details: { error: `no notification named ${String(action.value)}` },
-              });
-            } else if (!n.is_enabled) {
-              results.push({
-                action: action.type,
-                status: 'skipped',
-                details: { notification: n.name, reason: 'disabled' },
-              });
-            } else {
-              requests.push({
-                notification: n,
-                kind: 'alert',
-                organization: project.organization,
-                project: project.name,
-                title: `${automation.name}: ${cveIds.length === 1 ? cveIds[0] : `${cveIds.length} CVEs`} in ${project.name}`,
-                period: window,
-                changes,
-              });
-              results.push({ action: action.type, status: 'success', details: { notification: n.name } });
+            const refusal = notificationRefusal(action, n);
+            if (refusal) {
+              results.push(refusal);
+              break;
             }
+            requests.push({
+              notification: n!,
+              kind: 'alert',
+              organization: project.organization,
+              project: project.name,
+              title: `${automation.name}: ${cveIds.length === 1 ? cveIds[0] : `${cveIds.length} CVEs`} in ${project.name}`,
+              period: window,
+              changes,
+            });
+            results.push({ action: action.type, status: 'success', details: { notification: n!.name } });
             break;
           }
           case 'assign_user':
-          case 'change_status': {
-            const patch =
-              action.type === 'assign_user'
-                ? { assignee: action.value as string | null }
-                : { status: action.value as TriageStatus | null };
-            const r = await this.tracker.applyAutomation(
-              tx,
-              project.organizationId,
-              automation.project_id,
-              cveIds,
-              patch,
-              actor,
-            );
+          case 'change_status':
             results.push(
-              'error' in r
-                ? { action: action.type, status: 'failed', details: { error: r.error } }
-                : {
-                    action: action.type,
-                    status: r.changed ? 'success' : 'skipped',
-                    details: { changed: r.changed },
-                  },
+              await trackerAction(this.tracker, tx, automation, project.organizationId, action, cveIds),
             );
             break;
-          }
           case 'generate_report': {
             const content = buildReport(
               matched.map((e) => ({ ...e, highest_cvss: highestCvss(e.item.cve) })),

@@ -24,6 +24,7 @@ import type { EmailSender } from '../notifications/email-sender.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
+import { payloadCve } from './automation-actions.ts';
 import { ReportRepository } from '../db/report.repository.ts';
 import { AutomationRepository } from '../db/automation.repository.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
@@ -286,15 +287,7 @@ export class NotificationService {
     const changes: NotificationChange[] = sample
       ? [
           {
-            cve: {
-              cve_id: sample.cve_id,
-              title: sample.title,
-              description: sample.description,
-              cvss31: sample.cvss31,
-              kev: sample.kev,
-              epss: sample.epss,
-              vendors: sample.vendors,
-            },
+            cve: payloadCve(sample.cve_id, sample),
             events: [{ type: 'cve_enters_project', details: { test: true } }],
           },
         ]

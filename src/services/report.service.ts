@@ -13,13 +13,19 @@ import { ReportRepository, type ReportRow } from '../db/report.repository.ts';
 import { conditionsHold, type AutomationConfiguration } from '../domain/automation.ts';
 import { AppError } from '../domain/errors.ts';
 import { buildReport, lastPeriod, newReportLink, type ReportFrequency } from '../domain/report.ts';
-import type { TriageStatus } from '../domain/triage.ts';
-import type { NotificationChange } from '../notifications/payload.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
+import {
+  conditionSubject,
+  notificationRefusal,
+  payloadCve,
+  trackerAction,
+  type ActionResult,
+} from './automation-actions.ts';
 
+/** The job that makes the reports whose period has ended (queued by the scheduler every minute). */
 export const REPORTS_DUE_JOB = 'reports.due';
 
 export interface ReportView {
@@ -168,15 +174,9 @@ export class ReportService {
       const kept = events.filter((e) => {
         const cve = cves.get(e.cve_id);
         if (!cve) return false;
-        const state = tracker.get(`${automation.project_id} ${e.cve_id}`);
         return conditionsHold(
           config.conditions,
-          {
-            ...cve,
-            createdAt: cve.created_at,
-            status: state?.status ?? null,
-            assignee: state?.assignee ?? null,
-          },
+          conditionSubject(cve, tracker.get(`${automation.project_id} ${e.cve_id}`)),
           now,
         );
       });
@@ -225,7 +225,7 @@ export class ReportService {
       automation.project_id,
     )!;
     const notifications = await new NotificationRepository(tx).forProjects([automation.project_id], tx);
-    const results: { action: string; status: string; details: Record<string, unknown> }[] = [];
+    const results: ActionResult[] = [];
     const cveIds = items.map((i) => i.cve_id);
     for (const action of config.actions) {
       switch (action.type) {
@@ -234,86 +234,41 @@ export class ReportService {
           break;
         case 'send_notification': {
           const n = notifications.find((x) => x.name === action.value);
-          if (!n) {
-            results.push({
-              action: action.type,
-              status: 'failed',
-              details: { error: `no notification named ${String(action.value)}` },
-            });
-          } else if (!n.is_enabled) {
-            results.push({
-              action: action.type,
-              status: 'skipped',
-              details: { notification: n.name, reason: 'disabled' },
-            });
+          const refusal = notificationRefusal(action, n);
+          if (refusal) {
+            results.push(refusal);
           } else if (!items.length) {
             results.push({
               action: action.type,
               status: 'skipped',
-              details: { notification: n.name, reason: 'no changes in the period' },
+              details: { notification: n!.name, reason: 'no changes in the period' },
             });
           } else {
-            const changes: NotificationChange[] = items.map((i) => {
-              const c = cves.get(i.cve_id)!;
-              return {
-                cve: {
-                  cve_id: i.cve_id,
-                  title: c.title,
-                  description: c.description,
-                  cvss31: c.cvss31,
-                  kev: c.kev,
-                  epss: c.epss,
-                  vendors: c.vendors,
-                },
-                events: i.events,
-              };
-            });
             const request: DeliveryRequest = {
-              notification: n,
+              notification: n!,
               kind: 'report',
               organization: info.organization,
               project: info.name,
               title: `${automation.name}: ${items.length} CVE${items.length === 1 ? '' : 's'} changed in ${info.name}`,
               period: { start: report.period_start, end: report.period_end },
-              changes,
+              changes: items.map((i) => ({
+                cve: payloadCve(i.cve_id, cves.get(i.cve_id)!),
+                events: i.events,
+              })),
             };
             const [delivery] = await this.deliveries.queue(tx, [request]);
             results.push({
               action: action.type,
               status: 'success',
-              details: { notification: n.name, delivery },
+              details: { notification: n!.name, delivery },
             });
           }
           break;
         }
         case 'assign_user':
-        case 'change_status': {
-          const patch =
-            action.type === 'assign_user'
-              ? { assignee: action.value as string | null }
-              : { status: action.value as TriageStatus | null };
-          const actor = { type: 'system' as const, id: null, name: `automation:${automation.name}` };
-          const r = cveIds.length
-            ? await this.tracker.applyAutomation(
-                tx,
-                organizationId,
-                automation.project_id,
-                cveIds,
-                patch,
-                actor,
-              )
-            : { changed: 0 };
-          results.push(
-            'error' in r
-              ? { action: action.type, status: 'failed', details: { error: r.error } }
-              : {
-                  action: action.type,
-                  status: r.changed ? 'success' : 'skipped',
-                  details: { changed: r.changed },
-                },
-          );
+        case 'change_status':
+          results.push(await trackerAction(this.tracker, tx, automation, organizationId, action, cveIds));
           break;
-        }
       }
     }
     return results;

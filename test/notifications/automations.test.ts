@@ -833,4 +833,17 @@ describeEachDatabase('alert automations', (use) => {
       expect((await call('POST', '/projects/triggers/automations/missing/run')).statusCode).toBe(404);
     });
   });
+
+  describe('EPSS moves', () => {
+    it('keeps processed moves for 30 days, then purges them', async () => {
+      const db = use().db;
+      const before = await db.selectFrom('epss_move').select('seq').execute();
+      expect(before.length).toBeGreaterThan(0);
+      // Every move so far is processed; make them 31 days old.
+      await sql`UPDATE epss_move SET created_at = now() - interval '31 days'`.execute(db);
+      await importEpss({ [XZ]: 0.9 });
+      const after = await db.selectFrom('epss_move').select(['cve_id', 'new_score']).execute();
+      expect(after).toEqual([{ cve_id: XZ, new_score: 0.9 }]);
+    });
+  });
 });
