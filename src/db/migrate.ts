@@ -10,6 +10,7 @@ import * as m0004 from './migrations/0004-catalog-version.ts';
 import * as m0005 from './migrations/0005-notifications.ts';
 import * as m0006 from './migrations/0006-user-tags.ts';
 import * as m0007 from './migrations/0007-cve-input.ts';
+import * as m0008 from './migrations/0008-lean-fanout.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0005-notifications': m0005,
   '0006-user-tags': m0006,
   '0007-cve-input': m0007,
+  '0008-lean-fanout': m0008,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;
