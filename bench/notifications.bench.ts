@@ -203,19 +203,19 @@ export async function run(args: string[]): Promise<void> {
       [
         ['changes processed', int(fanout.processReport.items)],
         ['projects matched', int(fanout.projectsMatched)],
-        ['(project, change) pairs = project events written', int(fanout.pairs)],
+        ['(project, change) pairs matched', int(fanout.pairs)],
         ['executions recorded', int(fanout.processReport.executions)],
         [
           'deliveries queued (= jobs)',
           `${int(fanout.processReport.deliveries)} (${int(fanout.deliveryJobs)} jobs)`,
         ],
         [
-          'delivery payloads (JSON text / stored, compressed)',
+          'delivery payloads (JSON text as sent / stored)',
           `${fixed(fanout.payloadTextMiB, 0)} MiB / ${fixed(fanout.payloadMiB, 0)} MiB, largest ${fixed(fanout.payloadMaxKiB, 0)} KiB`,
         ],
         [
-          "project events' details (JSON text / stored)",
-          `${fixed(fanout.eventsTextMiB, 0)} MiB / ${fixed(fanout.eventsMiB, 0)} MiB`,
+          'distinct CVE entries stored, shared by the payloads (JSON text / stored)',
+          `${int(fanout.entriesStored)} (${fixed(fanout.entriesTextMiB, 1)} MiB / ${fixed(fanout.entriesMiB, 1)} MiB)`,
         ],
         ['**time**', `**${fixed(fanout.seconds, 2)} s**`],
         [

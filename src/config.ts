@@ -40,6 +40,8 @@ export interface NotificationConfig {
   deliveryTimeoutMs: number;
   /** Attempts per delivery before it is dead (DELIVERY_ATTEMPTS, at least 5). */
   deliveryAttempts: number;
+  /** How long deliveries, their payloads and attempts are kept (DELIVERY_RETENTION_DAYS). */
+  deliveryRetentionMs: number;
   /** First retry delay of a failed delivery, doubled on each further one (DELIVERY_RETRY_BASE_SECONDS). */
   deliveryRetryBaseMs: number;
 }
@@ -187,6 +189,8 @@ function notificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
     deliveryAttempts: integer('DELIVERY_ATTEMPTS', env.DELIVERY_ATTEMPTS, 8, 5, 50),
     deliveryRetryBaseMs:
       integer('DELIVERY_RETRY_BASE_SECONDS', env.DELIVERY_RETRY_BASE_SECONDS, 60, 0, 86_400) * 1000,
+    deliveryRetentionMs:
+      integer('DELIVERY_RETENTION_DAYS', env.DELIVERY_RETENTION_DAYS, 90, 1, 3650) * 86_400_000,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The fan-out measurement: import the batch of changed CVEs, then time the event processor from the
- * import's end to its end (every project event written, every execution recorded, every delivery
- * and its job queued). Each SQL statement the processor sends is timed (the pg client's `query`
+ * import's end to its end (every change matched, every execution recorded, every delivery with its
+ * payload entries and its job queued). Each SQL statement the processor sends is timed (the pg client's `query`
  * patched for the duration), and grouped into the steps of the processor, so the time splits into
  * SQL per step and the rest: the processor's own JavaScript (automation evaluation, payloads, JSON).
  */
@@ -32,9 +32,10 @@ export interface FanoutResult {
   /** Stored (compressed) size of the payloads, and as JSON text. */
   payloadMiB: number;
   payloadTextMiB: number;
-  /** project_event.events: stored size, and as JSON text. */
-  eventsMiB: number;
-  eventsTextMiB: number;
+  /** Of the payloads' text: the distinct CVE entries stored (delivery_entry), stored size and text. */
+  entriesStored: number;
+  entriesMiB: number;
+  entriesTextMiB: number;
   payloadMaxKiB: number;
   steps: StepTiming[];
   /** Wall time not spent waiting on a statement: the processor's JavaScript. */
@@ -48,12 +49,13 @@ const STEPS: [RegExp, string][] = [
   [/event_cursor/i, 'cursor (lock, advance)'],
   [/FROM cve_change ch JOIN cve/i, 'read the chunk (changes + CVEs)'],
   [/JOIN project_subscription/i, 'match changes to projects'],
-  [/INSERT INTO project_event/i, 'insert project events'],
+  [/INSERT INTO delivery_entry/i, 'insert payload entries'],
+  [/from "project_subscription"/i, 'read subscribed keys'],
   [/from "automation"/i, 'read automations'],
   [/JOIN tracker_entry/i, 'read tracker states'],
   [/from "project"/i, 'read projects + organizations'],
   [/from "notification"/i, 'read notifications'],
-  [/insert into "delivery"/i, 'insert deliveries'],
+  [/insert into "?delivery"? /i, 'insert deliveries'],
   [/insert into "job"/i, 'enqueue delivery jobs'],
   [/insert into "automation_execution"/i, 'insert executions'],
   [/^\s*(BEGIN|COMMIT|ROLLBACK)/i, 'begin / commit'],
@@ -120,22 +122,29 @@ export async function measureFanout(
     const [counts] = (
       await sql<{
         projects: number;
-        pairs: number;
         jobs: number;
         mib: number;
         textmib: number;
         maxkib: number;
-        eventsmib: number;
-        eventstextmib: number;
+        entries: number;
+        entriesmib: number;
+        entriestextmib: number;
       }>`
-        SELECT (SELECT count(DISTINCT project_id)::int FROM project_event) AS projects,
-               (SELECT count(*)::int FROM project_event) AS pairs,
+        WITH sizes AS (
+          SELECT d.id, octet_length(d.payload::text)
+                 + coalesce((SELECT sum(octet_length(e.body) + 1) FROM unnest(d.entries) AS u(id)
+                               JOIN delivery_entry e ON e.id = u.id), 0) AS text_bytes,
+                 pg_column_size(d.payload) + coalesce(pg_column_size(d.entries), 0) AS stored_bytes
+            FROM delivery d)
+        SELECT (SELECT count(DISTINCT n.project_id)::int FROM delivery d JOIN notification n ON n.id = d.notification_id) AS projects,
                (SELECT count(*)::int FROM job WHERE name = 'notifications.deliver' AND status = 'pending') AS jobs,
-               (SELECT coalesce(sum(pg_column_size(payload)), 0)::float8 / 1048576 FROM delivery) AS mib,
-               (SELECT coalesce(sum(octet_length(payload::text)), 0)::float8 / 1048576 FROM delivery) AS textmib,
-               (SELECT coalesce(sum(pg_column_size(events)), 0)::float8 / 1048576 FROM project_event) AS eventsmib,
-               (SELECT coalesce(sum(octet_length(events::text)), 0)::float8 / 1048576 FROM project_event) AS eventstextmib,
-               (SELECT coalesce(max(length(payload::text)), 0)::float8 / 1024 FROM delivery) AS maxkib`.execute(
+               (SELECT coalesce(sum(stored_bytes), 0)::float8 / 1048576 FROM sizes)
+                 + (SELECT coalesce(sum(pg_column_size(body)), 0)::float8 / 1048576 FROM delivery_entry) AS mib,
+               (SELECT coalesce(sum(text_bytes), 0)::float8 / 1048576 FROM sizes) AS textmib,
+               (SELECT coalesce(max(text_bytes), 0)::float8 / 1024 FROM sizes) AS maxkib,
+               (SELECT count(*)::int FROM delivery_entry) AS entries,
+               (SELECT coalesce(sum(pg_column_size(body)), 0)::float8 / 1048576 FROM delivery_entry) AS entriesmib,
+               (SELECT coalesce(sum(octet_length(body)), 0)::float8 / 1048576 FROM delivery_entry) AS entriestextmib`.execute(
         db,
       )
     ).rows;
@@ -145,12 +154,13 @@ export async function measureFanout(
       seconds,
       processReport,
       projectsMatched: counts!.projects,
-      pairs: counts!.pairs,
+      pairs: processReport.events,
       deliveryJobs: counts!.jobs,
       payloadMiB: counts!.mib,
       payloadTextMiB: counts!.textmib,
-      eventsMiB: counts!.eventsmib,
-      eventsTextMiB: counts!.eventstextmib,
+      entriesStored: counts!.entries,
+      entriesMiB: counts!.entriesmib,
+      entriesTextMiB: counts!.entriestextmib,
       payloadMaxKiB: counts!.maxkib,
       steps,
       jsMs: seconds * 1000 - sqlMs,

@@ -1,12 +1,12 @@
 /**
- * The event processor's SQL: the cursor over recorded changes and EPSS moves, the set-based match
- * of a chunk of them to the active projects whose subscriptions cover the CVE, and the project
- * events it writes. Everything here runs inside the processor's transaction.
+ * The event processor's SQL: the cursor over recorded changes and EPSS moves, and the set-based
+ * match of a chunk of them to the active projects whose subscriptions cover the CVE. Everything here
+ * runs inside the processor's transaction.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
-import type { ProjectEventEntry } from '../domain/automation.ts';
+import type { KeyFlag } from '../domain/project-events.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -38,24 +38,12 @@ export interface CveNow {
   vendors: string[];
 }
 
-/** One (item, project) pair: the subscribed keys the CVE carries now, and those it carried before. */
-export interface ProjectMatch {
-  seq: number;
+/** The items of a chunk that concern one project with alert automations, in stream order. */
+export interface AlertMatch {
   projectId: string;
-  /** Subscribed keys among the CVE's keys now. */
-  keysNow: string[];
-  /** Subscribed keys among the keys this change removed (for "enters the project"). */
-  keysRemoved: string[];
-}
-
-export interface NewProjectEvent {
-  project_id: string;
-  cve_id: string;
-  change_id: string | null;
-  changed_at: Date;
-  types: string[];
-  matched_keys: string[];
-  events: ProjectEventEntry[];
+  seqs: number[];
+  /** Per item: the CVE enters the project with it (domain/project-events.ts). */
+  enters: boolean[];
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -118,57 +106,46 @@ export class EventRepository {
   }
 
   /**
-   * The active projects each item concerns, in one statement: subscriptions joined on the keys the
-   * CVE carries now or lost in this change (GIN-free: `project_subscription_key_idx` per key).
+   * The active projects with enabled alert automations that each item concerns, in one statement:
+   * each item's key flags (domain/project-events.ts `keyFlags`) joined to the subscriptions on
+   * `project_subscription_key_idx`; a project is concerned by an item when it subscribes to a key
+   * the CVE carries now, and the CVE enters it when it subscribes to none the CVE carried before.
+   * One row per project (its items as arrays), so a busy day's hundreds of thousands of (project,
+   * change) pairs cross the wire as a few thousand rows.
    */
-  async matchProjects(
-    items: readonly { seq: number; keys: string[]; removed: string[] }[],
-  ): Promise<ProjectMatch[]> {
-    if (!items.length) return [];
-    const input = items.flatMap((i) => [
-      ...i.keys.map((k) => ({ seq: i.seq, key: k, removed: false })),
-      ...i.removed.map((k) => ({ seq: i.seq, key: k, removed: true })),
-    ]);
+  async alertMatches(items: readonly { seq: number; flags: readonly KeyFlag[] }[]): Promise<AlertMatch[]> {
+    const input = items.flatMap((i) =>
+      i.flags.map((f) => ({ seq: i.seq, key: f.key, now: f.now, before: f.before })),
+    );
     if (!input.length) return [];
-    const rows = await sql<{ seq: string; project_id: string; keys_now: string[]; keys_removed: string[] }>`
-      SELECT x.seq, s.project_id,
-             coalesce(array_agg(x.key ORDER BY x.key) FILTER (WHERE NOT x.removed), '{}') AS keys_now,
-             coalesce(array_agg(x.key ORDER BY x.key) FILTER (WHERE x.removed), '{}') AS keys_removed
-        FROM jsonb_to_recordset(${json(input)}::jsonb) AS x(seq bigint, key text, removed boolean)
-        JOIN project_subscription s ON s.vendor_key = x.key
-        JOIN project p ON p.id = s.project_id AND p.active
-       GROUP BY x.seq, s.project_id`.execute(this.db);
-    return rows.rows.map((r) => ({
-      seq: Number(r.seq),
-      projectId: r.project_id,
-      keysNow: r.keys_now,
-      keysRemoved: r.keys_removed,
-    }));
+    const rows = await sql<{ project_id: string; seqs: string[]; enters: boolean[] }>`
+      SELECT m.project_id, array_agg(m.seq ORDER BY m.seq) AS seqs, array_agg(m.enters ORDER BY m.seq) AS enters
+        FROM (SELECT x.seq, s.project_id, NOT bool_or(x.before) AS enters
+                FROM jsonb_to_recordset(${json(input)}::jsonb) AS x(seq bigint, key text, now boolean, before boolean)
+                JOIN project_subscription s ON s.vendor_key = x.key
+               WHERE s.project_id IN (SELECT a.project_id FROM automation a JOIN project p ON p.id = a.project_id
+                                       WHERE p.active AND a.is_enabled AND a.trigger_type = 'alert')
+               GROUP BY x.seq, s.project_id
+              HAVING bool_or(x.now)) m
+       GROUP BY m.project_id`.execute(this.db);
+    return rows.rows.map((r) => ({ projectId: r.project_id, seqs: r.seqs.map(Number), enters: r.enters }));
   }
 
-  /**
-   * Writes project events. Rows that share one `events` array (the processor shares a change's
-   * events between the projects it matches) send it once: a busy day's fan-out is hundreds of
-   * thousands of rows, most of their bytes the same few hundred changes' details.
-   */
-  async insertEvents(events: readonly NewProjectEvent[]): Promise<void> {
-    for (let i = 0; i < events.length; i += 10_000) {
-      const shared = new Map<ProjectEventEntry[], number>();
-      const rows = events.slice(i, i + 10_000).map(({ events: entries, ...row }) => {
-        let ev = shared.get(entries);
-        if (ev === undefined) shared.set(entries, (ev = shared.size));
-        return { ...row, ev };
-      });
-      const distinct = [...shared].map(([entries, ev]) => ({ ev, events: entries }));
-      await sql`
-        INSERT INTO project_event (project_id, cve_id, change_id, changed_at, types, matched_keys, events)
-        SELECT x.project_id, x.cve_id, x.change_id, x.changed_at, x.types, x.matched_keys, d.events
-          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(project_id uuid, cve_id text, change_id uuid,
-               changed_at timestamptz, types text[], matched_keys text[], ev int)
-          JOIN jsonb_to_recordset(${json(distinct)}::jsonb) AS d(ev int, events jsonb) ON d.ev = x.ev`.execute(
-        this.db,
-      );
+  /** The subscribed keys of each project. */
+  async subscribedKeys(projectIds: readonly string[]): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>();
+    if (!projectIds.length) return out;
+    const rows = await this.db
+      .selectFrom('project_subscription')
+      .select(['project_id', 'vendor_key'])
+      .where('project_id', 'in', [...projectIds])
+      .execute();
+    for (const r of rows) {
+      const keys = out.get(r.project_id) ?? new Set<string>();
+      keys.add(r.vendor_key);
+      out.set(r.project_id, keys);
     }
+    return out;
   }
 
   /** Tracker status and assignee email of each (project, CVE) pair that has an entry. */

@@ -1,6 +1,7 @@
 /** Notification channels of projects and their deliveries (each with its attempts). */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, DeliveryTable, NotificationTable } from './schema.ts';
+import { joinPayload } from '../notifications/payload.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -40,6 +41,31 @@ export interface DeliveryRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** A delivery about to be sent: its payload as JSON text (see DeliveryService). */
+export interface DeliveryToSend extends DeliveryRow {
+  payload_json: string;
+}
+
+/** A new delivery: its payload without `changes`, and its changes as indexes into the batch's entries. */
+export interface NewDelivery {
+  id: string;
+  notification_id: string;
+  kind: DeliveryTable['kind'];
+  header: Record<string, unknown>;
+  entries: number[];
+}
+
+const DELIVERY_COLUMNS = [
+  'id',
+  'notification_id',
+  'kind',
+  'payload',
+  'status',
+  'attempts',
+  'created_at',
+  'updated_at',
+] as const;
 
 const COLUMNS = [
   'id',
@@ -146,30 +172,71 @@ export class NotificationRepository {
     await tx.deleteFrom('notification').where('id', '=', id).execute();
   }
 
-  /** Creates deliveries (status pending); returns their ids in order. */
+  /**
+   * Creates deliveries (status pending) and the payload entries they carry, each distinct entry
+   * stored once (`entries`: JSON texts; a delivery names its own by index, in order). One statement
+   * each, whatever the number of rows; the caller's transaction makes them one write.
+   */
   async createDeliveries(
-    rows: readonly { id: string; notification_id: string; kind: DeliveryTable['kind']; payload: unknown }[],
+    deliveries: readonly NewDelivery[],
+    entries: readonly string[],
     tx: Executor = this.db,
   ): Promise<void> {
-    for (let i = 0; i < rows.length; i += 1000) {
-      await tx
-        .insertInto('delivery')
-        .values(
-          rows.slice(i, i + 1000).map((r) => ({
-            id: r.id,
-            notification_id: r.notification_id,
-            kind: r.kind,
-            payload: JSON.stringify(r.payload),
-          })),
-        )
-        .execute();
+    if (!deliveries.length) return;
+    let ids: string[] = [];
+    if (entries.length) {
+      const rows = await sql<{ id: string }>`
+        INSERT INTO delivery_entry (body)
+        SELECT u.body FROM unnest(${entries}::text[]) WITH ORDINALITY AS u(body, ord) ORDER BY u.ord
+        RETURNING id`.execute(tx);
+      // Identity values are drawn in insertion order, which is `ord`.
+      ids = rows.rows.map((r) => r.id).sort((a, b) => Number(a) - Number(b));
+    }
+    const rows = deliveries.map((d) => ({
+      id: d.id,
+      notification_id: d.notification_id,
+      kind: d.kind,
+      payload: d.header,
+      entries: d.entries.map((i) => ids[i]!),
+    }));
+    for (let i = 0; i < rows.length; i += 10_000) {
+      await sql`
+        INSERT INTO delivery (id, notification_id, kind, payload, entries)
+        SELECT x.id, x.notification_id, x.kind, x.payload, x.entries
+          FROM jsonb_to_recordset(${JSON.stringify(rows.slice(i, i + 10_000))}::jsonb)
+               AS x(id uuid, notification_id uuid, kind text, payload jsonb, entries bigint[])`.execute(tx);
     }
   }
 
-  findDelivery(id: string): Promise<DeliveryRow | undefined> {
-    return this.db.selectFrom('delivery').selectAll().where('id', '=', id).executeTakeFirst() as Promise<
-      DeliveryRow | undefined
-    >;
+  /**
+   * A delivery with its payload as JSON text: the stored payload with its entries joined in, in
+   * order (PostgreSQL concatenates the stored texts; nothing is parsed), or the whole stored payload
+   * of a delivery written before entries existed.
+   */
+  async deliveryToSend(id: string): Promise<DeliveryToSend | undefined> {
+    const row = await sql<
+      DeliveryRow & { header_json: string; changes_json: string | null; has_entries: boolean }
+    >`
+      SELECT d.id, d.notification_id, d.kind, d.payload, d.status, d.attempts, d.created_at, d.updated_at,
+             d.payload::text AS header_json, d.entries IS NOT NULL AS has_entries,
+             (SELECT string_agg(e.body, ',' ORDER BY u.ord)
+                FROM unnest(d.entries) WITH ORDINALITY AS u(id, ord)
+                JOIN delivery_entry e ON e.id = u.id) AS changes_json
+        FROM delivery d WHERE d.id = ${id}`.execute(this.db);
+    const r = row.rows[0];
+    if (!r) return undefined;
+    const { header_json, changes_json, has_entries, ...delivery } = r;
+    return {
+      ...delivery,
+      payload_json: has_entries ? joinPayload(header_json, changes_json ?? '') : header_json,
+    };
+  }
+
+  /** Deletes the deliveries created before `before`, and their entries (created with them). */
+  async purgeDeliveries(before: Date): Promise<number> {
+    const r = await this.db.deleteFrom('delivery').where('created_at', '<', before).executeTakeFirst();
+    await this.db.deleteFrom('delivery_entry').where('created_at', '<', before).execute();
+    return Number(r.numDeletedRows);
   }
 
   /**
@@ -202,7 +269,7 @@ export class NotificationRepository {
         updated_at: sql`now()`,
       })
       .where('id', '=', id)
-      .returningAll()
+      .returning(DELIVERY_COLUMNS)
       .executeTakeFirst()) as DeliveryRow | undefined;
   }
 
@@ -218,7 +285,7 @@ export class NotificationRepository {
   listDeliveries(notificationId: string, limit: number, offset: number): Promise<DeliveryRow[]> {
     return this.db
       .selectFrom('delivery')
-      .selectAll()
+      .select(DELIVERY_COLUMNS)
       .where('notification_id', '=', notificationId)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
+import type { ChangeEntry } from '../domain/cve-change.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -44,14 +45,15 @@ export interface NewReportItem {
   highest_cvss: number | null;
 }
 
-/** A project event in a report's period, with what a report shows of its CVE now. */
-export interface PeriodEventRow {
+/** A recorded change or EPSS move of a report's period, with its CVE as it is now. */
+export interface PeriodItem {
   cve_id: string;
+  /** Null for an EPSS move. */
   change_id: string | null;
   changed_at: Date;
-  types: string[];
-  matched_keys: string[];
-  events: ProjectEventEntry[];
+  entries: ChangeEntry[];
+  epss: { old: number | null; new: number } | null;
+  cve: { state: string; vendors: string[] };
   highest_cvss: number | null;
 }
 
@@ -97,20 +99,64 @@ export class ReportRepository {
       ]);
   }
 
-  /** The project's events in [start, end), oldest first, with each CVE's highest CVSS score now. */
-  async periodEvents(
+  /**
+   * The changes and EPSS moves recorded in [start, end) — and since the project exists: a new
+   * project's first report is not the catalog's history — of the CVEs that carry one of the
+   * project's subscribed keys now, oldest first, and those keys. Which of them concern the project,
+   * and how, is domain/project-events.ts's to say.
+   */
+  async periodItems(
     projectId: string,
     start: Date,
     end: Date,
     tx: Executor = this.db,
-  ): Promise<PeriodEventRow[]> {
-    const rows = await sql<PeriodEventRow>`
-      SELECT e.cve_id, e.change_id, e.changed_at, e.types, e.matched_keys, e.events,
-             greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss
-        FROM project_event e JOIN cve c ON c.cve_id = e.cve_id
-       WHERE e.project_id = ${projectId} AND e.changed_at >= ${start} AND e.changed_at < ${end}
-       ORDER BY e.changed_at, e.cve_id`.execute(tx);
-    return rows.rows;
+  ): Promise<{ keys: Set<string>; items: PeriodItem[] }> {
+    const subscribed = await tx
+      .selectFrom('project_subscription')
+      .select('vendor_key')
+      .where('project_id', '=', projectId)
+      .execute();
+    const keys = subscribed.map((r) => r.vendor_key);
+    if (!keys.length) return { keys: new Set(), items: [] };
+    const project = await tx
+      .selectFrom('project')
+      .select('created_at')
+      .where('id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    if (new Date(project.created_at) > start) start = new Date(project.created_at);
+    const rows = await sql<{
+      cve_id: string;
+      change_id: string | null;
+      changed_at: Date;
+      data: ChangeEntry[];
+      old_score: number | null;
+      new_score: number | null;
+      state: string;
+      vendors: string[];
+      highest_cvss: number | null;
+    }>`
+      SELECT x.*, c.state, c.vendors, greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss
+        FROM (SELECT ch.cve_id, ch.id AS change_id, ch.created_at AS changed_at, ch.data, ch.seq,
+                     NULL::float8 AS old_score, NULL::float8 AS new_score
+                FROM cve_change ch WHERE ch.created_at >= ${start} AND ch.created_at < ${end}
+              UNION ALL
+              SELECT m.cve_id, NULL, m.created_at, '[]'::jsonb, m.seq, m.old_score, m.new_score
+                FROM epss_move m WHERE m.created_at >= ${start} AND m.created_at < ${end}) x
+        JOIN cve c ON c.cve_id = x.cve_id
+       WHERE c.vendors && ${keys}::text[]
+       ORDER BY x.changed_at, x.cve_id, x.change_id IS NULL, x.seq`.execute(tx);
+    return {
+      keys: new Set(keys),
+      items: rows.rows.map((r) => ({
+        cve_id: r.cve_id,
+        change_id: r.change_id,
+        changed_at: new Date(r.changed_at),
+        entries: r.data,
+        epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
+        cve: { state: r.state, vendors: r.vendors },
+        highest_cvss: r.highest_cvss,
+      })),
+    };
   }
 
   async exists(automationId: string, start: Date, end: Date): Promise<boolean> {

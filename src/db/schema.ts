@@ -236,18 +236,6 @@ export interface EventCursorTable {
   updated_at: Generated<Date>;
 }
 
-export interface ProjectEventTable {
-  id: Generated<string>;
-  project_id: string;
-  cve_id: string;
-  change_id: string | null;
-  changed_at: Timestamp;
-  created_at: Generated<Date>;
-  types: string[];
-  matched_keys: string[];
-  events: Json<{ type: string; details: unknown }[]>;
-}
-
 export interface NotificationTable {
   id: Generated<string>;
   project_id: string;
@@ -317,11 +305,20 @@ export interface DeliveryTable {
   id: Generated<string>;
   notification_id: string;
   kind: 'alert' | 'report' | 'test';
+  /** The payload without `changes` when `entries` is set (else the whole payload, written before 0008). */
   payload: Json<Record<string, unknown>>;
+  /** The payload's `changes`, in order: ids of `delivery_entry` rows. */
+  entries: string[] | null;
   status: Generated<'pending' | 'succeeded' | 'failed' | 'dead'>;
   attempts: ColumnType<unknown[], string | undefined, string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface DeliveryEntryTable {
+  id: Generated<string>;
+  body: string;
+  created_at: Generated<Date>;
 }
 
 export interface UserCveTagTable {
@@ -354,13 +351,13 @@ export interface DB {
   catalog_state: CatalogStateTable;
   epss_move: EpssMoveTable;
   event_cursor: EventCursorTable;
-  project_event: ProjectEventTable;
   notification: NotificationTable;
   automation: AutomationTable;
   automation_execution: AutomationExecutionTable;
   report: ReportTable;
   report_item: ReportItemTable;
   delivery: DeliveryTable;
+  delivery_entry: DeliveryEntryTable;
   user_cve_tag: UserCveTagTable;
 }
 

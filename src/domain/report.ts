@@ -1,6 +1,6 @@
 /**
  * Reports (SPEC §7), the pure part: the period a report automation covers, the link of a report,
- * and a report's CVEs and summary from the project's events of the period.
+ * and a report's CVEs and summary from what the period's changes brought to the project.
  */
 import { randomInt } from 'node:crypto';
 import { Cron } from 'croner';
@@ -67,7 +67,7 @@ export function severityOf(score: number | null): Severity {
   return 'low';
 }
 
-/** A project event of the period (see ReportRepository.periodEvents). */
+/** What one change or EPSS move of the period brought to the project (domain/project-events.ts `periodEvents`). */
 export interface PeriodEvent {
   cve_id: string;
   change_id: string | null;

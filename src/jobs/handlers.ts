@@ -7,7 +7,7 @@ import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
 import type { JobService } from '../services/job.service.ts';
 import type { SyncService } from '../services/sync.service.ts';
 import { PROCESS_EVENTS_JOB, type EventProcessor } from '../services/event-processor.service.ts';
-import { DELIVER_JOB, type DeliveryService } from '../services/delivery.service.ts';
+import { DELIVER_JOB, PURGE_DELIVERIES_JOB, type DeliveryService } from '../services/delivery.service.ts';
 import { CONFIRM_EMAIL_JOB, type NotificationService } from '../services/notification.service.ts';
 import { REPORTS_DUE_JOB, type ReportService } from '../services/report.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
@@ -18,7 +18,7 @@ export interface JobHandlerDeps {
   jobs: JobService;
   sync: Pick<SyncService, 'run'>;
   events: Pick<EventProcessor, 'processPending'>;
-  deliveries: Pick<DeliveryService, 'attempt'>;
+  deliveries: Pick<DeliveryService, 'attempt' | 'purgeExpired'>;
   notifications: Pick<NotificationService, 'sendConfirmation'>;
   reports: Pick<ReportService, 'runDue'>;
   logger?: Logger;
@@ -97,6 +97,15 @@ export function handleProcessEvents(deps: Pick<JobHandlerDeps, 'events' | 'logge
   };
 }
 
+/** `notifications.purge`: deletes the deliveries older than DELIVERY_RETENTION_DAYS (daily). */
+export function handlePurgeDeliveries(deps: Pick<JobHandlerDeps, 'deliveries' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    const deleted = await deps.deliveries.purgeExpired();
+    if (deleted) logger.info({ job: context.id, deleted }, 'expired deliveries deleted');
+  };
+}
+
 /** `notifications.deliver {delivery}`: one attempt of a delivery (the service queues the next one). */
 export function handleDeliver(deps: Pick<JobHandlerDeps, 'deliveries'>): JobHandler {
   return async (payload) => {
@@ -129,6 +138,7 @@ export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
     sync: handleSync(deps),
     [PROCESS_EVENTS_JOB]: handleProcessEvents(deps),
     [DELIVER_JOB]: handleDeliver(deps),
+    [PURGE_DELIVERIES_JOB]: handlePurgeDeliveries(deps),
     [CONFIRM_EMAIL_JOB]: handleConfirmEmail(deps),
     [REPORTS_DUE_JOB]: handleReportsDue(deps),
     noop: handleNoop(deps.jobs),

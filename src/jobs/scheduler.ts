@@ -8,6 +8,7 @@ import pino from 'pino';
 import type { NewJob } from '../db/job.repository.ts';
 import type { SyncSourceName } from '../config.ts';
 import { PROCESS_EVENTS_JOB } from '../services/event-processor.service.ts';
+import { PURGE_DELIVERIES_JOB } from '../services/delivery.service.ts';
 import { REPORTS_DUE_JOB } from '../services/report.service.ts';
 
 type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -49,7 +50,8 @@ export const purgeSchedule: Schedule = {
 
 /**
  * Every minute: reports whose period ended, and the event processor as a safety net (imports queue
- * it when they record changes; a change recorded by a process that stopped before queuing is caught here).
+ * it when they record changes; a change recorded by a process that stopped before queuing is caught
+ * here). Daily: deliveries past their retention.
  */
 export const notificationSchedules: Schedule[] = [
   {
@@ -61,6 +63,11 @@ export const notificationSchedules: Schedule[] = [
     name: PROCESS_EVENTS_JOB,
     pattern: '* * * * *',
     job: (tick) => ({ name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${tickKey(tick)}` }),
+  },
+  {
+    name: PURGE_DELIVERIES_JOB,
+    pattern: '43 2 * * *',
+    job: (tick) => ({ name: PURGE_DELIVERIES_JOB, dedupeKey: `${PURGE_DELIVERIES_JOB}:${tickKey(tick)}` }),
   },
 ];
 

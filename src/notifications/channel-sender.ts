@@ -7,7 +7,7 @@ import { createEmailSender, type EmailSender } from './email-sender.ts';
 import { emailMessage } from './email-message.ts';
 import { clip } from './message-summary.ts';
 import { postOutbound, type OutboundResult } from './outbound.ts';
-import type { NotificationPayload } from './payload.ts';
+import { payloadJson, payloadValue, type OutgoingPayload } from './payload.ts';
 import { slackMessage } from './slack-message.ts';
 import { teamsMessage } from './teams-card.ts';
 import { signingKey, signWebhook } from './webhook-signature.ts';
@@ -47,7 +47,7 @@ export interface ChannelSenderOptions {
 }
 
 export interface ChannelSender {
-  send(target: ChannelTarget, payload: NotificationPayload): Promise<DeliveryAttempt>;
+  send(target: ChannelTarget, payload: OutgoingPayload): Promise<DeliveryAttempt>;
   /** Closes the SMTP transport. */
   close(): Promise<void>;
 }
@@ -84,12 +84,12 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
   const outbound = { allowPrivate: options.allowPrivate, timeoutMs: options.timeoutMs };
   let email: EmailSender | undefined;
 
-  function sendWebhook(target: Extract<ChannelTarget, { type: 'webhook' }>, payload: NotificationPayload) {
+  function sendWebhook(target: Extract<ChannelTarget, { type: 'webhook' }>, payload: OutgoingPayload) {
     const key = signingKey(target.signingSecret);
     if (!key) return badConfig('The signing secret is not a whsec_ secret of at least 16 bytes.');
     const headers = userHeaders(target.headers);
     if (typeof headers === 'string') return badConfig(headers);
-    const body = JSON.stringify(payload);
+    const body = payloadJson(payload);
     return postOutbound(
       target.url,
       body,
@@ -103,7 +103,7 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
     );
   }
 
-  function sendEmail(target: Extract<ChannelTarget, { type: 'email' }>, payload: NotificationPayload) {
+  function sendEmail(target: Extract<ChannelTarget, { type: 'email' }>, payload: OutgoingPayload) {
     if (!options.smtpUrl) {
       return badConfig('Email cannot be sent: no SMTP server is configured (set SMTP_URL).');
     }
@@ -119,7 +119,7 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
       smtpFrom: options.smtpFrom,
       timeoutMs: options.timeoutMs,
     });
-    const message = emailMessage(payload, {
+    const message = emailMessage(payloadValue(payload), {
       baseUrl: options.baseUrl,
       unsubscribeUrl: target.unsubscribeUrl,
     });
@@ -133,7 +133,7 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
 
   function attempt(
     target: ChannelTarget,
-    payload: NotificationPayload,
+    payload: OutgoingPayload,
   ): Promise<OutboundResult> | OutboundResult {
     const chat = { 'user-agent': USER_AGENT, 'content-type': JSON_TYPE };
     switch (target.type) {
@@ -142,14 +142,14 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
       case 'slack':
         return postOutbound(
           target.webhookUrl,
-          JSON.stringify(slackMessage(payload, options.baseUrl)),
+          JSON.stringify(slackMessage(payloadValue(payload), options.baseUrl)),
           chat,
           outbound,
         );
       case 'teams':
         return postOutbound(
           target.webhookUrl,
-          JSON.stringify(teamsMessage(payload, options.baseUrl)),
+          JSON.stringify(teamsMessage(payloadValue(payload), options.baseUrl)),
           chat,
           outbound,
         );

@@ -39,3 +39,32 @@ export interface NotificationPayload {
   period: { start: string; end: string };
   changes: NotificationChange[];
 }
+
+/**
+ * A payload as stored (DeliveryService): its JSON text, sent as it is, so a webhook signs and posts
+ * these bytes without parsing them. Channels that render the payload parse it.
+ */
+export interface SerializedPayload {
+  id: string;
+  json: string;
+}
+
+export type OutgoingPayload = NotificationPayload | SerializedPayload;
+
+function isSerialized(p: OutgoingPayload): p is SerializedPayload {
+  return typeof (p as SerializedPayload).json === 'string';
+}
+
+export function payloadJson(p: OutgoingPayload): string {
+  return isSerialized(p) ? p.json : JSON.stringify(p);
+}
+
+export function payloadValue(p: OutgoingPayload): NotificationPayload {
+  return isSerialized(p) ? (JSON.parse(p.json) as NotificationPayload) : p;
+}
+
+/** The payload's JSON from its other fields' JSON (an object, without `changes`) and its changes' JSON texts. */
+export function joinPayload(headerJson: string, changesJson: readonly string[] | string): string {
+  const changes = typeof changesJson === 'string' ? changesJson : changesJson.join(',');
+  return `${headerJson.slice(0, -1)},"changes":[${changes}]}`;
+}

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../db/schema.ts';
+import type { DB, DeliveryTable } from '../db/schema.ts';
 import { JobRepository } from '../db/job.repository.ts';
 import {
   NotificationRepository,
@@ -16,11 +16,19 @@ import {
   type NotificationRow,
 } from '../db/notification.repository.ts';
 import type { NotificationConfig } from '../config.ts';
+import { type NewDelivery } from '../db/notification.repository.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
 import type { ChannelSender, ChannelTarget, DeliveryAttempt } from '../notifications/channel-sender.ts';
-import type { NotificationChange, NotificationPayload, NotificationType } from '../notifications/payload.ts';
+import type {
+  NotificationChange,
+  NotificationType,
+  OutgoingPayload,
+  SerializedPayload,
+} from '../notifications/payload.ts';
 
 export const DELIVER_JOB = 'notifications.deliver';
+/** The daily job that deletes deliveries older than DELIVERY_RETENTION_DAYS. */
+export const PURGE_DELIVERIES_JOB = 'notifications.purge';
 
 /** What is sealed in `notification.secrets`, per type. */
 export interface NotificationSecrets {
@@ -41,7 +49,10 @@ export interface DeliveryView {
   payload_id: string;
 }
 
-/** What a new delivery is about: who, which notification, and the CVEs with their events. */
+/**
+ * What a new delivery is about: who, which notification, and the CVEs with their events. Requests
+ * queued together that share a `changes` entry (the same object) store it once.
+ */
 export interface DeliveryRequest {
   notification: Pick<NotificationRow, 'id' | 'name'>;
   kind: NotificationType;
@@ -81,7 +92,10 @@ export class DeliveryService {
     private readonly db: Kysely<DB>,
     private readonly sender: ChannelSender,
     private readonly box: SecretBox,
-    private readonly settings: Pick<NotificationConfig, 'deliveryAttempts' | 'deliveryRetryBaseMs'>,
+    private readonly settings: Pick<
+      NotificationConfig,
+      'deliveryAttempts' | 'deliveryRetryBaseMs' | 'deliveryRetentionMs'
+    >,
     private readonly baseUrl: string,
     private readonly observe: (channel: string, outcome: string) => void = () => {},
   ) {
@@ -92,11 +106,7 @@ export class DeliveryService {
   /** Creates deliveries and queues their first attempt, inside the caller's transaction. */
   async queue(tx: Transaction<DB> | Kysely<DB>, requests: readonly DeliveryRequest[]): Promise<string[]> {
     if (!requests.length) return [];
-    const rows = requests.map((r) => {
-      const id = randomUUID();
-      return { id, notification_id: r.notification.id, kind: r.kind, payload: payloadOf(id, r) };
-    });
-    await new NotificationRepository(tx).createDeliveries(rows, tx);
+    const rows = await this.create(tx, requests, (r) => r.kind);
     await new JobRepository(tx).enqueue(
       rows.map((r) => ({ name: DELIVER_JOB, payload: { delivery: r.id }, dedupeKey: `delivery:${r.id}:1` })),
     );
@@ -105,11 +115,12 @@ export class DeliveryService {
 
   /** One attempt of a queued delivery (the `notifications.deliver` job). */
   async attempt(deliveryId: string): Promise<DeliveryRow | undefined> {
-    const delivery = await this.notifications.findDelivery(deliveryId);
-    if (!delivery || delivery.status !== 'pending') return delivery;
+    const toSend = await this.notifications.deliveryToSend(deliveryId);
+    if (!toSend || toSend.status !== 'pending') return toSend;
+    const { payload_json: json, ...delivery } = toSend;
     const notification = await this.notifications.findById(delivery.notification_id);
     if (!notification) return delivery;
-    const result = await this.send(notification, delivery.payload as unknown as NotificationPayload);
+    const result = await this.send(notification, { id: delivery.id, json } satisfies SerializedPayload);
     const made = delivery.attempts.length + 1;
     const status: DeliveryStatus = result.ok
       ? 'succeeded'
@@ -136,18 +147,52 @@ export class DeliveryService {
 
   /** `POST …/notifications/<name>/test`: a sample payload sent now, once; the delivery with its attempt. */
   async sendTest(request: DeliveryRequest, notification: NotificationRow): Promise<DeliveryView> {
-    const id = randomUUID();
-    const payload = payloadOf(id, request);
-    await this.notifications.createDeliveries([
-      { id, notification_id: notification.id, kind: 'test', payload },
-    ]);
+    const [row] = await this.db.transaction().execute((tx) => this.create(tx, [request], () => 'test'));
+    const payload = { ...row!.header, changes: request.changes } as unknown as OutgoingPayload;
     const result = await this.send(notification, payload);
-    const row = await this.notifications.recordAttempt(
-      id,
+    const recorded = await this.notifications.recordAttempt(
+      row!.id,
       attemptRecord(result),
       result.ok ? 'succeeded' : 'failed',
     );
-    return deliveryView(row!);
+    return deliveryView(recorded!);
+  }
+
+  /** Deletes the deliveries older than DELIVERY_RETENTION_DAYS with their attempts (the daily purge job). */
+  purgeExpired(now = new Date()): Promise<number> {
+    return this.notifications.purgeDeliveries(new Date(now.getTime() - this.settings.deliveryRetentionMs));
+  }
+
+  /**
+   * Writes deliveries (pending) with their payloads: each payload without its changes, and each
+   * distinct `changes` entry once, as JSON text that attempts send as it is.
+   */
+  private async create(
+    tx: Transaction<DB> | Kysely<DB>,
+    requests: readonly DeliveryRequest[],
+    kindOf: (r: DeliveryRequest) => DeliveryTable['kind'],
+  ): Promise<NewDelivery[]> {
+    const entryIndex = new Map<NotificationChange, number>();
+    const entries: string[] = [];
+    const rows = requests.map((r): NewDelivery => {
+      const id = randomUUID();
+      return {
+        id,
+        notification_id: r.notification.id,
+        kind: kindOf(r),
+        header: payloadHeader(id, r),
+        entries: r.changes.map((change) => {
+          let i = entryIndex.get(change);
+          if (i === undefined) {
+            i = entries.push(JSON.stringify(change)) - 1;
+            entryIndex.set(change, i);
+          }
+          return i;
+        }),
+      };
+    });
+    await new NotificationRepository(tx).createDeliveries(rows, entries, tx);
+    return rows;
   }
 
   /** Delay before attempt `made + 1`: base · 2^(made−1), plus up to 10 % (never less: the span is a promise). */
@@ -156,7 +201,7 @@ export class DeliveryService {
     return Math.round(exp * (1 + Math.random() * 0.1));
   }
 
-  private async send(notification: NotificationRow, payload: NotificationPayload): Promise<DeliveryAttempt> {
+  private async send(notification: NotificationRow, payload: OutgoingPayload): Promise<DeliveryAttempt> {
     const at = new Date().toISOString();
     const refuse = (error: string): DeliveryAttempt => ({
       at,
@@ -211,7 +256,8 @@ function attemptRecord(a: DeliveryAttempt) {
   return { at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error };
 }
 
-function payloadOf(id: string, r: DeliveryRequest): NotificationPayload {
+/** The payload (SPEC §7) without its `changes`. */
+function payloadHeader(id: string, r: DeliveryRequest): Record<string, unknown> {
   return {
     id,
     type: r.kind,
@@ -220,6 +266,5 @@ function payloadOf(id: string, r: DeliveryRequest): NotificationPayload {
     notification: r.notification.name,
     title: r.title,
     period: { start: r.period.start.toISOString(), end: r.period.end.toISOString() },
-    changes: r.changes,
   };
 }

@@ -1,19 +1,21 @@
 /**
- * From recorded changes to project events, alert automations and deliveries (SPEC §7).
+ * From recorded changes to alert automations and deliveries (SPEC §7).
  *
  * The processor reads the change stream (and the EPSS moves) from a cursor kept in the database, a
- * chunk at a time; each chunk is one transaction that matches its items to projects in one set-based
- * statement, writes the project events, runs the alert automations of the projects concerned (their
- * executions, tracker moves, reports and queued deliveries) and advances the cursor. So every change
- * is matched once, an interrupted run leaves nothing half done, and two workers never process the same
- * chunk (the cursor row is locked).
+ * chunk at a time; each chunk is one transaction that matches its items to the projects with alert
+ * automations in one set-based statement, runs those automations (their executions, tracker moves,
+ * reports and queued deliveries) and advances the cursor. So every change is matched once, an
+ * interrupted run leaves nothing half done, and two workers never process the same chunk (the cursor
+ * row is locked). Nothing is written per (project, change): a report derives its CVEs from the
+ * recorded changes of its period (ReportService), and the deliveries of a chunk share one stored copy
+ * of each CVE entry (DeliveryService).
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import {
   EventRepository,
+  type AlertMatch,
   type EventStream,
-  type NewProjectEvent,
   type StreamItem,
 } from '../db/event.repository.ts';
 import { AutomationRepository, type AutomationRow, type NewExecution } from '../db/automation.repository.ts';
@@ -21,12 +23,10 @@ import { NotificationRepository, type NotificationRow } from '../db/notification
 import { ReportRepository } from '../db/report.repository.ts';
 import {
   conditionsHold,
-  eventsOfChange,
-  eventsOfEpssMove,
   type AutomationConfiguration,
   type ProjectEventEntry,
 } from '../domain/automation.ts';
-import type { ChangeEntry } from '../domain/cve-change.ts';
+import { concernsProjects, itemEvents, keyFlags } from '../domain/project-events.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
@@ -44,23 +44,65 @@ export const PROCESS_EVENTS_JOB = 'events.process';
 export interface ProcessReport {
   /** Changes and EPSS moves read. */
   items: number;
-  /** Project events written. */
+  /** (project, item) pairs matched for projects with alert automations. */
   events: number;
   executions: number;
   deliveries: number;
 }
 
-interface MatchedEvent extends NewProjectEvent {
+/** One item as one project sees it. */
+interface MatchedEvent {
   item: StreamItem;
+  enters: boolean;
+  /** Shared by every project that sees the item the same way (see Chunk.events). */
+  events: ProjectEventEntry[];
+  types: string[];
 }
 
 const CHUNK = 1000;
 const EPSS_MOVES_KEPT_MS = 30 * 86_400_000;
 
-function vendorsEntry(entries: readonly ChangeEntry[]): { added: string[]; removed: string[] } {
-  const entry = entries.find((e) => e.type === 'vendors');
-  const d = (entry?.details ?? {}) as { added?: string[]; removed?: string[] };
-  return { added: d.added ?? [], removed: d.removed ?? [] };
+/**
+ * What a chunk's items bring, computed once per (item, enters) and shared by the projects that see
+ * it so; likewise each CVE's payload entry per combination of its events (the deliveries store each
+ * distinct entry once).
+ */
+class Chunk {
+  private readonly events = new Map<string, { events: ProjectEventEntry[]; types: string[] }>();
+  private readonly entries = new Map<string, NotificationChange>();
+
+  constructor(readonly bySeq: ReadonlyMap<number, StreamItem>) {}
+
+  event(seq: number, enters: boolean): MatchedEvent {
+    const item = this.bySeq.get(seq)!;
+    const key = `${seq} ${enters}`;
+    let e = this.events.get(key);
+    if (!e) {
+      const events = itemEvents(item, enters);
+      e = { events, types: events.map((x) => x.type) };
+      this.events.set(key, e);
+    }
+    return { item, enters, ...e };
+  }
+
+  /** One payload entry per CVE, its events in order. */
+  payloadChanges(matched: readonly MatchedEvent[]): NotificationChange[] {
+    const byCve = new Map<string, MatchedEvent[]>();
+    for (const e of matched) {
+      const list = byCve.get(e.item.cveId);
+      if (list) list.push(e);
+      else byCve.set(e.item.cveId, [e]);
+    }
+    return [...byCve.entries()].map(([cveId, list]) => {
+      const key = list.map((e) => `${e.item.seq}${e.enters ? '+' : ''}`).join(' ');
+      let entry = this.entries.get(key);
+      if (!entry) {
+        entry = { cve: payloadCve(cveId, list[0]!.item.cve), events: list.flatMap((e) => e.events) };
+        this.entries.set(key, entry);
+      }
+      return entry;
+    });
+  }
 }
 
 export class EventProcessor {
@@ -94,58 +136,19 @@ export class EventProcessor {
     const report: ProcessReport = { items: items.length, events: 0, executions: 0, deliveries: 0 };
     if (!items.length) return report;
 
-    // A rejected CVE leaves every project; only the rejection itself is news.
-    const relevant = items.filter(
-      (i) => i.cve.state !== 'REJECTED' || (!i.epss && i.entries.some((e) => e.type === 'state')),
+    const matches = await repo.alertMatches(
+      items.filter(concernsProjects).map((i) => ({ seq: i.seq, flags: keyFlags(i) })),
     );
-    const matches = await repo.matchProjects(
-      relevant.map((i) => ({ seq: i.seq, keys: i.cve.vendors, removed: vendorsEntry(i.entries).removed })),
-    );
-    const bySeq = new Map(items.map((i) => [i.seq, i]));
-    // A change brings the same events to every project it matches, but for "enters the project":
-    // computed once per (change, enters), and shared, so the rows send one copy of them.
-    const changeEvents = new Map<string, ProjectEventEntry[]>();
-    const events: MatchedEvent[] = [];
-    for (const m of matches) {
-      const item = bySeq.get(m.seq)!;
-      if (!m.keysNow.length) continue; // the CVE left this project
-      let entries: ProjectEventEntry[];
-      if (item.epss) {
-        entries = eventsOfEpssMove(item.epss.old, item.epss.new);
-        if (!entries.length) continue;
-      } else {
-        const created = item.entries.some((e) => e.type === 'created');
-        const { added } = vendorsEntry(item.entries);
-        const before = [...m.keysNow.filter((k) => !added.includes(k)), ...m.keysRemoved];
-        const enters = created || before.length === 0;
-        const key = `${item.seq} ${enters}`;
-        entries = changeEvents.get(key) ?? eventsOfChange(item.entries, enters);
-        changeEvents.set(key, entries);
-      }
-      events.push({
-        item,
-        project_id: m.projectId,
-        cve_id: item.cveId,
-        change_id: item.changeId,
-        changed_at: item.changedAt,
-        types: entries.map((e) => e.type),
-        matched_keys: m.keysNow,
-        events: entries,
-      });
-    }
-    await repo.insertEvents(events.map(({ item: _item, ...row }) => row));
-    report.events = events.length;
-
-    const automations = await new AutomationRepository(tx).enabledAlerts([
-      ...new Set(events.map((e) => e.project_id)),
-    ]);
-    if (automations.length) {
-      const { executions, deliveries } = await this.runAlerts(tx, repo, automations, events);
+    report.events = matches.reduce((n, m) => n + m.seqs.length, 0);
+    if (matches.length) {
+      const automations = await new AutomationRepository(tx).enabledAlerts(matches.map((m) => m.projectId));
+      const chunk = new Chunk(new Map(items.map((i) => [i.seq, i])));
+      const { executions, deliveries } = await this.runAlerts(tx, repo, chunk, automations, matches);
       report.executions = executions;
       report.deliveries = deliveries;
     }
     await repo.advanceCursor(stream, items.at(-1)!.seq);
-    // EPSS moves are only this processor's input: a month of them is kept for inspection.
+    // EPSS moves are only this processor's input (and reports'): a month of them is kept.
     if (stream === 'epss')
       await repo.purgeEpssMoves(items.at(-1)!.seq, new Date(Date.now() - EPSS_MOVES_KEPT_MS));
     return report;
@@ -154,20 +157,32 @@ export class EventProcessor {
   private async runAlerts(
     tx: Transaction<DB>,
     repo: EventRepository,
+    chunk: Chunk,
     automations: AutomationRow[],
-    events: MatchedEvent[],
+    matches: AlertMatch[],
   ): Promise<{ executions: number; deliveries: number }> {
-    const withAutomations = new Set(automations.map((a) => a.project_id));
-    const projectIds = [...withAutomations];
     const byProject = new Map<string, MatchedEvent[]>();
-    for (const e of events) {
-      if (!withAutomations.has(e.project_id)) continue;
-      const list = byProject.get(e.project_id);
-      if (list) list.push(e);
-      else byProject.set(e.project_id, [e]);
-    }
-    const pairs = [...byProject.values()].flat().map((e) => ({ projectId: e.project_id, cveId: e.cve_id }));
-    const tracker = await repo.trackerStates(pairs);
+    for (const m of matches)
+      byProject.set(
+        m.projectId,
+        m.seqs.map((seq, i) => chunk.event(seq, m.enters[i]!)),
+      );
+    const projectIds = [...new Set(automations.map((a) => a.project_id))];
+    const configOf = (a: AutomationRow) => a.configuration as unknown as AutomationConfiguration;
+    // Tracker entries only where a condition may read them, and subscribed keys only where a report is made.
+    const conditional = new Set(
+      automations.filter((a) => configOf(a).conditions.children.length).map((a) => a.project_id),
+    );
+    const tracker = await repo.trackerStates(
+      [...conditional].flatMap((projectId) =>
+        (byProject.get(projectId) ?? []).map((e) => ({ projectId, cveId: e.item.cveId })),
+      ),
+    );
+    const keys = await repo.subscribedKeys(
+      automations
+        .filter((a) => configOf(a).actions.some((x) => x.type === 'generate_report'))
+        .map((a) => a.project_id),
+    );
     const projects = await repo.projectInfo(projectIds);
     const notifications = new Map<string, NotificationRow>();
     for (const n of await new NotificationRepository(tx).forProjects(projectIds, tx))
@@ -177,24 +192,28 @@ export class EventProcessor {
     const executions: NewExecution[] = [];
     const requests: DeliveryRequest[] = [];
     for (const automation of automations) {
-      const config = automation.configuration as unknown as AutomationConfiguration;
+      const config = configOf(automation);
       const project = projects.get(automation.project_id)!;
+      const triggers = new Set<string>(config.triggers);
       const matched = (byProject.get(automation.project_id) ?? []).filter((e) => {
-        if (!e.types.some((t) => (config.triggers as string[]).includes(t))) return false;
+        if (!e.types.some((t) => triggers.has(t))) return false;
         return conditionsHold(
           config.conditions,
-          conditionSubject(e.item.cve, tracker.get(`${e.project_id} ${e.cve_id}`)),
+          conditionSubject(e.item.cve, tracker.get(`${automation.project_id} ${e.item.cveId}`)),
           now,
         );
       });
       if (!matched.length) continue;
 
-      const window = {
-        start: new Date(Math.min(...matched.map((e) => e.changed_at.getTime()))),
-        end: new Date(Math.max(...matched.map((e) => e.changed_at.getTime()))),
-      };
-      const cveIds = [...new Set(matched.map((e) => e.cve_id))];
-      const changes = payloadChanges(matched);
+      let start = Infinity;
+      let end = -Infinity;
+      for (const e of matched) {
+        start = Math.min(start, e.item.changedAt.getTime());
+        end = Math.max(end, e.item.changedAt.getTime());
+      }
+      const window = { start: new Date(start), end: new Date(end) };
+      const cveIds = [...new Set(matched.map((e) => e.item.cveId))];
+      const changes = chunk.payloadChanges(matched);
       const results: ActionResult[] = [];
       let reportId: string | null = null;
       for (const action of config.actions) {
@@ -225,8 +244,16 @@ export class EventProcessor {
             );
             break;
           case 'generate_report': {
+            const subscribed = keys.get(automation.project_id) ?? new Set<string>();
             const content = buildReport(
-              matched.map((e) => ({ ...e, highest_cvss: highestCvss(e.item.cve) })),
+              matched.map((e) => ({
+                cve_id: e.item.cveId,
+                change_id: e.item.changeId,
+                types: e.types,
+                matched_keys: e.item.cve.vendors.filter((k) => subscribed.has(k)),
+                events: e.events,
+                highest_cvss: highestCvss(e.item.cve),
+              })),
             );
             const report = await new ReportRepository(tx).create(
               {
@@ -275,15 +302,4 @@ export function highestCvss(
 ): number | null {
   const scores = [cve.cvss20, cve.cvss30, cve.cvss31, cve.cvss40].filter((s): s is number => s !== null);
   return scores.length ? Math.max(...scores) : null;
-}
-
-/** One payload entry per CVE, its events in order. */
-function payloadChanges(events: readonly MatchedEvent[]): NotificationChange[] {
-  const byCve = new Map<string, NotificationChange>();
-  for (const e of events) {
-    const entry = byCve.get(e.cve_id) ?? { cve: payloadCve(e.cve_id, e.item.cve), events: [] };
-    entry.events.push(...e.events);
-    byCve.set(e.cve_id, entry);
-  }
-  return [...byCve.values()];
 }

@@ -12,6 +12,7 @@ import { NotificationRepository } from '../db/notification.repository.ts';
 import { ReportRepository, type ReportRow } from '../db/report.repository.ts';
 import { conditionsHold, type AutomationConfiguration } from '../domain/automation.ts';
 import { AppError } from '../domain/errors.ts';
+import { periodEvents } from '../domain/project-events.ts';
 import { buildReport, lastPeriod, newReportLink, type ReportFrequency } from '../domain/report.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
@@ -166,7 +167,8 @@ export class ReportService {
       const reports = new ReportRepository(tx);
       if (await reports.exists(automation.id, period.start, period.end)) return undefined;
       const config = automation.configuration as unknown as AutomationConfiguration;
-      const events = await reports.periodEvents(automation.project_id, period.start, period.end, tx);
+      const { keys, items } = await reports.periodItems(automation.project_id, period.start, period.end, tx);
+      const events = periodEvents(items, keys);
       const tracker = await new EventRepository(tx).trackerStates(
         events.map((e) => ({ projectId: automation.project_id, cveId: e.cve_id })),
       );

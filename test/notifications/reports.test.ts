@@ -104,16 +104,18 @@ describeEachDatabase('report automations', (use) => {
     }>().results;
   }
 
-  /** Puts a project's events of a CVE (and the CVE's recorded changes) at `at`. */
-  async function placeEvents(project: string | null, cveId: string, at: string) {
-    await sql`
-      UPDATE project_event SET changed_at = ${new Date(at)}
-       WHERE cve_id = ${cveId}
-         AND (${project}::text IS NULL OR project_id = (SELECT id FROM project WHERE name = ${project}))`.execute(
-      use().db,
-    );
+  /**
+   * Puts a CVE's recorded changes at `at` (project null), or records them again at `at` (as the same
+   * changes recorded once more, which every project sees: the DST periods, months after June).
+   */
+  async function placeEvents(project: 'dst' | null, cveId: string, at: string) {
     if (project === null)
       await sql`UPDATE cve_change SET created_at = ${new Date(at)} WHERE cve_id = ${cveId}`.execute(use().db);
+    else
+      await sql`
+        INSERT INTO cve_change (id, cve_id, created_at, types, data)
+        SELECT gen_random_uuid(), cve_id, ${new Date(at)}, types, data FROM cve_change
+         WHERE cve_id = ${cveId} AND created_at < '2024-07-01'`.execute(use().db);
   }
 
   beforeAll(async () => {
@@ -211,7 +213,11 @@ describeEachDatabase('report automations', (use) => {
       const res = await call('POST', `/projects/${project}/automations`, { trigger_type: 'report', ...body });
       expect(res.statusCode, res.body).toBe(201);
     }
-    // The report automations existed long before the periods under test; `late` was made today.
+    // The projects and report automations existed long before the periods under test; `late`'s
+    // automation was made today.
+    await sql`
+      UPDATE project SET created_at = '2024-01-01T00:00:00Z'
+       WHERE organization_id = (SELECT id FROM organization WHERE name = ${org})`.execute(use().db);
     await sql`
       UPDATE automation SET created_at = '2024-01-01T00:00:00Z'
        WHERE trigger_type = 'report' AND project_id <> (SELECT id FROM project WHERE name = 'late')`.execute(
@@ -238,13 +244,10 @@ describeEachDatabase('report automations', (use) => {
     await placeEvents(null, WEBP, '2024-06-11T12:00:00.000Z'); // 08:00 local on the 11th: after
     // The xz description change a few hours later than its entry.
     await sql`
-      UPDATE project_event SET changed_at = '2024-06-10T18:00:00Z'
-       WHERE cve_id = ${XZ} AND 'description_changed' = ANY(types)`.execute(use().db);
-    await sql`
       UPDATE cve_change SET created_at = '2024-06-10T18:00:00Z'
        WHERE cve_id = ${XZ} AND 'description' = ANY(types)`.execute(use().db);
 
-    // Around the DST switch of 2024-11-03 (02:00 EDT → 01:00 EST), for the `dst` project only.
+    // Around the DST switch of 2024-11-03 (02:00 EDT → 01:00 EST), checked on the `dst` project.
     await placeEvents('dst', LOG4J, '2024-11-02T11:59:59.999Z'); // 07:59:59 EDT on the 2nd: before
     await placeEvents('dst', XZ, '2024-11-02T12:00:00.000Z'); // 08:00 EDT on the 2nd: first instant
     await placeEvents('dst', PHP, '2024-11-02T12:30:00.000Z'); // in, though 24 h before the end is 13:00Z

@@ -1,0 +1,95 @@
+/**
+ * How a recorded change (or an EPSS move) concerns a project (SPEC §7), the pure part: which of the
+ * project's subscribed keys the CVE carries, whether the CVE enters the project with it, and the
+ * events it brings. The event processor applies it to every active project at once (SQL aggregates
+ * the key flags), a report to one project; both through these functions. No I/O.
+ */
+import type { ChangeEntry } from './cve-change.ts';
+import { eventsOfChange, eventsOfEpssMove, type ProjectEventEntry } from './automation.ts';
+import type { PeriodEvent } from './report.ts';
+
+/** A recorded change or an EPSS move, with the CVE as it is now. */
+export interface ChangeItem {
+  entries: readonly ChangeEntry[];
+  /** Set for an EPSS move (then `entries` is empty). */
+  epss: { old: number | null; new: number } | null;
+  cve: { state: string; vendors: readonly string[] };
+}
+
+/** A vendor or product key of a change: whether the CVE carries it now, and carried it before the change. */
+export interface KeyFlag {
+  key: string;
+  now: boolean;
+  before: boolean;
+}
+
+/** What a project sees of an item that concerns it. */
+export interface ProjectView {
+  /** The project's subscribed keys among those the CVE carries now. */
+  matchedKeys: string[];
+  /** The CVE is new to the project: new to the catalog, or none of the project's keys was on it before. */
+  enters: boolean;
+}
+
+function vendorsEntry(entries: readonly ChangeEntry[]): { added: string[]; removed: string[] } {
+  const entry = entries.find((e) => e.type === 'vendors');
+  const d = (entry?.details ?? {}) as { added?: string[]; removed?: string[] };
+  return { added: d.added ?? [], removed: d.removed ?? [] };
+}
+
+/** False for an item no project hears of: a rejected CVE leaves every project; only the rejection itself is news. */
+export function concernsProjects(item: ChangeItem): boolean {
+  return item.cve.state !== 'REJECTED' || (!item.epss && item.entries.some((e) => e.type === 'state'));
+}
+
+/**
+ * The item's keys: those the CVE carries now, and those the change removed. A project is concerned
+ * when it subscribes to a key carried `now`; the CVE enters it when it subscribes to no key carried
+ * `before` (a new CVE carried none; an EPSS move changes no key).
+ */
+export function keyFlags(item: ChangeItem): KeyFlag[] {
+  if (item.epss) return item.cve.vendors.map((key) => ({ key, now: true, before: true }));
+  const created = item.entries.some((e) => e.type === 'created');
+  const { added, removed } = vendorsEntry(item.entries);
+  return [
+    ...item.cve.vendors.map((key) => ({ key, now: true, before: !created && !added.includes(key) })),
+    ...removed.map((key) => ({ key, now: false, before: !created })),
+  ];
+}
+
+/** The item as a project subscribed to `subscribed` sees it; undefined when it does not concern the project. */
+export function projectView(item: ChangeItem, subscribed: ReadonlySet<string>): ProjectView | undefined {
+  if (!concernsProjects(item)) return undefined;
+  const flags = keyFlags(item).filter((f) => subscribed.has(f.key));
+  const matchedKeys = flags.filter((f) => f.now).map((f) => f.key);
+  if (!matchedKeys.length) return undefined;
+  return { matchedKeys: matchedKeys.sort(), enters: !flags.some((f) => f.before) };
+}
+
+/** The events an item brings to a project it concerns. */
+export function itemEvents(item: ChangeItem, enters: boolean): ProjectEventEntry[] {
+  return item.epss ? eventsOfEpssMove(item.epss.old, item.epss.new) : eventsOfChange(item.entries, enters);
+}
+
+/** What a period's changes and EPSS moves (oldest first) brought to a project subscribed to `subscribed`. */
+export function periodEvents(
+  items: readonly (ChangeItem & { cve_id: string; change_id: string | null; highest_cvss: number | null })[],
+  subscribed: ReadonlySet<string>,
+): PeriodEvent[] {
+  const out: PeriodEvent[] = [];
+  for (const item of items) {
+    const view = projectView(item, subscribed);
+    if (!view) continue;
+    const events = itemEvents(item, view.enters);
+    if (item.epss && !events.length) continue;
+    out.push({
+      cve_id: item.cve_id,
+      change_id: item.change_id,
+      types: events.map((e) => e.type),
+      matched_keys: view.matchedKeys,
+      events,
+      highest_cvss: item.highest_cvss,
+    });
+  }
+  return out;
+}
