@@ -11,6 +11,7 @@ import * as m0005 from './migrations/0005-notifications.ts';
 import * as m0006 from './migrations/0006-user-tags.ts';
 import * as m0007 from './migrations/0007-cve-input.ts';
 import * as m0008 from './migrations/0008-lean-fanout.ts';
+import * as m0009 from './migrations/0009-cve-vendor.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006-user-tags': m0006,
   '0007-cve-input': m0007,
   '0008-lean-fanout': m0008,
+  '0009-cve-vendor': m0009,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;

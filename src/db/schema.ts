@@ -222,6 +222,13 @@ export interface CatalogStateTable {
   version: number;
 }
 
+/** One row per (vendor key, CVE), kept by triggers on `cve` (migration 0009): vendor lists in order. */
+export interface CveVendorTable {
+  vendor_key: string;
+  updated_at: Timestamp;
+  cve_id: string;
+}
+
 export interface EpssMoveTable {
   seq: Generated<number>;
   cve_id: string;
@@ -349,6 +356,7 @@ export interface DB {
   job: JobTable;
   sync_state: SyncStateTable;
   catalog_state: CatalogStateTable;
+  cve_vendor: CveVendorTable;
   epss_move: EpssMoveTable;
   event_cursor: EventCursorTable;
   notification: NotificationTable;
