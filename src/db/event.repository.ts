@@ -6,7 +6,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
-import type { KeyFlag } from '../domain/project-events.ts';
+import { matchProjects, type KeyFlag, type ProjectMatch } from '../domain/project-events.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -36,14 +36,6 @@ export interface CveNow {
   epss: number | null;
   kev: boolean;
   vendors: string[];
-}
-
-/** The items of a chunk that concern one project with alert automations, in stream order. */
-export interface AlertMatch {
-  projectId: string;
-  seqs: number[];
-  /** Per item: the CVE enters the project with it (domain/project-events.ts). */
-  enters: boolean[];
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -106,29 +98,25 @@ export class EventRepository {
   }
 
   /**
-   * The active projects with enabled alert automations that each item concerns, in one statement:
-   * each item's key flags (domain/project-events.ts `keyFlags`) joined to the subscriptions on
-   * `project_subscription_key_idx`; a project is concerned by an item when it subscribes to a key
-   * the CVE carries now, and the CVE enters it when it subscribes to none the CVE carried before.
-   * One row per project (its items as arrays), so a busy day's hundreds of thousands of (project,
-   * change) pairs cross the wire as a few thousand rows.
+   * The active projects with enabled alert automations that each item concerns, in item order. One
+   * statement fetches those projects' subscriptions among the items' keys (a few tens of thousands
+   * of rows on a busy day); `matchProjects` (domain/project-events.ts) turns them into the
+   * hundreds of thousands of (project, item) pairs without a row each.
    */
-  async alertMatches(items: readonly { seq: number; flags: readonly KeyFlag[] }[]): Promise<AlertMatch[]> {
-    const input = items.flatMap((i) =>
-      i.flags.map((f) => ({ seq: i.seq, key: f.key, now: f.now, before: f.before })),
+  async alertMatches(items: readonly { seq: number; flags: readonly KeyFlag[] }[]): Promise<ProjectMatch[]> {
+    const keys = [...new Set(items.flatMap((i) => i.flags.map((f) => f.key)))];
+    if (!keys.length) return [];
+    const rows = await sql<{ project_id: string; keys: string[] }>`
+      SELECT s.project_id, array_agg(s.vendor_key) AS keys
+        FROM project_subscription s
+        JOIN (SELECT DISTINCT a.project_id FROM automation a JOIN project p ON p.id = a.project_id
+               WHERE p.active AND a.is_enabled AND a.trigger_type = 'alert') e ON e.project_id = s.project_id
+       WHERE s.vendor_key = ANY(${keys}::text[])
+       GROUP BY s.project_id`.execute(this.db);
+    return matchProjects(
+      items,
+      rows.rows.map((r) => ({ projectId: r.project_id, keys: r.keys })),
     );
-    if (!input.length) return [];
-    const rows = await sql<{ project_id: string; seqs: string[]; enters: boolean[] }>`
-      SELECT m.project_id, array_agg(m.seq ORDER BY m.seq) AS seqs, array_agg(m.enters ORDER BY m.seq) AS enters
-        FROM (SELECT x.seq, s.project_id, NOT bool_or(x.before) AS enters
-                FROM jsonb_to_recordset(${json(input)}::jsonb) AS x(seq bigint, key text, now boolean, before boolean)
-                JOIN project_subscription s ON s.vendor_key = x.key
-               WHERE s.project_id IN (SELECT a.project_id FROM automation a JOIN project p ON p.id = a.project_id
-                                       WHERE p.active AND a.is_enabled AND a.trigger_type = 'alert')
-               GROUP BY x.seq, s.project_id
-              HAVING bool_or(x.now)) m
-       GROUP BY m.project_id`.execute(this.db);
-    return rows.rows.map((r) => ({ projectId: r.project_id, seqs: r.seqs.map(Number), enters: r.enters }));
   }
 
   /** The subscribed keys of each project. */

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeEntry } from './cve-change.ts';
-import { concernsProjects, keyFlags, periodEvents, projectView, type ChangeItem } from './project-events.ts';
+import {
+  concernsProjects,
+  keyFlags,
+  matchProjects,
+  periodEvents,
+  projectView,
+  type ChangeItem,
+} from './project-events.ts';
 
 const P = '$PRODUCT$';
 
@@ -96,5 +103,53 @@ describe('periodEvents', () => {
       ['c2', ['description_changed']],
     ]);
     expect(events[0]!.matched_keys).toEqual(['acme']);
+  });
+});
+
+describe('matchProjects', () => {
+  it('is projectView for every (project, item), for many projects at once', () => {
+    // A deterministic spread of items (new CVEs, added and removed keys, EPSS moves) and projects.
+    let state = 42;
+    const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const KEYS = ['a', 'b', 'c', `c${P}x`, 'd', 'e', `e${P}y`, 'f'];
+    const pick = (n: number) => [
+      ...new Set(Array.from({ length: n }, () => KEYS[Math.floor(random() * KEYS.length)]!)),
+    ];
+    const items: ChangeItem[] = Array.from({ length: 300 }, (_, i) => {
+      const vendors = pick(1 + Math.floor(random() * 3));
+      if (i % 7 === 0)
+        return { entries: [], epss: { old: 0.1, new: 0.3 }, cve: { state: 'PUBLISHED', vendors } };
+      const entries: ChangeEntry[] = [];
+      if (random() < 0.3) entries.push(created, vendorsChanged(vendors));
+      else if (random() < 0.5)
+        entries.push(
+          vendorsChanged(
+            vendors.slice(0, 1),
+            pick(1).filter((k) => !vendors.includes(k)),
+          ),
+        );
+      else entries.push(description);
+      return { entries, epss: null, cve: { state: 'PUBLISHED', vendors } };
+    });
+    const projects = Array.from({ length: 40 }, (_, i) => ({ projectId: `p${i}`, keys: pick(1 + (i % 4)) }));
+    const matches = new Map(
+      matchProjects(
+        items.map((item, i) => ({ seq: i + 1, flags: keyFlags(item) })),
+        projects,
+      ).map((m) => [m.projectId, m]),
+    );
+    let pairs = 0;
+    for (const { projectId, keys } of projects) {
+      const expected = items.flatMap((item, i) => {
+        const view = projectView(item, new Set(keys));
+        return view ? [{ seq: i + 1, enters: view.enters }] : [];
+      });
+      const got = matches.get(projectId);
+      expect(got ? got.seqs.map((seq, j) => ({ seq, enters: got.enters[j] })) : [], projectId).toEqual(
+        expected,
+      );
+      pairs += expected.length;
+    }
+    expect(pairs).toBeGreaterThan(1000);
   });
 });

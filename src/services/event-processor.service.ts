@@ -12,12 +12,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import {
-  EventRepository,
-  type AlertMatch,
-  type EventStream,
-  type StreamItem,
-} from '../db/event.repository.ts';
+import { EventRepository, type EventStream, type StreamItem } from '../db/event.repository.ts';
 import { AutomationRepository, type AutomationRow, type NewExecution } from '../db/automation.repository.ts';
 import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
 import { ReportRepository } from '../db/report.repository.ts';
@@ -26,7 +21,7 @@ import {
   type AutomationConfiguration,
   type ProjectEventEntry,
 } from '../domain/automation.ts';
-import { concernsProjects, itemEvents, keyFlags } from '../domain/project-events.ts';
+import { concernsProjects, itemEvents, keyFlags, type ProjectMatch } from '../domain/project-events.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
@@ -50,11 +45,10 @@ export interface ProcessReport {
   deliveries: number;
 }
 
-/** One item as one project sees it. */
+/** One item as a project sees it: one object per (item, enters), shared by the projects that see it so. */
 interface MatchedEvent {
   item: StreamItem;
   enters: boolean;
-  /** Shared by every project that sees the item the same way (see Chunk.events). */
   events: ProjectEventEntry[];
   types: string[];
 }
@@ -68,21 +62,22 @@ const EPSS_MOVES_KEPT_MS = 30 * 86_400_000;
  * distinct entry once).
  */
 class Chunk {
-  private readonly events = new Map<string, { events: ProjectEventEntry[]; types: string[] }>();
+  private readonly events = new Map<number, MatchedEvent>();
+  private readonly single = new Map<MatchedEvent, NotificationChange>();
   private readonly entries = new Map<string, NotificationChange>();
 
   constructor(readonly bySeq: ReadonlyMap<number, StreamItem>) {}
 
   event(seq: number, enters: boolean): MatchedEvent {
-    const item = this.bySeq.get(seq)!;
-    const key = `${seq} ${enters}`;
+    const key = seq * 2 + (enters ? 1 : 0);
     let e = this.events.get(key);
     if (!e) {
+      const item = this.bySeq.get(seq)!;
       const events = itemEvents(item, enters);
-      e = { events, types: events.map((x) => x.type) };
+      e = { item, enters, events, types: events.map((x) => x.type) };
       this.events.set(key, e);
     }
-    return { item, enters, ...e };
+    return e;
   }
 
   /** One payload entry per CVE, its events in order. */
@@ -93,17 +88,27 @@ class Chunk {
       if (list) list.push(e);
       else byCve.set(e.item.cveId, [e]);
     }
-    return [...byCve.entries()].map(([cveId, list]) => {
-      const key = list.map((e) => `${e.item.seq}${e.enters ? '+' : ''}`).join(' ');
-      let entry = this.entries.get(key);
-      if (!entry) {
-        entry = { cve: payloadCve(cveId, list[0]!.item.cve), events: list.flatMap((e) => e.events) };
-        this.entries.set(key, entry);
+    const out: NotificationChange[] = [];
+    for (const [cveId, list] of byCve) {
+      const entry = list.length === 1 ? this.single.get(list[0]!) : this.entries.get(entryKey(list));
+      if (entry) {
+        out.push(entry);
+        continue;
       }
-      return entry;
-    });
+      const made = { cve: payloadCve(cveId, list[0]!.item.cve), events: list.flatMap((e) => e.events) };
+      if (list.length === 1) this.single.set(list[0]!, made);
+      else this.entries.set(entryKey(list), made);
+      out.push(made);
+    }
+    return out;
   }
 }
+
+const entryKey = (list: readonly MatchedEvent[]) =>
+  list.map((e) => `${e.item.seq}${e.enters ? '+' : ''}`).join(' ');
+
+/** True when the tree holds for every CVE whatever it is (the empty AND), so nothing need be read. */
+const alwaysHolds = (c: AutomationConfiguration['conditions']) => c.operator === 'AND' && !c.children.length;
 
 export class EventProcessor {
   constructor(
@@ -159,7 +164,7 @@ export class EventProcessor {
     repo: EventRepository,
     chunk: Chunk,
     automations: AutomationRow[],
-    matches: AlertMatch[],
+    matches: ProjectMatch[],
   ): Promise<{ executions: number; deliveries: number }> {
     const byProject = new Map<string, MatchedEvent[]>();
     for (const m of matches)
@@ -171,7 +176,7 @@ export class EventProcessor {
     const configOf = (a: AutomationRow) => a.configuration as unknown as AutomationConfiguration;
     // Tracker entries only where a condition may read them, and subscribed keys only where a report is made.
     const conditional = new Set(
-      automations.filter((a) => configOf(a).conditions.children.length).map((a) => a.project_id),
+      automations.filter((a) => !alwaysHolds(configOf(a).conditions)).map((a) => a.project_id),
     );
     const tracker = await repo.trackerStates(
       [...conditional].flatMap((projectId) =>
@@ -195,8 +200,10 @@ export class EventProcessor {
       const config = configOf(automation);
       const project = projects.get(automation.project_id)!;
       const triggers = new Set<string>(config.triggers);
+      const always = alwaysHolds(config.conditions);
       const matched = (byProject.get(automation.project_id) ?? []).filter((e) => {
         if (!e.types.some((t) => triggers.has(t))) return false;
+        if (always) return true;
         return conditionsHold(
           config.conditions,
           conditionSubject(e.item.cve, tracker.get(`${automation.project_id} ${e.item.cveId}`)),
