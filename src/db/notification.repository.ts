@@ -209,26 +209,41 @@ export class NotificationRepository {
   }
 
   /**
-   * A delivery with its payload as JSON text: the stored payload with its entries joined in, in
+   * A delivery with its payload as JSON text — the stored payload with its entries joined in, in
    * order (PostgreSQL concatenates the stored texts; nothing is parsed), or the whole stored payload
-   * of a delivery written before entries existed.
+   * of a delivery written before entries existed — and its notification, in one round trip.
    */
-  async deliveryToSend(id: string): Promise<DeliveryToSend | undefined> {
-    const row = await sql<
-      DeliveryRow & { header_json: string; changes_json: string | null; has_entries: boolean }
-    >`
-      SELECT d.id, d.notification_id, d.kind, d.payload, d.status, d.attempts, d.created_at, d.updated_at,
-             d.payload::text AS header_json, d.entries IS NOT NULL AS has_entries,
-             (SELECT string_agg(e.body, ',' ORDER BY u.ord)
-                FROM unnest(d.entries) WITH ORDINALITY AS u(id, ord)
-                JOIN delivery_entry e ON e.id = u.id) AS changes_json
-        FROM delivery d WHERE d.id = ${id}`.execute(this.db);
-    const r = row.rows[0];
+  async deliveryToSend(
+    id: string,
+  ): Promise<{ delivery: DeliveryToSend; notification: NotificationRow } | undefined> {
+    const { rows } = await this.db
+      .selectFrom('delivery as d')
+      .innerJoin('notification as n', 'n.id', 'd.notification_id')
+      .select(DELIVERY_COLUMNS.map((c) => `d.${c}` as const))
+      .select(COLUMNS.map((c) => sql.ref(`n.${c}`).as(`n_${c}`)))
+      .select([
+        sql<string>`d.payload::text`.as('header_json'),
+        sql<boolean>`d.entries IS NOT NULL`.as('has_entries'),
+        sql<string | null>`(SELECT string_agg(e.body, ',' ORDER BY u.ord)
+                              FROM unnest(d.entries) WITH ORDINALITY AS u(id, ord)
+                              JOIN delivery_entry e ON e.id = u.id)`.as('changes_json'),
+      ])
+      .where('d.id', '=', id)
+      .execute()
+      .then((r) => ({ rows: r as unknown as Record<string, unknown>[] }));
+    const r = rows[0];
     if (!r) return undefined;
-    const { header_json, changes_json, has_entries, ...delivery } = r;
+    const pick = (prefix: string, columns: readonly string[]) =>
+      Object.fromEntries(columns.map((c) => [c, r[`${prefix}${c}`]]));
+    const headerJson = r.header_json as string;
     return {
-      ...delivery,
-      payload_json: has_entries ? joinPayload(header_json, changes_json ?? '') : header_json,
+      delivery: {
+        ...(pick('', DELIVERY_COLUMNS) as unknown as DeliveryRow),
+        payload_json: r.has_entries
+          ? joinPayload(headerJson, (r.changes_json as string | null) ?? '')
+          : headerJson,
+      },
+      notification: pick('n_', COLUMNS) as unknown as NotificationRow,
     };
   }
 

@@ -115,11 +115,11 @@ export class DeliveryService {
 
   /** One attempt of a queued delivery (the `notifications.deliver` job). */
   async attempt(deliveryId: string): Promise<DeliveryRow | undefined> {
-    const toSend = await this.notifications.deliveryToSend(deliveryId);
-    if (!toSend || toSend.status !== 'pending') return toSend;
-    const { payload_json: json, ...delivery } = toSend;
-    const notification = await this.notifications.findById(delivery.notification_id);
-    if (!notification) return delivery;
+    const found = await this.notifications.deliveryToSend(deliveryId);
+    if (!found) return undefined;
+    const { payload_json: json, ...delivery } = found.delivery;
+    if (delivery.status !== 'pending') return delivery;
+    const { notification } = found;
     const result = await this.send(notification, { id: delivery.id, json } satisfies SerializedPayload);
     const made = delivery.attempts.length + 1;
     const status: DeliveryStatus = result.ok
