@@ -61,11 +61,17 @@ const STEPS: [RegExp, string][] = [
   [/^\s*(BEGIN|COMMIT|ROLLBACK)/i, 'begin / commit'],
 ];
 
-function timeStatements(): { stop: () => StepTiming[] } {
+/**
+ * Patches the pg client's `query` (before the database is opened: a connection may bind `query` when
+ * it connects) and times the statements sent between `start()` and `stop()`.
+ */
+function timeStatements(): { start: () => void; stop: () => StepTiming[] } {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   const steps = new Map<string, StepTiming>();
+  let recording = false;
   proto.query = function (this: unknown, ...args: unknown[]) {
+    if (!recording) return original.apply(this, args);
     const first = args[0] as string | { text?: string } | undefined;
     const text = typeof first === 'string' ? first : (first?.text ?? '');
     const started = performance.now();
@@ -82,7 +88,11 @@ function timeStatements(): { stop: () => StepTiming[] } {
     return result;
   };
   return {
+    start: () => {
+      recording = true;
+    },
     stop: () => {
+      recording = false;
       proto.query = original;
       return [...steps.values()].sort((a, b) => b.ms - a.ms);
     },
@@ -94,6 +104,7 @@ export async function measureFanout(
   batchFile: string,
   options: { profile?: string; database: string },
 ): Promise<FanoutResult> {
+  const timing = timeStatements();
   const database = await openDatabase({ url, migrate: false });
   const services = servicesFor(benchConfig(url), database, SECRET);
   const db = database.db;
@@ -105,7 +116,7 @@ export async function measureFanout(
     const pgCpu = backendCpuReader(options.database);
     const cpuBefore = process.cpuUsage();
     const pgBefore = pgCpu();
-    const timing = timeStatements();
+    timing.start();
     const started = performance.now();
     let processReport;
     let steps: StepTiming[];
