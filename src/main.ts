@@ -12,8 +12,7 @@ import { ImportService } from './services/import.service.ts';
 import { ImportRunRepository } from './db/import-run.repository.ts';
 import { HealthService } from './services/health.service.ts';
 import { CatalogService } from './services/catalog.service.ts';
-import { CountCache } from './services/count-cache.ts';
-import { CveRepository } from './db/cve.repository.ts';
+import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
 import { CveQueryService } from './services/cve-query.service.ts';
@@ -112,11 +111,11 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const sync = new SyncService(database.db, imports, config.sync, {
     observe: (source, outcome, seconds) => metrics.observeSync(source, outcome, seconds),
   });
-  // One cache of exact list counts per process, shared by the catalog and the project lists.
-  const counts = new CountCache(() => new CveRepository(database.db).catalogVersion());
-  const catalog = new CatalogService(database.db, counts);
+  // One cache of exact list counts (and deep-page anchors) per process, shared by the catalog and the project lists.
+  const lists = new ListCache();
+  const catalog = new CatalogService(database.db, lists);
   const projects = new ProjectService(database.db);
-  const tracker = new TrackerService(database.db, counts);
+  const tracker = new TrackerService(database.db, lists);
   const tags = new TagService(database.db);
   const n = config.notifications;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;

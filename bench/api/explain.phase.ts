@@ -11,7 +11,7 @@ import type { CveFilters } from '../../src/db/cve.repository.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { TokenRepository } from '../../src/db/token.repository.ts';
 import { AccountService } from '../../src/services/account.service.ts';
-import { CountCache } from '../../src/services/count-cache.ts';
+import { ListCache } from '../../src/services/list-cache.ts';
 import { CatalogService } from '../../src/services/catalog.service.ts';
 import { CveQueryService } from '../../src/services/cve-query.service.ts';
 import { OrganizationService } from '../../src/services/organization.service.ts';
@@ -32,10 +32,12 @@ export function indexesOf(plan: string): string[] {
   return [...found];
 }
 
-/** `count`, `page` or the table read: what a statement is for, in a table cell. */
+/** `count`, `page`, `anchors` or the table read: what a statement is for, in a table cell. */
 function roleOf(text: string): string {
-  if (/count\(\*\)/i.test(text) && /from "cve"/i.test(text) && !/limit/i.test(text)) return 'count';
-  if (/from "cve"/i.test(text) && /limit/i.test(text) && /offset/i.test(text)) return 'page';
+  if (/row_number\(\)/i.test(text)) return 'anchors';
+  if (/count\(\*\)/i.test(text) && /from "?cve(_vendor)?"?\b/i.test(text) && !/limit/i.test(text))
+    return 'count';
+  if (/from "?cve(_vendor)?"?\b/i.test(text) && /limit/i.test(text) && /offset/i.test(text)) return 'page';
   const table = /from "?(\w+)"?/i.exec(text)?.[1] ?? '?';
   return `read ${table}`;
 }
@@ -53,11 +55,11 @@ export async function explainPhase(spec: ExplainSpec): Promise<ExplainedStatemen
   try {
     const p = spec.params;
     const orgId = (await new AccountService(db).getOrganization(p.org)).id;
-    // A cache that keeps nothing: every call runs (and shows) its count statement.
-    const counts = new CountCache(() => Promise.resolve(0), 0);
-    const catalog = new CatalogService(db, counts);
+    // A cache that keeps nothing: every call runs (and shows) its count and anchors statements.
+    const cache = new ListCache({ counts: 0, anchorTables: 0 });
+    const catalog = new CatalogService(db, cache);
     const cveQuery = new CveQueryService(db);
-    const tracker = new TrackerService(db, counts);
+    const tracker = new TrackerService(db, cache);
     const page1 = { page: 1, pageSize: 20 };
     const list = (filters: CveFilters, page = page1) =>
       catalog.listCves(filters, '-updated_at', page, 'explain');
@@ -67,7 +69,7 @@ export async function explainPhase(spec: ExplainSpec): Promise<ExplainedStatemen
       ['search', () => list({ search: p.searchWord })],
       ['vendor', () => list({ vendor: p.vendor })],
       ['critical', () => list({ cvss: 'critical' })],
-      ['q', async () => list({ where: await cveQuery.compile(p.q, orgId) })],
+      ['q', async () => list(await cveQuery.compile(p.q, orgId))],
       ['detail', () => catalog.getCve(p.cveId)],
       ['project', () => tracker.listCves(orgId, p.project, { filters: {}, ordering: '-updated_at' }, page1)],
       [

@@ -1,6 +1,7 @@
 /** Users, organizations and memberships. */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type InferResult, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { PreparedQuery } from './prepared.ts';
 
 export type Role = 'owner' | 'member';
 
@@ -16,8 +17,31 @@ export interface MemberRow {
   date_joined: Date | null;
 }
 
+function organizationSummaryQuery(db: Kysely<DB>) {
+  return db
+    .selectFrom('organization as o')
+    .select([
+      'o.id',
+      'o.name',
+      'o.created_at',
+      'o.updated_at',
+      sql<number>`(SELECT count(*)::int FROM membership m WHERE m.organization_id = o.id AND m.date_joined IS NOT NULL)`.as(
+        'members_count',
+      ),
+      sql<number>`(SELECT count(*)::int FROM project p WHERE p.organization_id = o.id)`.as('projects_count'),
+    ])
+    .where('o.id', '=', '');
+}
+
 export class AccountRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly summaryById: PreparedQuery<
+    InferResult<ReturnType<typeof organizationSummaryQuery>>[number],
+    [organizationId: string]
+  >;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.summaryById = new PreparedQuery(db, organizationSummaryQuery(db));
+  }
 
   createUser(values: { username: string; email: string; passwordHash: string; isAdmin: boolean }) {
     return this.db
@@ -78,23 +102,9 @@ export class AccountRepository {
   }
 
   /** The organization with its member and project counts. */
+  /** The organization with its joined-member and project counts (a prepared statement, see prepared.ts). */
   organizationSummary(id: string) {
-    return this.db
-      .selectFrom('organization as o')
-      .select([
-        'o.id',
-        'o.name',
-        'o.created_at',
-        'o.updated_at',
-        sql<number>`(SELECT count(*)::int FROM membership m WHERE m.organization_id = o.id AND m.date_joined IS NOT NULL)`.as(
-          'members_count',
-        ),
-        sql<number>`(SELECT count(*)::int FROM project p WHERE p.organization_id = o.id)`.as(
-          'projects_count',
-        ),
-      ])
-      .where('o.id', '=', id)
-      .executeTakeFirst();
+    return this.summaryById.executeTakeFirst(id);
   }
 
   /** Locks the organization row until the transaction ends: membership changes take turns per organization. */

@@ -12,9 +12,23 @@ import type { DB } from './schema.ts';
 import { PGlitePool } from './pglite-pool.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
+import { preparedStatementName } from './prepared.ts';
 
 // int8 (count(*), bigint ids) as numbers, as PGlite already returns them.
 pg.types.setTypeParser(20, (v) => Number(v));
+
+/**
+ * Runs the statements of `PreparedQuery` (prepared.ts) as named prepared statements on this
+ * connection (pg parses each once per connection); every other call passes through unchanged.
+ */
+function prepareRegisteredStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const [text, values, ...rest] = args;
+    const name = typeof text === 'string' ? preparedStatementName(text) : undefined;
+    return name ? query({ name, text, values }, ...rest) : query(...args);
+  };
+}
 
 export type DatabaseKind = 'embedded' | 'postgres';
 
@@ -132,6 +146,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    pool.on('connect', prepareRegisteredStatements);
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     listen = (channel, onNotify) => listenOnServer(url, channel, onNotify);
   } else {

@@ -1,6 +1,7 @@
 /** Projects of an organization and their subscriptions (one row per vendor key). */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { PreparedQuery } from './prepared.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -16,7 +17,34 @@ export interface ProjectRow {
 }
 
 export class ProjectRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** A project's list reads this on every request: a prepared statement (see prepared.ts). */
+  private readonly keysByName: PreparedQuery<
+    { id: string; keys: string[] },
+    [organizationId: string, name: string]
+  >;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.keysByName = new PreparedQuery(
+      db,
+      db
+        .selectFrom('project as p')
+        .select([
+          'p.id',
+          sql<
+            string[]
+          >`ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id ORDER BY s.vendor_key)`.as(
+            'keys',
+          ),
+        ])
+        .where('p.organization_id', '=', '')
+        .where('p.name', '=', ''),
+    );
+  }
+
+  /** A project of the organization, by name, with its subscribed vendor keys (sorted). */
+  subscribedKeys(organizationId: string, name: string): Promise<{ id: string; keys: string[] } | undefined> {
+    return this.keysByName.executeTakeFirst(organizationId, name);
+  }
 
   private projects(tx: Executor = this.db) {
     return tx

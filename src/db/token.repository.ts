@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import type { TokenMode } from '../domain/tokens.ts';
+import { PreparedQuery } from './prepared.ts';
 
 export interface TokenRecord {
   id: string;
@@ -21,7 +22,12 @@ export interface TokenRecord {
 }
 
 export class TokenRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /** Every API request's lookup: a prepared statement (see prepared.ts). */
+  private readonly byTokenId: PreparedQuery<TokenRecord, [tokenId: string]>;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.byTokenId = new PreparedQuery(db, this.base().where('t.token_id', '=', ''));
+  }
 
   private base() {
     return this.db
@@ -47,7 +53,7 @@ export class TokenRepository {
   }
 
   findByTokenId(tokenId: string): Promise<TokenRecord | undefined> {
-    return this.base().where('t.token_id', '=', tokenId).executeTakeFirst();
+    return this.byTokenId.executeTakeFirst(tokenId);
   }
 
   listForOrganization(organizationId: string): Promise<TokenRecord[]> {

@@ -2,10 +2,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
+import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
 import { AppError } from '../domain/errors.ts';
-import type { CountCache } from './count-cache.ts';
+import type { ListCache } from './list-cache.ts';
+import { CveListReader, type CountedRows } from './cve-list-reader.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
 
@@ -16,23 +18,29 @@ export interface Counted<T> {
 
 export class CatalogService {
   readonly cves: CveRepository;
+  private readonly lists: CveListRepository;
+  private readonly reader: CveListReader;
   private readonly vendors: VendorRepository;
   private readonly weaknesses: WeaknessRepository;
 
-  constructor(
-    db: Kysely<DB>,
-    private readonly counts: CountCache,
-  ) {
+  constructor(db: Kysely<DB>, cache: ListCache) {
     this.cves = new CveRepository(db);
+    this.lists = new CveListRepository(db);
+    this.reader = new CveListReader(this.lists, cache);
     this.vendors = new VendorRepository(db);
     this.weaknesses = new WeaknessRepository(db);
   }
 
   /** A page of CVEs. `countKey` names the filters (as the client sent them) so the count can be cached. */
-  async listCves(filters: CveFilters, ordering: CveOrdering, page: PageRequest, countKey: string) {
-    const count = await this.counts.count(countKey, () => this.cves.count(filters));
-    assertPageInRange(page, count);
-    return { count, items: await this.cves.list(filters, ordering, page.pageSize, offsetOf(page)) };
+  listCves(
+    filters: CveFilters,
+    ordering: CveOrdering,
+    page: PageRequest,
+    countKey: string,
+  ): Promise<CountedRows<CveListRow>> {
+    return this.reader.read({ filters, countKey }, ordering, page, (window) =>
+      this.lists.page(filters, ordering, window),
+    );
   }
 
   /** Every CVE of a list, in its order, for an export (at most CVE_EXPORT_MAX, else a 400). */
@@ -41,7 +49,7 @@ export class CatalogService {
     ordering: CveOrdering,
     countKey: string,
   ): Promise<CveExport<CveExportRow>> {
-    const count = () => this.counts.count(countKey, () => this.cves.count(filters));
+    const count = () => this.reader.count({ filters, countKey });
     const ids = await exportIds(this.cves, filters, ordering, count);
     return { count: ids.length, rows: inChunks(ids, (chunk) => this.cves.exportRows(chunk)) };
   }

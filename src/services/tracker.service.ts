@@ -14,7 +14,9 @@ import {
   type TrackerWrite,
 } from '../db/tracker.repository.ts';
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
-import type { CountCache } from './count-cache.ts';
+import type { ListCache } from './list-cache.ts';
+import { CveListReader } from './cve-list-reader.ts';
+import { CveListRepository } from '../db/cve-list.repository.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
@@ -55,7 +57,7 @@ export interface TrackedCveExportRow extends CveExportRow {
 }
 
 interface ProjectList {
-  project: ProjectRow;
+  projectId: string;
   keys: string[];
   filters: CveFilters;
   /** Whether tracker filters apply (then the count is not cached). */
@@ -71,24 +73,28 @@ const UNTRACKED: TrackedCve['tracker'] = {
 
 export class TrackerService {
   private readonly cves: CveRepository;
+  private readonly lists: CveListRepository;
+  private readonly reader: CveListReader;
   private readonly projects: ProjectRepository;
   private readonly tracker: TrackerRepository;
   private readonly audit: AuditRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly counts: CountCache,
+    cache: ListCache,
   ) {
     this.cves = new CveRepository(db);
+    this.lists = new CveListRepository(db);
+    this.reader = new CveListReader(this.lists, cache);
     this.projects = new ProjectRepository(db);
     this.tracker = new TrackerRepository(db);
     this.audit = new AuditRepository(db);
   }
 
   /**
-   * One page of the project's CVEs with the catalog filters and the tracker's. The count and the page
-   * are each one query on `cve` (`vendors && keys` on the GIN index, tracker filters as a semi-join);
-   * the page's tracker entries are then read by primary key.
+   * One page of the project's CVEs with the catalog filters and the tracker's: the project and its
+   * subscriptions in one read, then the page with its tracker entries (LEFT JOINed) and its count
+   * (cached per catalog version, see CveListReader).
    */
   async listCves(
     organizationId: string,
@@ -101,25 +107,26 @@ export class TrackerService {
       assertPageInRange(page, 0);
       return { count: 0, items: [] };
     }
-    const count = await this.countOf(list, query.countKey);
-    assertPageInRange(page, count);
-    const rows = await this.cves.list(list.filters, query.ordering, page.pageSize, offsetOf(page));
-    const entries = await this.tracker.entries(
-      list.project.id,
-      rows.map((r) => r.cve_id),
+    const { count, items } = await this.reader.read(
+      { filters: list.filters, countKey: this.countKeyOf(list, query.countKey) },
+      query.ordering,
+      page,
+      (window) => this.lists.trackedPage(list.projectId, list.filters, query.ordering, window),
     );
     return {
       count,
-      items: rows.map((r) => {
-        const entry = entries.get(r.cve_id);
-        return {
-          cve_id: r.cve_id,
-          description: r.description,
-          created_at: r.created_at,
-          updated_at: r.updated_at,
-          tracker: entry ? trackerOf(entry) : UNTRACKED,
-        };
-      }),
+      items: items.map((r) => ({
+        cve_id: r.cve_id,
+        description: r.description,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        tracker: {
+          status: r.tracker_status,
+          assignee: r.tracker_assignee,
+          assigned_at: r.tracker_assigned_at,
+          updated_at: r.tracker_updated_at,
+        },
+      })),
     };
   }
 
@@ -131,11 +138,14 @@ export class TrackerService {
   ): Promise<CveExport<TrackedCveExportRow>> {
     const list = await this.projectList(organizationId, projectName, query);
     if (!list) return { count: 0, rows: inChunks([], () => Promise.resolve([])) };
-    const { project, filters } = list;
-    const ids = await exportIds(this.cves, filters, query.ordering, () => this.countOf(list, query.countKey));
+    const { projectId, filters } = list;
+    const countKey = this.countKeyOf(list, query.countKey);
+    const ids = await exportIds(this.cves, filters, query.ordering, () =>
+      this.reader.count({ filters, countKey }),
+    );
     const read = async (chunk: string[]): Promise<TrackedCveExportRow[]> => {
       const rows = await this.cves.exportRows(chunk);
-      const entries = await this.tracker.entries(project.id, chunk);
+      const entries = await this.tracker.entries(projectId, chunk);
       return rows.map((r) => {
         const entry = entries.get(r.cve_id);
         return { ...r, tracker: entry ? trackerOf(entry) : UNTRACKED };
@@ -154,14 +164,17 @@ export class TrackerService {
     projectName: string,
     query: ProjectCveQuery,
   ): Promise<ProjectList | undefined> {
-    const project = await this.project(organizationId, projectName);
-    const keys = await this.projects.subscriptionKeys(project.id);
+    const project = PROJECT_NAME.test(projectName)
+      ? await this.projects.subscribedKeys(organizationId, projectName)
+      : undefined;
+    if (!project) throw new AppError('not_found');
+    const { id: projectId, keys } = project;
     const trackerFilter: TrackerFilter = {};
     if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
     const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
     if (assignee !== undefined) trackerFilter.assigneeId = await this.tracker.userIdByEmail(assignee);
     if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) return;
-    const byTracker = this.tracker.filter(project.id, trackerFilter);
+    const byTracker = this.tracker.filter(projectId, trackerFilter);
     const where = query.filters.where;
     const filters: CveFilters = {
       ...query.filters,
@@ -170,19 +183,17 @@ export class TrackerService {
       where:
         where && byTracker ? (eb) => eb.and([where(eb), byTracker(eb)]) : (where ?? byTracker ?? undefined),
     };
-    return { project, keys, filters, byTracker: byTracker !== undefined };
+    return { projectId, keys, filters, byTracker: byTracker !== undefined };
   }
 
   /**
-   * Counts depend on the catalog and the subscriptions, cached per catalog version; with tracker
-   * filters they also depend on triage, which moves without a catalog version, so never cached.
+   * The list's cache key: counts depend on the catalog and the subscriptions; with tracker filters
+   * they also depend on triage, which moves without a catalog version, so nothing is cached.
    */
-  private countOf(list: ProjectList, countKey: string | undefined): Promise<number> {
+  private countKeyOf(list: ProjectList, countKey: string | undefined): string | undefined {
     return countKey !== undefined && !list.byTracker
-      ? this.counts.count(JSON.stringify([countKey, list.project.id, list.keys]), () =>
-          this.cves.count(list.filters),
-        )
-      : this.cves.count(list.filters);
+      ? JSON.stringify([countKey, list.projectId, list.keys])
+      : undefined;
   }
 
   /** One CVE of the project; 404 when the project does not have it. */

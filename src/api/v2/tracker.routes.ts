@@ -79,9 +79,9 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const auth = authOf(request);
       const { query, params } = request;
       const { filters, ordering } = cveFiltersOf(query);
-      const where = await services.cveQuery.compile(query.q, auth.organizationId);
+      const byQuery = await services.cveQuery.compile(query.q, auth.organizationId);
       const listQuery = {
-        filters: { ...filters, where },
+        filters: { ...filters, ...byQuery },
         ordering,
         status: query.status,
         assignee: query.assignee,
