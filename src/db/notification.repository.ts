@@ -1,7 +1,6 @@
 /** Notification channels of projects and their deliveries (each with its attempts). */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, DeliveryTable, NotificationTable } from './schema.ts';
-import { joinPayload } from '../notifications/payload.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -40,11 +39,6 @@ export interface DeliveryRow {
   attempts: unknown[];
   created_at: Date;
   updated_at: Date;
-}
-
-/** A delivery about to be sent: its payload as JSON text (see DeliveryService). */
-export interface DeliveryToSend extends DeliveryRow {
-  payload_json: string;
 }
 
 /** A new delivery: its payload without `changes`, and its changes as indexes into the batch's entries. */
@@ -209,42 +203,42 @@ export class NotificationRepository {
   }
 
   /**
-   * A delivery with its payload as JSON text — the stored payload with its entries joined in, in
-   * order (PostgreSQL concatenates the stored texts; nothing is parsed), or the whole stored payload
-   * of a delivery written before entries existed — and its notification, in one round trip.
+   * A delivery to attempt, with its notification, in one round trip: the row, the payload's fields
+   * as JSON text, and the ids of its `changes` entries in order (null for a delivery written before
+   * entries existed: its payload is whole).
    */
   async deliveryToSend(
     id: string,
-  ): Promise<{ delivery: DeliveryToSend; notification: NotificationRow } | undefined> {
-    const { rows } = await this.db
-      .selectFrom('delivery as d')
-      .innerJoin('notification as n', 'n.id', 'd.notification_id')
-      .select(DELIVERY_COLUMNS.map((c) => `d.${c}` as const))
-      .select(COLUMNS.map((c) => sql.ref(`n.${c}`).as(`n_${c}`)))
-      .select([
-        sql<string>`d.payload::text`.as('header_json'),
-        sql<boolean>`d.entries IS NOT NULL`.as('has_entries'),
-        sql<string | null>`(SELECT string_agg(e.body, ',' ORDER BY u.ord)
-                              FROM unnest(d.entries) WITH ORDINALITY AS u(id, ord)
-                              JOIN delivery_entry e ON e.id = u.id)`.as('changes_json'),
-      ])
-      .where('d.id', '=', id)
-      .execute()
-      .then((r) => ({ rows: r as unknown as Record<string, unknown>[] }));
+  ): Promise<
+    | { delivery: DeliveryRow; notification: NotificationRow; headerJson: string; entries: string[] | null }
+    | undefined
+  > {
+    const { rows } = await sql<Record<string, unknown>>`
+      SELECT d.id, d.notification_id, d.kind, d.payload, d.status, d.attempts, d.created_at, d.updated_at,
+             d.payload::text AS header_json, d.entries,
+             ${sql.join(COLUMNS.map((c) => sql`${sql.ref(`n.${c}`)} AS ${sql.ref(`n_${c}`)}`))}
+        FROM delivery d JOIN notification n ON n.id = d.notification_id
+       WHERE d.id = ${id}`.execute(this.db);
     const r = rows[0];
     if (!r) return undefined;
     const pick = (prefix: string, columns: readonly string[]) =>
       Object.fromEntries(columns.map((c) => [c, r[`${prefix}${c}`]]));
-    const headerJson = r.header_json as string;
     return {
-      delivery: {
-        ...(pick('', DELIVERY_COLUMNS) as unknown as DeliveryRow),
-        payload_json: r.has_entries
-          ? joinPayload(headerJson, (r.changes_json as string | null) ?? '')
-          : headerJson,
-      },
+      delivery: pick('', DELIVERY_COLUMNS) as unknown as DeliveryRow,
       notification: pick('n_', COLUMNS) as unknown as NotificationRow,
+      headerJson: r.header_json as string,
+      entries: (r.entries as (string | number)[] | null)?.map(String) ?? null,
     };
+  }
+
+  /** The JSON texts of these payload entries, by id. */
+  async entryBodies(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (!ids.length) return out;
+    const { rows } = await sql<{ id: string | number; body: string }>`
+      SELECT id, body FROM delivery_entry WHERE id = ANY(${[...ids]}::bigint[])`.execute(this.db);
+    for (const r of rows) out.set(String(r.id), r.body);
+    return out;
   }
 
   /** Deletes the deliveries created before `before`, and their entries (created with them). */
@@ -259,15 +253,10 @@ export class NotificationRepository {
    * are tens of kilobytes each, and returning one means detoasting it and parsing it again.
    */
   async appendAttempt(id: string, attempt: unknown, status: DeliveryStatus): Promise<void> {
-    await this.db
-      .updateTable('delivery')
-      .set({
-        attempts: sql`attempts || ${JSON.stringify([attempt])}::jsonb`,
-        status,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', id)
-      .execute();
+    await sql`
+      UPDATE delivery SET attempts = attempts || ${JSON.stringify([attempt])}::jsonb, status = ${status},
+             updated_at = now()
+       WHERE id = ${id}`.execute(this.db);
   }
 
   /** Appends an attempt and sets the status (one statement: attempts are never lost to a race). */

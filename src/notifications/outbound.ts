@@ -215,7 +215,7 @@ function networkError(error: unknown, url: URL): string {
  */
 export async function postOutbound(
   url: string,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   options: OutboundOptions,
 ): Promise<OutboundResult> {
@@ -242,7 +242,7 @@ export async function postOutbound(
     if ('failed' in resolution)
       return { ok: false, status_code: null, error: resolution.failed, retryable: true };
 
-    const payload = Buffer.from(body, 'utf8');
+    const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const request = (target.protocol === 'https:' ? https : http).request(target, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(payload.length) },

@@ -46,25 +46,36 @@ export interface NotificationPayload {
  */
 export interface SerializedPayload {
   id: string;
-  json: string;
+  /** UTF-8 JSON. */
+  json: Buffer;
 }
 
 export type OutgoingPayload = NotificationPayload | SerializedPayload;
 
 function isSerialized(p: OutgoingPayload): p is SerializedPayload {
-  return typeof (p as SerializedPayload).json === 'string';
+  return Buffer.isBuffer((p as SerializedPayload).json);
 }
 
-export function payloadJson(p: OutgoingPayload): string {
-  return isSerialized(p) ? p.json : JSON.stringify(p);
+/** The payload as UTF-8 JSON: what a webhook signs and posts. */
+export function payloadJson(p: OutgoingPayload): Buffer {
+  return isSerialized(p) ? p.json : Buffer.from(JSON.stringify(p), 'utf8');
 }
 
 export function payloadValue(p: OutgoingPayload): NotificationPayload {
-  return isSerialized(p) ? (JSON.parse(p.json) as NotificationPayload) : p;
+  return isSerialized(p) ? (JSON.parse(p.json.toString('utf8')) as NotificationPayload) : p;
 }
 
-/** The payload's JSON from its other fields' JSON (an object, without `changes`) and its changes' JSON texts. */
-export function joinPayload(headerJson: string, changesJson: readonly string[] | string): string {
-  const changes = typeof changesJson === 'string' ? changesJson : changesJson.join(',');
-  return `${headerJson.slice(0, -1)},"changes":[${changes}]}`;
+const CHANGES_OPEN = Buffer.from(',"changes":[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']}');
+
+/** The payload's UTF-8 JSON from its other fields' JSON (an object, without `changes`) and its changes' JSON. */
+export function joinPayload(headerJson: string, changes: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(headerJson.slice(0, -1), 'utf8'), CHANGES_OPEN];
+  changes.forEach((c, i) => {
+    if (i) parts.push(COMMA);
+    parts.push(c);
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }

@@ -36,13 +36,14 @@ export interface WebhookSignatureHeaders {
 export function signWebhook(
   key: Buffer,
   id: string,
-  body: string,
+  body: string | Buffer,
   at: Date = new Date(),
 ): WebhookSignatureHeaders {
   const timestamp = String(Math.floor(at.getTime() / 1000));
   const signature = crypto
     .createHmac('sha256', key)
-    .update(`${id}.${timestamp}.${body}`, 'utf8')
+    .update(`${id}.${timestamp}.`, 'utf8')
+    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
     .digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
 }

@@ -19,11 +19,12 @@ import type { NotificationConfig } from '../config.ts';
 import { type NewDelivery } from '../db/notification.repository.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
 import type { ChannelSender, ChannelTarget, DeliveryAttempt } from '../notifications/channel-sender.ts';
-import type {
-  NotificationChange,
-  NotificationType,
-  OutgoingPayload,
-  SerializedPayload,
+import {
+  joinPayload,
+  type NotificationChange,
+  type NotificationType,
+  type OutgoingPayload,
+  type SerializedPayload,
 } from '../notifications/payload.ts';
 
 export const DELIVER_JOB = 'notifications.deliver';
@@ -84,9 +85,54 @@ export function deliveryView(row: DeliveryRow): DeliveryView {
   };
 }
 
+/**
+ * Payload entries by id, as UTF-8 JSON, kept in memory up to a byte budget (least recently used out
+ * first). An entry never changes once written, and the deliveries of a busy day share a few hundred
+ * of them: each attempt reads a few ids instead of its whole payload.
+ */
+class EntryCache {
+  private readonly entries = new Map<string, Buffer>();
+  private bytes = 0;
+
+  constructor(
+    private readonly load: (ids: string[]) => Promise<Map<string, string>>,
+    private readonly budget = 64 * 1024 * 1024,
+  ) {}
+
+  async get(ids: readonly string[]): Promise<Buffer[]> {
+    const missing = [...new Set(ids.filter((id) => !this.entries.has(id)))];
+    const loaded = new Map<string, Buffer>();
+    if (missing.length)
+      for (const [id, body] of await this.load(missing)) {
+        const buffer = Buffer.from(body, 'utf8');
+        loaded.set(id, buffer);
+        this.remember(id, buffer);
+      }
+    return ids.map((id) => {
+      const hit = this.entries.get(id) ?? loaded.get(id);
+      if (!hit) throw new Error(`delivery entry ${id} is missing`);
+      // Most recently used last.
+      if (this.entries.delete(id)) this.entries.set(id, hit);
+      return hit;
+    });
+  }
+
+  private remember(id: string, buffer: Buffer): void {
+    if (buffer.length > this.budget) return;
+    this.entries.set(id, buffer);
+    this.bytes += buffer.length;
+    for (const [old, b] of this.entries) {
+      if (this.bytes <= this.budget) break;
+      this.entries.delete(old);
+      this.bytes -= b.length;
+    }
+  }
+}
+
 export class DeliveryService {
   private readonly notifications: NotificationRepository;
   private readonly jobs: JobRepository;
+  private readonly entries: EntryCache;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -101,6 +147,7 @@ export class DeliveryService {
   ) {
     this.notifications = new NotificationRepository(db);
     this.jobs = new JobRepository(db);
+    this.entries = new EntryCache((ids) => this.notifications.entryBodies(ids));
   }
 
   /** Creates deliveries and queues their first attempt, inside the caller's transaction. */
@@ -117,9 +164,11 @@ export class DeliveryService {
   async attempt(deliveryId: string): Promise<DeliveryRow | undefined> {
     const found = await this.notifications.deliveryToSend(deliveryId);
     if (!found) return undefined;
-    const { payload_json: json, ...delivery } = found.delivery;
+    const { delivery, notification } = found;
     if (delivery.status !== 'pending') return delivery;
-    const { notification } = found;
+    const json = found.entries
+      ? joinPayload(found.headerJson, await this.entries.get(found.entries))
+      : Buffer.from(found.headerJson, 'utf8');
     const result = await this.send(notification, { id: delivery.id, json } satisfies SerializedPayload);
     const made = delivery.attempts.length + 1;
     const status: DeliveryStatus = result.ok
