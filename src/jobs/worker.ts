@@ -78,6 +78,9 @@ interface Running {
   done: Promise<void>;
 }
 
+/** During a backlog, freed slots are gathered this long (at most) into one claim. */
+const CLAIM_GATHER_MS = 10;
+
 export class Worker {
   readonly workerId: string;
   private readonly repo: JobRepository;
@@ -96,6 +99,8 @@ export class Worker {
   private backlog = false;
   private completed: number[] = [];
   private flushing: Promise<void> | undefined;
+  /** When the last claim was sent (performance.now()). */
+  private lastClaim = -Infinity;
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -181,10 +186,19 @@ export class Worker {
   private async loop(): Promise<void> {
     while (!this.stopping) {
       const free = this.options.concurrency - this.running.size;
+      const sinceClaim = performance.now() - this.lastClaim;
+      if (free > 0 && this.backlog && free < this.claimBatch() && sinceClaim < CLAIM_GATHER_MS) {
+        // A backlog drains a slot at a time: gather a few freed slots (a few milliseconds at most)
+        // into one claim, rather than one claim statement per job.
+        this.woken = false;
+        await this.pause(CLAIM_GATHER_MS - sinceClaim);
+        continue;
+      }
       if (free > 0) {
         this.woken = false;
         let jobs: ClaimedJob[];
         try {
+          this.lastClaim = performance.now();
           jobs = await this.repo.claim(this.workerId, free, this.options.leaseMs, this.queue);
         } catch (err) {
           this.logger.warn({ err }, 'claiming jobs failed; trying again');
@@ -212,6 +226,11 @@ export class Worker {
       }
       await this.pause(this.options.pollIntervalMs);
     }
+  }
+
+  /** Freed slots worth a claim of their own during a backlog: a quarter of them. */
+  private claimBatch(): number {
+    return Math.max(1, Math.floor(this.options.concurrency / 4));
   }
 
   private launch(job: ClaimedJob): void {
