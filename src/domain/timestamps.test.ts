@@ -43,6 +43,11 @@ describe('timestamps', () => {
     it('cuts the fraction of an ISO string or a Date', () => {
       expect(toSecondsZ('2024-03-29T16:51:12.588Z')).toBe('2024-03-29T16:51:12Z');
       expect(toSecondsZ(new Date('2014-04-07T22:55:00.000Z'))).toBe('2014-04-07T22:55:00Z');
+      expect(toSecondsZ('2024-03-29T16:51:12.123456Z')).toBe('2024-03-29T16:51:12Z');
+    });
+
+    it('keeps a string already in the whole-second form (as the database formats list dates)', () => {
+      expect(toSecondsZ('2024-03-29T16:51:12Z')).toBe('2024-03-29T16:51:12Z');
     });
   });
 

@@ -13,10 +13,11 @@ export function toIsoUtc(value: unknown): string | undefined {
   return new Date(t).toISOString();
 }
 
-/** `YYYY-MM-DDTHH:MM:SSZ`: the whole-second form the API uses for CVE dates. */
+/** `YYYY-MM-DDTHH:MM:SSZ`: the whole-second form the API uses for CVE dates (a string in it is kept). */
 export function toSecondsZ(date: Date | string): string {
   const iso = typeof date === 'string' ? date : date.toISOString();
-  return iso.replace(/\.\d+Z$/, 'Z');
+  if (iso.length === 20 && iso[19] === 'Z') return iso;
+  return iso.length === 24 && iso[19] === '.' ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d+Z$/, 'Z');
 }
 
 /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`: the microsecond form the API uses for its own resources. */

@@ -54,7 +54,7 @@ export interface ListCacheOptions {
   anchorTables?: number;
   /** Offsets from which a page starts from an anchor (default 1,000). */
   anchorFrom?: number;
-  /** Positions between two anchors (default 200): a deep page skips fewer rows than this. */
+  /** Positions between two anchors (default 100): a deep page skips fewer rows than this. */
   anchorEvery?: number;
 }
 
@@ -70,7 +70,7 @@ export class ListCache {
     this.counts = new Lru(options.counts ?? 2000);
     this.anchorTables = new Lru(options.anchorTables ?? 32);
     this.anchorFrom = options.anchorFrom ?? 1_000;
-    this.anchorEvery = options.anchorEvery ?? 200;
+    this.anchorEvery = options.anchorEvery ?? 100;
   }
 
   /** The newest catalog version a read returned, if any. */

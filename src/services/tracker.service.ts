@@ -23,13 +23,15 @@ import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
 import type { TriageStatus } from '../domain/triage.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { toSecondsZ } from '../domain/timestamps.ts';
 
 /** A CVE of a project as lists show it: the catalog list item's fields and the tracker entry. */
 export interface TrackedCve {
   cve_id: string;
   description: string | null;
-  created_at: Date;
-  updated_at: Date;
+  /** As the API writes CVE dates: `YYYY-MM-DDTHH:MM:SSZ`. */
+  created_at: string;
+  updated_at: string;
   tracker: Omit<TrackerState, 'assignee_id'>;
 }
 
@@ -431,8 +433,8 @@ function trackedOf(row: ProjectCveRow): TrackedCve {
   return {
     cve_id: row.cve_id,
     description: row.description,
-    created_at: row.created_at,
-    updated_at: row.updated_at_cve,
+    created_at: toSecondsZ(row.created_at),
+    updated_at: toSecondsZ(row.updated_at_cve),
     tracker: row.tracked ? trackerOf(row) : UNTRACKED,
   };
 }

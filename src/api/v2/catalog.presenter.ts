@@ -75,8 +75,8 @@ export type CveInclude = (typeof CVE_INCLUDES)[number];
 export function cveListItem(row: {
   cve_id: string;
   description: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: Date | string;
+  updated_at: Date | string;
 }) {
   return {
     created_at: toSecondsZ(row.created_at),

@@ -14,8 +14,8 @@ export function humanName(name: string): string {
 export const cveSummary = (row: {
   cve_id: string;
   description: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: Date | string;
+  updated_at: Date | string;
 }) => ({
   id: row.cve_id,
   summary: row.description ?? '',

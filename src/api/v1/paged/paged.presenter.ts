@@ -39,7 +39,12 @@ export const projectDetail = (d: { project: ProjectRow; subscriptions: Subscript
 
 export const weaknessItem = (row: Dated & { cwe_id: string }) => ({ ...dates(row), cwe_id: row.cwe_id });
 
-export const cveItem = (row: Dated & { cve_id: string; description: string | null }) => ({
+export const cveItem = (row: {
+  cve_id: string;
+  description: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}) => ({
   created_at: toSecondsZ(row.created_at),
   updated_at: toSecondsZ(row.updated_at),
   cve_id: row.cve_id,
