@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { createEmailSender, type EmailSender } from './email-sender.ts';
 import { emailMessage } from './email-message.ts';
 import { clip } from './message-summary.ts';
-import { postOutbound, type OutboundResult } from './outbound.ts';
+import { outboundAgents, postOutbound, type OutboundResult } from './outbound.ts';
 import { payloadJson, payloadValue, type OutgoingPayload } from './payload.ts';
 import { slackMessage } from './slack-message.ts';
 import { teamsMessage } from './teams-card.ts';
@@ -81,7 +81,8 @@ function userHeaders(headers: Record<string, string>): Record<string, string> | 
 }
 
 export function createChannelSender(options: ChannelSenderOptions): ChannelSender {
-  const outbound = { allowPrivate: options.allowPrivate, timeoutMs: options.timeoutMs };
+  const agents = outboundAgents();
+  const outbound = { allowPrivate: options.allowPrivate, timeoutMs: options.timeoutMs, agents };
   let email: EmailSender | undefined;
 
   function sendWebhook(target: Extract<ChannelTarget, { type: 'webhook' }>, payload: OutgoingPayload) {
@@ -178,6 +179,7 @@ export function createChannelSender(options: ChannelSenderOptions): ChannelSende
       return { at, duration_ms: Math.round(performance.now() - started), ...result };
     },
     async close() {
+      agents.destroy();
       email?.close();
       email = undefined;
     },

@@ -180,6 +180,34 @@ describe('channel sender SSRF guard', () => {
     await sender.close();
   });
 
+  it('keeps a connection open for the next attempt to the same host, and vets the host every time', async () => {
+    const own = await startReceiver();
+    const sender = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: true, timeoutMs: 2000 });
+    for (const path of ['/1', '/2', '/3'])
+      expect(
+        await sender.send(webhook(`http://127.0.0.1:${own.port}${path}`), log4shellAlert()),
+      ).toMatchObject({
+        ok: true,
+      });
+    expect(own.requests.map((r) => r.path)).toEqual(['/1', '/2', '/3']);
+    expect(own.connections).toBe(1);
+    // A sender that may not reach loopback refuses before any connection, pooled or new.
+    const strict = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: false, timeoutMs: 2000 });
+    expect((await strict.send(webhook(`http://127.0.0.1:${own.port}/4`), log4shellAlert())).error).toMatch(
+      /^Refused/,
+    );
+    expect(own.requests).toHaveLength(3);
+    // A receiver that closed the idle connection gets a new one.
+    await own.closeConnections();
+    expect(await sender.send(webhook(`http://127.0.0.1:${own.port}/5`), log4shellAlert())).toMatchObject({
+      ok: true,
+    });
+    expect(own.connections).toBe(2);
+    await sender.close();
+    await strict.close();
+    await own.close();
+  });
+
   it('refuses a URL that fails the static check, not retryable', async () => {
     const sender = createChannelSender({ smtpFrom: 'x@example.com', allowPrivate: true, timeoutMs: 2000 });
     const attempt = await sender.send(webhook('ftp://127.0.0.1/x'), log4shellAlert());

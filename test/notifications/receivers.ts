@@ -19,6 +19,8 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** TCP connections accepted, whether or not a request followed. */
   connections: number;
+  /** Closes the open connections (idle keep-alive ones included), and keeps listening. */
+  closeConnections(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,11 @@ export async function startReceiver(
     port: 0,
     requests,
     connections: 0,
+    closeConnections: async () => {
+      server.closeAllConnections();
+      // Let the client see the connection end before the next request.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
