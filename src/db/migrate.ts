@@ -12,6 +12,7 @@ import * as m0006 from './migrations/0006-user-tags.ts';
 import * as m0007 from './migrations/0007-cve-input.ts';
 import * as m0008 from './migrations/0008-lean-fanout.ts';
 import * as m0009 from './migrations/0009-cve-vendor.ts';
+import * as m0010 from './migrations/0010-project-list-version.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0007-cve-input': m0007,
   '0008-lean-fanout': m0008,
   '0009-cve-vendor': m0009,
+  '0010-project-list-version': m0010,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;

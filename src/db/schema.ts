@@ -144,6 +144,8 @@ export interface ProjectTable {
   active: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** Bumped by triggers when its CVE list may change outside the catalog (migration 0010). */
+  list_version: Generated<number>;
 }
 
 export interface ProjectSubscriptionTable {
