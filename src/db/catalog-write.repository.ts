@@ -3,7 +3,7 @@
  * products and weaknesses. Each batch is one transaction under a catalog-wide advisory lock, so two
  * importers (several workers, or an import beside a sync) never merge from a stale read.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
 import type { CveChange } from '../domain/cve-change.ts';
@@ -58,20 +58,55 @@ export interface CatalogBatchWrite {
 
 const json = (value: unknown) => JSON.stringify(value);
 
+/** A write transaction left open for its owner to commit or roll back (see startWriteTransaction). */
+export interface OpenWriteTransaction {
+  tx: CatalogWriteTransaction;
+  /** The transaction itself, for other repositories whose rows must commit with the catalog's. */
+  db: Kysely<DB>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
 export class CatalogWriteRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /** Runs `fn` in one transaction holding the catalog write lock. */
   async inWriteTransaction<T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (tx) => {
-      await sql`SELECT pg_advisory_xact_lock(${CATALOG_WRITE_LOCK})`.execute(tx);
-      if (await this.serverHasWalWriter(tx)) {
-        // Safe not to wait for the WAL flush: a batch lost to a crash is lost whole (statements, hashes,
-        // rows and changes together), and the next import of the same input applies it again.
-        await sql`SET LOCAL synchronous_commit = off`.execute(tx);
-      }
+      await this.lock(tx);
       return fn(new CatalogWriteTransaction(tx));
     });
+  }
+
+  /**
+   * Opens a transaction holding the catalog write lock, for a caller that writes several batches and
+   * rows of its own (a sync cursor) that must commit together. On the embedded database it holds the
+   * only session until it ends: every query meanwhile must go through `db`.
+   */
+  async startWriteTransaction(): Promise<OpenWriteTransaction> {
+    const trx: ControlledTransaction<DB> = await this.db.startTransaction().execute();
+    try {
+      await this.lock(trx);
+    } catch (err) {
+      await trx.rollback().execute();
+      throw err;
+    }
+    return {
+      tx: new CatalogWriteTransaction(trx),
+      db: trx,
+      commit: () => trx.commit().execute(),
+      rollback: () => trx.rollback().execute(),
+    };
+  }
+
+  private async lock(tx: Transaction<DB>): Promise<void> {
+    await sql`SELECT pg_advisory_xact_lock(${CATALOG_WRITE_LOCK})`.execute(tx);
+    if (await this.serverHasWalWriter(tx)) {
+      // Safe not to wait for the WAL flush: a transaction lost to a crash is lost whole (statements,
+      // hashes, rows and changes together, and a sync cursor written with them), and the next import of
+      // the same input applies it again.
+      await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+    }
   }
 
   private walWriter: boolean | undefined;
@@ -144,6 +179,9 @@ export class CatalogWriteRepository {
 }
 
 export class CatalogWriteTransaction {
+  /** Changes written so far in this transaction (see `write`). */
+  private changesWritten = 0;
+
   constructor(private readonly tx: Transaction<DB>) {}
 
   /** Hashes of the stored statements of these CVEs. */
@@ -270,10 +308,19 @@ export class CatalogWriteTransaction {
       await sql`UPDATE catalog_state SET version = version + 1 WHERE id = 1`.execute(tx);
     }
     if (batch.changes.length) {
-      const rows = batch.changes.map((c) => ({ cve_id: c.cveId, types: c.types, data: c.data }));
+      // now() is the transaction's start, the same for every change it writes; one transaction may
+      // record several versions of a CVE (a history applied at once), so each change is dated a
+      // microsecond after the one before: (created_at, id) orders a CVE's history as `seq` does.
+      const rows = batch.changes.map((c) => ({
+        cve_id: c.cveId,
+        types: c.types,
+        data: c.data,
+        n: this.changesWritten++,
+      }));
       await sql`
-        INSERT INTO cve_change (cve_id, types, data)
-        SELECT cve_id, types, data FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb)`.execute(
+        INSERT INTO cve_change (cve_id, types, data, created_at)
+        SELECT cve_id, types, data, now() + n * interval '1 microsecond'
+          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb, n int)`.execute(
         tx,
       );
     }

@@ -7,7 +7,9 @@
  *
  * Contracts: re-importing the same data writes nothing and records no change; a batch is all or
  * nothing, so an import killed half-way leaves whole batches behind and the next run completes it
- * without duplicate changes; a malformed record is skipped and reported, never fatal.
+ * without duplicate changes (an `atomic` import is all or nothing as a whole); several versions of a
+ * CVE in one input apply in order, each recording its own change; a malformed record is skipped and
+ * reported, never fatal.
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -26,11 +28,12 @@ import {
   type CatalogWriteTransaction,
   type EpssMove,
   type InputFingerprint,
+  type OpenWriteTransaction,
   type SourceUpsert,
 } from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
 import type { DB } from '../db/schema.ts';
-import { inputFiles } from '../sources/input.ts';
+import { inputFiles, type InputFile } from '../sources/input.ts';
 import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 
 export interface ImportCounts {
@@ -73,6 +76,17 @@ export interface ImportOptions {
   batchSize?: number;
   onProgress?: (progress: ImportProgress) => void;
   progressEveryMs?: number;
+  /**
+   * One transaction for the whole import, with `beforeCommit` run in it last: the import and what
+   * `beforeCommit` writes (a sync cursor) commit together or not at all. For bounded inputs: the
+   * catalog write lock (on the embedded database, the only session) is held until the end.
+   */
+  atomic?: { beforeCommit(db: Kysely<DB>): Promise<void> };
+  /**
+   * Every record is known to differ from the one last imported for its CVE (the next versions of a
+   * history): fingerprints are stored as usual but never looked up, which would find nothing.
+   */
+  changedInputs?: boolean;
 }
 
 const MAX_PROBLEMS = 1000;
@@ -81,7 +95,10 @@ const MAX_PROBLEMS = 1000;
  * little every day for every CVE, and a drift is nobody's news.
  */
 export const EPSS_MOVE_MIN = 0.01;
-/** Rows written before the first ANALYZE of the catalog tables; then at every doubling. */
+/**
+ * Rows written (by all imports of this service, so that a sync's many small imports count too)
+ * before the first ANALYZE of the catalog tables; then at every doubling.
+ */
 const ANALYZE_FIRST_AFTER = 2_000;
 
 /**
@@ -129,6 +146,8 @@ function epssMove(before: MergedCve, after: MergedCve): EpssMove | undefined {
 export class ImportService {
   private readonly catalog: CatalogWriteRepository;
   private readonly runs: ImportRunRepository;
+  private written = 0;
+  private nextAnalyze = ANALYZE_FIRST_AFTER;
 
   /**
    * `afterImport` runs when an import wrote to the catalog (even one that failed later: its committed
@@ -143,17 +162,34 @@ export class ImportService {
   }
 
   /** Imports every input named in `targets` with `source`. Throws InputError for unreadable targets. */
-  async importInputs(source: Source, targets: string[], options: ImportOptions = {}): Promise<ImportReport> {
+  importInputs(source: Source, targets: string[], options: ImportOptions = {}): Promise<ImportReport> {
+    async function* files() {
+      for (const target of targets) yield* inputFiles(target, { accept: source.accept });
+    }
+    return this.importFiles(source, files(), options);
+  }
+
+  /** Imports input files (read from anywhere: disk, an archive, memory) with `source`, in order. */
+  async importFiles(
+    source: Source,
+    files: AsyncIterable<InputFile>,
+    options: ImportOptions = {},
+  ): Promise<ImportReport> {
     const started = Date.now();
     const batchSize = options.batchSize ?? 500;
     const counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
     const problems: ImportProblem[] = [];
     let changes = 0;
     let records = 0;
-    let written = 0;
-    let nextAnalyze = ANALYZE_FIRST_AFTER;
+    let analyzeDue = false;
     let lastProgress = started;
     const runId = await this.runs.start(source.name);
+    // An atomic import writes every batch in one transaction, and reads through it too: the embedded
+    // database has no other session meanwhile, and its own uncommitted batches are what it reads.
+    let atomic: OpenWriteTransaction | undefined;
+    let reads = this.catalog;
+    const inTransaction = <T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> =>
+      atomic ? fn(atomic.tx) : this.catalog.inWriteTransaction(fn);
     const report = (status: ImportReport['status']): ImportReport => ({
       source: source.name,
       status,
@@ -181,24 +217,26 @@ export class ImportService {
         cveBatch = [];
         inflightIds = batchIds;
         batchIds = new Set();
-        inflight = this.applyCveBatch(source.name, batch).then(async (result) => {
+        inflight = inTransaction((tx) => this.applyCveBatch(tx, source.name, batch)).then(async (result) => {
           for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
             counts[k] += result.counts[k];
           changes += result.changes;
-          written += result.counts.imported + result.counts.updated + result.counts.pending;
-          if (written >= nextAnalyze) {
-            // Fresh statistics as the tables grow: without them the planner scans cve_source for the
-            // batch lookups instead of using its primary key (autovacuum may be off, or too slow for
-            // a bulk load). ANALYZE samples a bounded number of rows: ~0.1 s at any size.
-            nextAnalyze = written * 2;
-            await this.catalog.analyze();
+          this.written += result.counts.imported + result.counts.updated + result.counts.pending;
+          if (this.written >= this.nextAnalyze) {
+            // Fresh statistics as the tables grow: without them the planner scans cve_source and
+            // cve_input for the batch lookups instead of using their primary keys (autovacuum may be
+            // off, PGlite has none, or it is too slow for a bulk load). ANALYZE samples a bounded
+            // number of rows: ~0.1 s at any size. An atomic import runs it once committed.
+            this.nextAnalyze = this.written * 2;
+            if (atomic) analyzeDue = true;
+            else await this.catalog.analyze();
           }
         });
         // Keep the rejection for the next await; never let it go unhandled meanwhile.
         inflight.catch(() => {});
       }
       if (weaknessBatch.length) {
-        const { inserted, updated } = await this.catalog.upsertWeaknesses(weaknessBatch);
+        const { inserted, updated } = await reads.upsertWeaknesses(weaknessBatch);
         counts.imported += inserted;
         counts.updated += updated;
         counts.unchanged += weaknessBatch.length - inserted - updated;
@@ -220,8 +258,7 @@ export class ImportService {
         weaknessBatch.push(item.weakness);
         if (weaknessBatch.length >= batchSize) await flush();
       } else {
-        // A CVE seen twice in one batch (a replayed history) gets a change for each version.
-        if (batchIds.has(item.cveId)) await flush();
+        // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
         cveBatch.push(input ? { ...item, input } : item);
         batchIds.add(item.cveId);
         if (cveBatch.length >= batchSize) await flush();
@@ -237,10 +274,8 @@ export class ImportService {
       // flight, the batch being built, and a record parsed before another version of it in `raws`.
       const uncommitted = new Set([...inflightIds, ...batchIds]);
       // Without stored fingerprints (a first import) nothing can be skipped: no lookups.
-      lookups ??= await this.catalog.hasInputs(source.name);
-      const unchanged = lookups
-        ? await this.catalog.unchangedInputs(source.name, raws)
-        : { has: () => false };
+      lookups ??= !options.changedInputs && (await reads.hasInputs(source.name));
+      const unchanged = lookups ? await reads.unchangedInputs(source.name, raws) : { has: () => false };
       for (const raw of raws) {
         const known = unchanged.has(raw.cveId, raw.fingerprint);
         if (known && !uncommitted.has(raw.cveId)) {
@@ -255,40 +290,50 @@ export class ImportService {
     };
 
     try {
-      for (const target of targets) {
-        for await (const file of inputFiles(target, { accept: source.accept })) {
-          for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
-            records++;
-            if (item.kind === 'raw') {
-              rawBatch.push(item);
-              if (rawBatch.length >= batchSize) await resolveRaw();
-            } else {
-              await resolveRaw();
-              await accept(item);
-            }
-            const now = Date.now();
-            if (options.onProgress && now - lastProgress >= (options.progressEveryMs ?? 2000)) {
-              lastProgress = now;
-              options.onProgress({
-                source: source.name,
-                records,
-                counts: { ...counts },
-                elapsedMs: now - started,
-              });
-            }
+      if (options.atomic) {
+        atomic = await this.catalog.startWriteTransaction();
+        reads = new CatalogWriteRepository(atomic.db);
+      }
+      for await (const file of files) {
+        for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
+          records++;
+          if (item.kind === 'raw') {
+            rawBatch.push(item);
+            if (rawBatch.length >= batchSize) await resolveRaw();
+          } else {
+            await resolveRaw();
+            await accept(item);
+          }
+          const now = Date.now();
+          if (options.onProgress && now - lastProgress >= (options.progressEveryMs ?? 2000)) {
+            lastProgress = now;
+            options.onProgress({
+              source: source.name,
+              records,
+              counts: { ...counts },
+              elapsedMs: now - started,
+            });
           }
         }
       }
       await resolveRaw();
       await flush();
       await inflight;
+      if (atomic) {
+        await options.atomic!.beforeCommit(atomic.db);
+        await atomic.commit();
+        atomic = undefined;
+        if (analyzeDue) await this.catalog.analyze();
+      }
     } catch (err) {
       await inflight?.catch(() => {});
+      const rolledBack = atomic !== undefined;
+      if (atomic) await atomic.rollback().catch(() => {});
       await this.runs.finish(runId, 'failed', counts, [
         ...problems,
-        { position: '', reason: (err as Error).message },
+        { position: '', reason: (err as Error).message + (rolledBack ? ' (nothing of it was kept)' : '') },
       ]);
-      if (counts.imported + counts.updated) await this.afterImport().catch(() => {});
+      if (!rolledBack && counts.imported + counts.updated) await this.afterImport().catch(() => {});
       throw err;
     }
     const result = report(counts.skipped ? 'partial' : 'completed');
@@ -297,61 +342,76 @@ export class ImportService {
     return result;
   }
 
-  /** Applies one batch of CVE items (distinct CVE ids) in one transaction. */
+  /**
+   * Applies one batch of CVE items in `tx`. Items of the same CVE (versions of its record, in input
+   * order) apply in turn, each compared with the one before: the changes recorded are those of
+   * importing them one by one.
+   */
   private async applyCveBatch(
+    tx: CatalogWriteTransaction,
     sourceName: string,
     items: CveItem[],
   ): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
-    return this.catalog.inWriteTransaction(async (tx) => {
-      const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
-      const ids = items.map((i) => i.cveId);
-      const stored = await tx.sourceHashes(ids);
+    const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
+    const ids = [...new Set(items.map((i) => i.cveId))];
+    const stored = await tx.sourceHashes(ids);
+    // Each CVE's statement hashes as the items so far leave them.
+    const current = new Map(
+      ids.map((id) => [id, new Map((stored.get(id) ?? []).map((s) => [s.provider, s.hash]))]),
+    );
 
-      // Cheap pass: items whose every statement has the stored hash change nothing.
-      const pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[] = [];
-      const inputs: InputFingerprint[] = [];
-      for (const item of items) {
-        const before = new Map((stored.get(item.cveId) ?? []).map((s) => [s.provider, s.hash]));
-        const upserts: SourceUpsert[] = [];
-        const hashes = new Map<string, string>();
-        for (const r of item.records) {
-          const { docJson, rawJson, hash } = serialize(r.doc, r.raw);
-          hashes.set(r.provider, hash);
-          if (before.get(r.provider) !== hash) {
-            upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, docJson, rawJson, hash });
-          }
-        }
-        const present = new Set(item.records.map((r) => r.provider));
-        const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));
-        const changed = upserts.length > 0 || deletes.length > 0;
-        if (changed) pending.push({ item, upserts, deletes });
-        else counts.unchanged++;
-        if (item.input && (changed || !item.input.known)) {
-          // The statements this raw record leaves stored, for the next import to skip it.
-          const providers = [...new Set<string>([...present, ...item.replaces])].sort();
-          inputs.push({
-            source: sourceName,
-            cveId: item.cveId,
-            fingerprint: item.input.fingerprint,
-            providers,
-            hashes: providers.map((p) => hashes.get(p) ?? ''),
-          });
+    // Cheap pass: items whose every statement has the current hash change nothing.
+    const pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[] = [];
+    // One fingerprint per CVE: the last version's.
+    const inputs = new Map<string, InputFingerprint>();
+    for (const item of items) {
+      const before = current.get(item.cveId)!;
+      const upserts: SourceUpsert[] = [];
+      const hashes = new Map<string, string>();
+      for (const r of item.records) {
+        const { docJson, rawJson, hash } = serialize(r.doc, r.raw);
+        hashes.set(r.provider, hash);
+        if (before.get(r.provider) !== hash) {
+          upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, docJson, rawJson, hash });
         }
       }
-      if (!pending.length) {
-        if (inputs.length) await tx.write({ ...EMPTY_WRITE, inputs });
-        return { counts, changes: 0 };
+      const present = new Set(item.records.map((r) => r.provider));
+      const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));
+      for (const u of upserts) before.set(u.provider, u.hash);
+      for (const p of deletes) before.delete(p);
+      const changed = upserts.length > 0 || deletes.length > 0;
+      if (changed) pending.push({ item, upserts, deletes });
+      else counts.unchanged++;
+      if (item.input && (changed || !item.input.known)) {
+        // The statements this raw record leaves stored, for the next import to skip it.
+        const providers = [...new Set<string>([...present, ...item.replaces])].sort();
+        inputs.set(item.cveId, {
+          source: sourceName,
+          cveId: item.cveId,
+          fingerprint: item.input.fingerprint,
+          providers,
+          hashes: providers.map((p) => hashes.get(p) ?? ''),
+        });
       }
+    }
+    if (!pending.length) {
+      if (inputs.size) await tx.write({ ...EMPTY_WRITE, inputs: [...inputs.values()] });
+      return { counts, changes: 0 };
+    }
 
-      // Only CVEs with stored statements can have documents or a merged view to read.
-      const knownIds = pending.map((p) => p.item.cveId).filter((id) => stored.has(id));
-      const documents = await tx.sourceDocuments(knownIds);
-      const views = await tx.mergedViews(knownIds);
-      const write = await this.mergePending(tx, pending, documents, views, counts, inputs);
-      return { counts, changes: write };
-    });
+    // Only CVEs with stored statements can have documents or a merged view to read.
+    const knownIds = [...new Set(pending.map((p) => p.item.cveId))].filter((id) => stored.has(id));
+    const documents = await tx.sourceDocuments(knownIds);
+    const views = await tx.mergedViews(knownIds);
+    const write = await this.mergePending(tx, pending, documents, views, counts, [...inputs.values()]);
+    return { counts, changes: write };
   }
 
+  /**
+   * Merges the pending items in order and writes the batch. `documents` and `views` start as stored
+   * and follow each item, so a CVE's next version is compared with the previous one; rows keyed by
+   * CVE (statements, merged view) are written once, as the last version left them.
+   */
   private async mergePending(
     tx: CatalogWriteTransaction,
     pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[],
@@ -360,19 +420,24 @@ export class ImportService {
     counts: { imported: number; updated: number; unchanged: number; pending: number },
     inputs: InputFingerprint[],
   ): Promise<number> {
-    const cves: MergedCve[] = [];
+    const cves = new Map<string, MergedCve>();
     const changes: CveChange[] = [];
     const vendorKeys = new Set<string>();
     const weaknessIds = new Set<string>();
-    const sourceDeletes: { cveId: string; provider: Provider }[] = [];
-    const sourceUpserts: SourceUpsert[] = [];
+    /** Per CVE and provider, the statement to store, or null to delete it. */
+    const statements = new Map<string, { cveId: string; provider: Provider; upsert: SourceUpsert | null }>();
     const epssMoves: EpssMove[] = [];
     for (const { item, upserts, deletes } of pending) {
-      const docs = documents.get(item.cveId) ?? new Map<Provider, SourceDocument>();
-      for (const u of upserts) docs.set(u.provider, u.doc);
-      for (const p of deletes) docs.delete(p);
-      sourceUpserts.push(...upserts);
-      sourceDeletes.push(...deletes.map((provider) => ({ cveId: item.cveId, provider })));
+      let docs = documents.get(item.cveId);
+      if (!docs) documents.set(item.cveId, (docs = new Map<Provider, SourceDocument>()));
+      for (const u of upserts) {
+        docs.set(u.provider, u.doc);
+        statements.set(`${item.cveId} ${u.provider}`, { cveId: item.cveId, provider: u.provider, upsert: u });
+      }
+      for (const p of deletes) {
+        docs.delete(p);
+        statements.set(`${item.cveId} ${p}`, { cveId: item.cveId, provider: p, upsert: null });
+      }
       const before = views.get(item.cveId);
       if (![...docs.keys()].some((p) => RECORD_PROVIDERS.has(p))) {
         // Only an EPSS score so far: kept, and merged in when the CVE's record arrives.
@@ -385,7 +450,8 @@ export class ImportService {
         counts.unchanged++;
         continue;
       }
-      cves.push(after);
+      cves.set(item.cveId, after);
+      views.set(item.cveId, after);
       if (before) {
         const move = epssMove(before, after);
         if (move) epssMoves.push(move);
@@ -398,10 +464,16 @@ export class ImportService {
         after.vendors.forEach((k) => vendorKeys.add(k));
       for (const w of after.weaknesses) if (CWE_ID_PATTERN.test(w)) weaknessIds.add(w);
     }
+    const sourceUpserts: SourceUpsert[] = [];
+    const sourceDeletes: { cveId: string; provider: Provider }[] = [];
+    for (const { cveId, provider, upsert } of statements.values()) {
+      if (upsert) sourceUpserts.push(upsert);
+      else sourceDeletes.push({ cveId, provider });
+    }
     await tx.write({
       sourceUpserts,
       sourceDeletes,
-      cves,
+      cves: [...cves.values()],
       changes,
       epssMoves,
       vendorKeys: [...vendorKeys],

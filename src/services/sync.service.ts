@@ -87,13 +87,21 @@ export class SyncService {
     const started = Date.now();
     await this.states.recordAttempt(source);
     const state = await this.states.get(source);
+    const importOptions = {
+      onProgress: onProgress ? (p: ImportProgress) => onProgress(progressLine(p)) : undefined,
+    };
     try {
       const outcome = await this.syncs[source].run({
         cursor: state?.cursor ?? {},
         saveCursor: (cursor) => this.states.saveCursor(source, cursor),
-        importInputs: (targets) =>
-          this.imports.importInputs(sources[source], targets, {
-            onProgress: onProgress ? (p: ImportProgress) => onProgress(progressLine(p)) : undefined,
+        importInputs: (targets) => this.imports.importInputs(sources[source], targets, importOptions),
+        importFiles: (files, { cursor, changedInputs } = {}) =>
+          this.imports.importFiles(sources[source], files, {
+            ...importOptions,
+            ...(cursor && {
+              atomic: { beforeCommit: (db) => new SyncStateRepository(db).saveCursor(source, cursor) },
+            }),
+            changedInputs,
           }),
         progress: (line) => onProgress?.(line),
       });

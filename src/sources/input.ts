@@ -186,7 +186,8 @@ export async function readAllBytes(stream: Readable, limitBytes = 64 * 1024 * 10
       throw new InputError(`input larger than ${limitBytes} bytes where one record was expected`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  // One chunk (a record held in memory) is returned as it is, not copied.
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** Reads the first `bytes` of a stream and returns them with a stream that still yields everything. */

@@ -1,15 +1,16 @@
 /**
  * cve5 from a local git clone of cvelistV5 or vulnrichment: pull (fast-forward only, when the clone
- * has a remote), then import the CVE files changed by each commit since the cursor, in commit order:
- * consecutive commits that touch distinct files are imported together (see commitGroups), and the
- * cursor moves after each group. The last imported statement wins in the
- * catalog (docs/catalog.md), so order matters and a resumed sync starts at the first commit not
- * completely imported: nothing is lost, nothing recorded twice. Deleted files are ignored: upstream
- * never deletes a CVE record (it marks it REJECTED), and a removed file says nothing about the CVE.
+ * has a remote), then import the CVE files changed by each commit since the cursor, in commit order.
+ * Consecutive commits are applied in spans (see commitSpans): each span is one import in one
+ * transaction that also moves the cursor to its last commit, so a sync stopped anywhere (even by
+ * kill -9) leaves the catalog at a span boundary with the cursor there, and the next round goes on
+ * from it: nothing lost, nothing recorded twice. Blob contents go to the importer from memory.
+ * Deleted files are ignored: upstream never deletes a CVE record (it marks it REJECTED), and a removed
+ * file says nothing about the CVE.
  */
-import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { InputFile } from '../sources/input.ts';
 import { BlobReader, git } from './git.ts';
 import {
   OutcomeBuilder,
@@ -21,15 +22,19 @@ import {
 
 const CVE_FILE = /^CVE-\d{4}-\d+\.json$/i;
 const isCveFile = (p: string) => CVE_FILE.test(path.posix.basename(p));
-/** Records per temporary file (and import) when a whole tree is imported. */
-const TREE_CHUNK = 5000;
-/** At most this many files in one group of commits (one import). */
-const GROUP_FILES = 5000;
+/**
+ * File versions per span of commits, unless one commit alone holds more: bounds how long one
+ * transaction holds the catalog write lock (and, on the embedded database, its only session), about
+ * a second, and how much an interrupted round applies again.
+ */
+const SPAN_FILES = 2000;
 
 export interface Cve5GitSyncOptions {
   dir: string;
-  /** Called for each commit once its group is imported and the cursor moved (tests stop a sync half-way with it). */
+  /** Called for each commit once its span is imported and the cursor moved (tests stop a sync half-way with it). */
   afterCommit?: (commit: string, index: number) => void | Promise<void>;
+  /** File versions per span (SPAN_FILES). */
+  spanFiles?: number;
 }
 
 export class Cve5GitSync implements SourceSync {
@@ -50,12 +55,11 @@ export class Cve5GitSync implements SourceSync {
     }
     const head = (await git(dir, ['rev-parse', 'HEAD'])).trim();
     const cursorCommit = typeof context.cursor.commit === 'string' ? context.cursor.commit : undefined;
-    const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'vulntrack-cve5-'));
     const blobs = new BlobReader(dir);
     try {
       if (!cursorCommit) {
         outcome.note(`first sync: every CVE file of ${head.slice(0, 12)}`);
-        await this.importTree(head, blobs, tmp, context, outcome);
+        await this.importTree(head, blobs, context, outcome);
       } else if (cursorCommit === head) {
         outcome.note(`up to date at ${head.slice(0, 12)}`);
       } else if (!(await isAncestor(dir, cursorCommit, head))) {
@@ -63,13 +67,12 @@ export class Cve5GitSync implements SourceSync {
         outcome.note(
           `cursor ${cursorCommit.slice(0, 12)} is not in the history of HEAD: every CVE file again`,
         );
-        await this.importTree(head, blobs, tmp, context, outcome);
+        await this.importTree(head, blobs, context, outcome);
       } else {
-        await this.importCommits(cursorCommit, head, blobs, tmp, context, outcome);
+        await this.importCommits(cursorCommit, head, blobs, context, outcome);
       }
     } finally {
       blobs.close();
-      await fsp.rm(tmp, { recursive: true, force: true });
     }
     if (pullError) throw new SyncError(`${pullError.message} (local commits were imported)`);
     return outcome.get();
@@ -79,54 +82,46 @@ export class Cve5GitSync implements SourceSync {
     from: string,
     head: string,
     blobs: BlobReader,
-    tmp: string,
     context: SyncContext,
     outcome: OutcomeBuilder,
   ) {
     const commits = await changedFiles(this.options.dir, from, head);
     outcome.note(`${commits.length} commit${commits.length === 1 ? '' : 's'} since ${from.slice(0, 12)}`);
     let done = 0;
-    for (const group of commitGroups(commits)) {
-      const records = group.flatMap((c) => c.files.map((p) => ({ rev: c.commit, path: p })));
-      if (records.length) {
-        const file = path.join(tmp, `${group[0]!.commit}.jsonl`);
-        await writeRecords(file, records, blobs);
-        outcome.add(await context.importInputs([file]));
-        await fsp.rm(file, { force: true });
-      }
-      const last = group.at(-1)!;
+    for (const span of commitSpans(commits, this.options.spanFiles ?? SPAN_FILES)) {
+      const last = span.at(-1)!;
       const cursor = { commit: last.commit };
-      await context.saveCursor(cursor);
+      const versions = span.flatMap((c) => c.files.map((p) => ({ rev: c.commit, path: p })));
+      // Each version differs from the one before it (git lists the files a commit changed).
+      if (versions.length)
+        outcome.add(await context.importFiles(blobFiles(blobs, versions), { cursor, changedInputs: true }));
+      else await context.saveCursor(cursor);
       outcome.cursor(cursor);
-      done += group.length;
+      done += span.length;
       context.progress(
-        `cve5: commit ${done} of ${commits.length} (${last.commit.slice(0, 12)}, ${records.length} files in ${group.length} commit${group.length === 1 ? '' : 's'})`,
+        `cve5: commit ${done} of ${commits.length} (${last.commit.slice(0, 12)}, ${versions.length} files in ${span.length} commit${span.length === 1 ? '' : 's'})`,
       );
-      for (const c of group) await this.options.afterCommit?.(c.commit, c.index);
+      for (const c of span) await this.options.afterCommit?.(c.commit, c.index);
     }
   }
 
-  private async importTree(
-    head: string,
-    blobs: BlobReader,
-    tmp: string,
-    context: SyncContext,
-    outcome: OutcomeBuilder,
-  ) {
+  /**
+   * Every CVE file of `head`, in one import of its own transactions (a tree can be large); then the
+   * cursor. Stopped half-way, the next round imports the tree again, which records nothing twice.
+   */
+  private async importTree(head: string, blobs: BlobReader, context: SyncContext, outcome: OutcomeBuilder) {
     const files = (await git(this.options.dir, ['ls-tree', '-r', '--name-only', head]))
       .split('\n')
       .filter((p) => p && isCveFile(p));
-    for (let i = 0; i < files.length; i += TREE_CHUNK) {
-      const file = path.join(tmp, `tree-${i}.jsonl`);
-      await writeRecords(
-        file,
-        files.slice(i, i + TREE_CHUNK).map((p) => ({ rev: head, path: p })),
-        blobs,
-      );
-      outcome.add(await context.importInputs([file]));
-      await fsp.rm(file, { force: true });
-      context.progress(`cve5: ${Math.min(i + TREE_CHUNK, files.length)} of ${files.length} files of HEAD`);
-    }
+    context.progress(`cve5: ${files.length} files of HEAD`);
+    outcome.add(
+      await context.importFiles(
+        blobFiles(
+          blobs,
+          files.map((p) => ({ rev: head, path: p })),
+        ),
+      ),
+    );
     const cursor = { commit: head };
     await context.saveCursor(cursor);
     outcome.cursor(cursor);
@@ -172,41 +167,43 @@ async function changedFiles(dir: string, from: string, head: string): Promise<Co
 }
 
 /**
- * Consecutive commits that never touch the same file twice, imported as one: each CVE has one version
- * in a group, so the group's import records exactly the changes the commits one by one would, and an
- * interrupted group imported again from its start changes nothing twice (a version already applied
- * is unchanged). A file touched again starts the next group.
+ * Consecutive commits applied as one import, until the next commit would take the span past
+ * `maxFiles` file versions (a commit with more is a span of its own: the cursor never stops inside a
+ * commit). A span may hold several versions of a file: the importer applies them in order, each
+ * recording its own change, exactly as the commits one by one would.
  */
-export function* commitGroups(
+export function* commitSpans(
   commits: readonly CommitFiles[],
-  maxFiles = GROUP_FILES,
+  maxFiles = SPAN_FILES,
 ): Generator<CommitFiles[]> {
-  let group: CommitFiles[] = [];
-  let seen = new Set<string>();
+  let span: CommitFiles[] = [];
+  let files = 0;
   for (const c of commits) {
-    if (group.length && (c.files.some((f) => seen.has(f)) || seen.size + c.files.length > maxFiles)) {
-      yield group;
-      group = [];
-      seen = new Set();
+    if (span.length && files + c.files.length > maxFiles) {
+      yield span;
+      span = [];
+      files = 0;
     }
-    group.push(c);
-    for (const f of c.files) seen.add(f);
+    span.push(c);
+    files += c.files.length;
   }
-  if (group.length) yield group;
+  if (span.length) yield span;
 }
 
-/** Writes each file's content at its revision as JSON Lines (compact; unparsable content stays one line to be reported). */
-async function writeRecords(file: string, records: { rev: string; path: string }[], blobs: BlobReader) {
-  const lines: string[] = [];
-  for (const { rev, path: p } of records) {
-    const blob = await blobs.read(`${rev}:${p}`);
+/** The versions' contents as input files, straight from git (read ahead), named `<commit>:<path>` in messages. */
+async function* blobFiles(
+  blobs: BlobReader,
+  versions: readonly { rev: string; path: string }[],
+): AsyncGenerator<InputFile> {
+  const specs = versions.map((v) => `${v.rev}:${v.path}`);
+  let i = 0;
+  for await (const { blob } of blobs.readAhead(specs)) {
+    const { rev, path: p } = versions[i++]!;
     if (!blob) continue;
-    const text = blob.toString('utf8');
-    try {
-      lines.push(JSON.stringify(JSON.parse(text)));
-    } catch {
-      lines.push(text.replace(/\r?\n/g, ' '));
-    }
+    yield {
+      name: `${rev.slice(0, 12)}:${p}`,
+      logicalName: path.posix.basename(p),
+      open: () => Promise.resolve(Readable.from([blob], { objectMode: false })),
+    };
   }
-  await fsp.writeFile(file, lines.join('\n') + '\n');
 }

@@ -1,5 +1,6 @@
 /** What each upstream sync implements, and what a sync round reports. */
 import type { ImportCounts, ImportProgress, ImportReport } from '../services/import.service.ts';
+import type { InputFile } from '../sources/input.ts';
 
 export interface SyncContext {
   /** The cursor kept for this source (`{}` before its first sync). */
@@ -8,6 +9,16 @@ export interface SyncContext {
   saveCursor(cursor: Record<string, unknown>): Promise<void>;
   /** Imports one round's inputs (paths or URLs) with this source's parser. */
   importInputs(targets: string[]): Promise<ImportReport>;
+  /**
+   * Imports input files (from memory, say) with this source's parser. With `cursor`, the import is
+   * one transaction that also moves the cursor there: both are kept or neither is (for bounded
+   * inputs: the catalog write lock is held until the end). `changedInputs`: every record differs
+   * from the one last imported for its CVE (ImportOptions).
+   */
+  importFiles(
+    files: AsyncIterable<InputFile>,
+    options?: { cursor?: Record<string, unknown>; changedInputs?: boolean },
+  ): Promise<ImportReport>;
   /** A human-readable line of progress (stderr of `vulntrack sync`, logs of the worker). */
   progress(line: string): void;
   onImportProgress?: (progress: ImportProgress) => void;
@@ -19,7 +30,7 @@ export interface SourceSync {
 }
 
 export interface SyncOutcome {
-  /** Imports this round ran (one per commit, NVD page, download…). */
+  /** Imports this round ran (one per span of commits, NVD page, download…). */
   imports: number;
   counts: ImportCounts;
   changes: number;

@@ -73,6 +73,12 @@ describeEachDatabase('Cve5HttpSync', (use) => {
       cursor: (await states.get('cve5'))?.cursor ?? {},
       saveCursor: (c) => states.saveCursor('cve5', c),
       importInputs: (targets) => imports.importInputs(cve5Source, targets),
+      importFiles: (files, { cursor } = {}) =>
+        imports.importFiles(cve5Source, files, {
+          ...(cursor && {
+            atomic: { beforeCommit: (db) => new SyncStateRepository(db).saveCursor('cve5', cursor) },
+          }),
+        }),
       progress: () => {},
     };
   };
