@@ -1,0 +1,173 @@
+/**
+ * `vulntrack sync cve5` from a git clone, killed with SIGKILL in the middle of the history stream
+ * (SPEC §9): each span of commits is one transaction with its cursor, so the catalog the kill leaves
+ * holds exactly the commits up to the cursor (no change of a later commit, none missing), and the next
+ * run completes the history with every change recorded once.
+ *
+ * Runs the real command line (`bin/vulntrack.js`) as a child process, against the embedded database in
+ * a temporary data dir and, when TEST_DATABASE_URL is set, against a fresh PostgreSQL server database.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { SyncStateRepository } from '../../src/db/sync-state.repository.ts';
+import { expectedChanges, loadHistory, recordedChanges } from '../helpers/cve5-history.ts';
+import { buildHistoryRepo, stateAt, type HistoryRepo } from '../helpers/history-repo.ts';
+import { backends, createServerDatabase, type Backend } from '../helpers/databases.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/vulntrack.js', import.meta.url));
+/** The line the sync prints before it pulls, and one it prints once a span is committed with its cursor. */
+const PULL = /^cve5: git pull in /m;
+const SPAN_DONE = /^cve5: commit \d+ of \d+ /m;
+
+const { base, commits } = await loadHistory();
+const versionsUpTo = (step: number) => [
+  ...base,
+  ...commits.slice(0, step).flatMap((c) => c.lines.map((l) => l.record)),
+];
+
+let repo: HistoryRepo;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  repo = await buildHistoryRepo(base, commits);
+}, 60_000);
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all([...children].map((child) => once(child, 'close')));
+  await repo?.remove();
+});
+
+/** `vulntrack sync cve5` in a child process; `exited` resolves with its code and signal, `stderr` grows. */
+function startSync(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [BIN, 'sync', 'cve5'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', VULNTRACK_LOAD_SAMPLE: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.on('close', () => children.delete(child));
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output.stderr += d.toString()));
+  const exited = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  return { child, output, exited };
+}
+
+function waitForStderr(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<void> {
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${seen}`)),
+      timeoutMs,
+    );
+    child.stderr!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('close', () => {
+      clearTimeout(timer);
+      reject(new Error(`the sync exited before printing ${pattern}:\n${seen}`));
+    });
+  });
+}
+
+async function target(backend: Backend, dir: string) {
+  if (backend === 'embedded') {
+    const dataDir = path.join(dir, 'data');
+    return {
+      env: { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '' },
+      open: () => openDatabase({ dataDir }),
+      cleanup: () => Promise.resolve(),
+    };
+  }
+  const { url, drop } = await createServerDatabase();
+  return {
+    env: { DATABASE_URL: url, VULNTRACK_SECRET: randomBytes(32).toString('hex') },
+    open: () => openDatabase({ url, poolSize: 2 }),
+    cleanup: drop,
+  };
+}
+
+async function inspect(open: () => Promise<Database>) {
+  const database = await open();
+  try {
+    const state = await new SyncStateRepository(database.db).get('cve5');
+    const step = repo.shas.indexOf((state?.cursor as { commit?: string } | undefined)?.commit ?? '');
+    const cves = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve`.execute(database.db);
+    const run = await sql<{ status: string }>`
+      SELECT status FROM import_run ORDER BY started_at DESC LIMIT 1`.execute(database.db);
+    return {
+      step,
+      cves: cves.rows[0]!.n,
+      changes: await recordedChanges(database.db),
+      lastImport: run.rows[0]?.status,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+for (const backend of backends) {
+  describe(`vulntrack sync cve5, killed [${backend}]`, () => {
+    let t: Awaited<ReturnType<typeof target>>;
+    let clone: string;
+    let killedAtStep = -1;
+
+    beforeAll(async () => {
+      const dir = await fsp.mkdtemp(path.join(repo.tmp, `killed-${backend}-`));
+      t = await target(backend, dir);
+      clone = await repo.cloneAt(`killed-${backend}`, 0);
+    });
+    afterAll(async () => {
+      await t?.cleanup();
+    });
+
+    it('leaves the catalog at the cursor, a span boundary, when killed with SIGKILL', async () => {
+      const first = startSync({ ...t.env, CVE5_GIT_DIR: clone });
+      const [code] = await first.exited;
+      expect(code, first.output.stderr).toBe(0);
+      await repo.moveMain(commits.length);
+
+      const { child, output, exited } = startSync({ ...t.env, CVE5_GIT_DIR: clone });
+      await waitForStderr(child, PULL, 120_000);
+      const started = Date.now();
+      await waitForStderr(child, SPAN_DONE, 120_000);
+      // Spans are about the same size (~2,000 files): half the first one's time into the second, some
+      // of its batches are written in its transaction.
+      await new Promise((resolve) => setTimeout(resolve, (Date.now() - started) / 2));
+      child.kill('SIGKILL');
+      expect(await exited).toEqual([null, 'SIGKILL']);
+      expect(output.stdout).toBe('');
+
+      const killed = await inspect(t.open);
+      killedAtStep = killed.step;
+      expect(killed.step).toBeGreaterThan(0);
+      expect(killed.step).toBeLessThan(commits.length);
+      // Killed in the middle of a span's import (its run row was committed before the span began).
+      expect(killed.lastImport).toBe('running');
+      expect(killed.cves).toBe(stateAt(base, commits, killed.step).length);
+      expect(killed.changes).toEqual(expectedChanges(versionsUpTo(killed.step)));
+    }, 240_000);
+
+    it('completes the history with every change recorded once when run again', async () => {
+      expect(killedAtStep, 'the killed run left its cursor').toBeGreaterThan(0);
+      const { output, exited } = startSync({ ...t.env, CVE5_GIT_DIR: clone });
+      const [code] = await exited;
+      expect(code, output.stderr).toBe(0);
+      expect(output.stdout).toContain(`${commits.length - killedAtStep} commits since`);
+      const done = await inspect(t.open);
+      expect(done.step).toBe(commits.length);
+      expect(done.cves).toBe(stateAt(base, commits, commits.length).length);
+      expect(done.changes).toEqual(expectedChanges(versionsUpTo(commits.length)));
+    }, 240_000);
+  });
+}
