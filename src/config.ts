@@ -27,6 +27,8 @@ export interface Config {
   notifications: NotificationConfig;
   /** How long a verified API v1 Basic credential is trusted without hashing again (API_V1_AUTH_CACHE_SECONDS). */
   apiV1AuthCacheMs: number;
+  /** Memory for API v2 answers kept per catalog version (API_RESPONSE_CACHE_MB); 0: no cache. */
+  apiResponseCacheBytes: number;
 }
 
 export interface NotificationConfig {
@@ -260,6 +262,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     notifications: notificationConfig(env),
     apiV1AuthCacheMs:
       integer('API_V1_AUTH_CACHE_SECONDS', env.API_V1_AUTH_CACHE_SECONDS, 300, 0, 86_400) * 1000,
+    apiResponseCacheBytes:
+      integer('API_RESPONSE_CACHE_MB', env.API_RESPONSE_CACHE_MB, 32, 0, 4096) * 1024 * 1024,
   };
 }
 

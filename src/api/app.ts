@@ -19,6 +19,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { healthRoutes } from './health.routes.ts';
 import { emailLinkRoutes } from './email-links.routes.ts';
 import { v2Routes, type V2Route } from './v2/v2.plugin.ts';
+import { ResponseCache } from './v2/response-cache.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
 
@@ -189,6 +190,7 @@ export async function buildApp(options: AppOptions) {
   await app.register(emailLinkRoutes, { services: options.services });
   const routeTable: V2Route[] = [];
   app.decorate('v2RouteTable', routeTable);
+  app.decorate('responseCache', new ResponseCache(options.services.config.apiResponseCacheBytes));
   await app.register(v2Routes, { prefix: '/api/v2', services: options.services, routeTable });
   // API v1 (deprecated) under /api, in the shape the deployment serves; it answers unmatched /api/v2
   // paths through `unmatched`, as its prefix covers them.

@@ -33,10 +33,17 @@ const CVE_COLUMNS = [
 ] as const satisfies readonly (keyof CveRow)[];
 
 export class CveRepository {
-  private readonly byId: PreparedQuery<CveRow, [cveId: string]>;
+  private readonly byId: PreparedQuery<CveRow & { catalog_version: number }, [cveId: string]>;
 
   constructor(private readonly db: Kysely<DB>) {
-    this.byId = new PreparedQuery(db, db.selectFrom('cve').select(CVE_COLUMNS).where('cve_id', '=', ''));
+    this.byId = new PreparedQuery(
+      db,
+      db
+        .selectFrom('cve')
+        .select(CVE_COLUMNS)
+        .select(sql<number>`(SELECT version FROM catalog_state WHERE id = 1)`.as('catalog_version'))
+        .where('cve_id', '=', ''),
+    );
   }
 
   async count(filters: CveFilters): Promise<number> {
@@ -136,8 +143,11 @@ export class CveRepository {
     return row?.raw ?? undefined;
   }
 
-  /** One CVE with every column the API shows (not its search vector): a prepared statement. */
-  findOne(cveId: string): Promise<CveRow | undefined> {
+  /**
+   * One CVE with every column the API shows (not its search vector) and the catalog version it was
+   * read at: a prepared statement.
+   */
+  findOne(cveId: string): Promise<(CveRow & { catalog_version: number }) | undefined> {
     return this.byId.executeTakeFirst(cveId);
   }
 

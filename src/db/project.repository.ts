@@ -16,34 +16,34 @@ export interface ProjectRow {
   subscriptions_count: number;
 }
 
+/** A project as its CVE list needs it (see migration 0010 for `listVersion`). */
+export interface ListedProject {
+  id: string;
+  keys: string[];
+  listVersion: number;
+}
+
 export class ProjectRepository {
   /** A project's list reads this on every request: a prepared statement (see prepared.ts). */
-  private readonly keysByName: PreparedQuery<
-    { id: string; keys: string[] },
-    [organizationId: string, name: string]
-  >;
+  private readonly listedByName: PreparedQuery<ListedProject, [organizationId: string, name: string]>;
 
   constructor(private readonly db: Kysely<DB>) {
-    this.keysByName = new PreparedQuery(
+    const keys = sql<string[]>`ARRAY(
+      SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id ORDER BY s.vendor_key)`;
+    this.listedByName = new PreparedQuery(
       db,
       db
         .selectFrom('project as p')
-        .select([
-          'p.id',
-          sql<
-            string[]
-          >`ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id ORDER BY s.vendor_key)`.as(
-            'keys',
-          ),
-        ])
+        .select(['p.id', sql<number>`p.list_version`.as('listVersion'), keys.as('keys')])
         .where('p.organization_id', '=', '')
         .where('p.name', '=', ''),
     );
   }
 
-  /** A project of the organization, by name, with its subscribed vendor keys (sorted). */
-  subscribedKeys(organizationId: string, name: string): Promise<{ id: string; keys: string[] } | undefined> {
-    return this.keysByName.executeTakeFirst(organizationId, name);
+  /** A project of the organization, by name, with its subscribed vendor keys (sorted) and list version. */
+  async listed(organizationId: string, name: string): Promise<ListedProject | undefined> {
+    const row = await this.listedByName.executeTakeFirst(organizationId, name);
+    return row && { ...row, listVersion: Number(row.listVersion) };
   }
 
   private projects(tx: Executor = this.db) {

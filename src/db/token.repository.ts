@@ -23,10 +23,15 @@ export interface TokenRecord {
 
 export class TokenRepository {
   /** Every API request's lookup: a prepared statement (see prepared.ts). */
-  private readonly byTokenId: PreparedQuery<TokenRecord, [tokenId: string]>;
+  private readonly byTokenId: PreparedQuery<TokenRecord & { catalogVersion: number }, [tokenId: string]>;
 
   constructor(private readonly db: Kysely<DB>) {
-    this.byTokenId = new PreparedQuery(db, this.base().where('t.token_id', '=', ''));
+    this.byTokenId = new PreparedQuery(
+      db,
+      this.base()
+        .select(sql<number>`(SELECT version FROM catalog_state WHERE id = 1)`.as('catalogVersion'))
+        .where('t.token_id', '=', ''),
+    );
   }
 
   private base() {
@@ -52,7 +57,11 @@ export class TokenRepository {
       ]);
   }
 
-  findByTokenId(tokenId: string): Promise<TokenRecord | undefined> {
+  /**
+   * A token by its id, with the catalog version at that moment (read in the same statement, so a
+   * request knows which version its cached answers must be of without another round trip).
+   */
+  findByTokenId(tokenId: string): Promise<(TokenRecord & { catalogVersion: number }) | undefined> {
     return this.byTokenId.executeTakeFirst(tokenId);
   }
 

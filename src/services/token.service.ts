@@ -38,8 +38,11 @@ export class TokenService {
     this.audit = new AuditRepository(db);
   }
 
-  /** The caller of an `Authorization: Bearer …` header; throws `invalid_token` for anything else. */
-  async authenticate(header: string | undefined): Promise<TokenAuth> {
+  /**
+   * The caller of an `Authorization: Bearer …` header, and the catalog version as the token was
+   * read; throws `invalid_token` for anything else.
+   */
+  async authenticate(header: string | undefined): Promise<TokenAuth & { catalogVersion: number }> {
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     const parts = m ? parseToken(m[1]!) : undefined;
     if (!parts) throw new AppError('invalid_token');
@@ -65,6 +68,7 @@ export class TokenService {
       organizationName: record.organizationName,
       mode: record.mode,
       scopes: record.scopes,
+      catalogVersion: Number(record.catalogVersion),
     };
   }
 
@@ -89,7 +93,7 @@ export class TokenService {
       scopes: [...new Set(input.scopes)].sort(),
       createdBy: actor.type === 'user' ? actor.id : null,
     });
-    const record = (await this.tokens.findByTokenId(tokenId))!;
+    const { catalogVersion: _, ...record } = (await this.tokens.findByTokenId(tokenId))!;
     await this.audit.record({
       organizationId,
       actor,

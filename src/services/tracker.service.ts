@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
-import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
+import { ProjectRepository, type ListedProject, type ProjectRow } from '../db/project.repository.ts';
 import {
   TrackerRepository,
   type ProjectCveRow,
@@ -103,13 +103,14 @@ export class TrackerService {
     projectName: string,
     query: ProjectCveQuery,
     page: PageRequest,
-  ): Promise<{ count: number; items: TrackedCve[] }> {
-    const list = await this.projectList(organizationId, projectName, query);
+    listed?: ListedProject,
+  ): Promise<{ count: number; items: TrackedCve[]; version: number | undefined }> {
+    const list = await this.projectList(organizationId, projectName, query, listed);
     if (!list) {
       assertPageInRange(page, 0);
-      return { count: 0, items: [] };
+      return { count: 0, items: [], version: undefined };
     }
-    const { count, items } = await this.reader.read(
+    const { count, items, version } = await this.reader.read(
       { filters: list.filters, countKey: this.countKeyOf(list, query.countKey) },
       query.ordering,
       page,
@@ -117,6 +118,7 @@ export class TrackerService {
     );
     return {
       count,
+      version,
       items: items.map((r) => ({
         cve_id: r.cve_id,
         description: r.description,
@@ -165,12 +167,9 @@ export class TrackerService {
     organizationId: string,
     projectName: string,
     query: ProjectCveQuery,
+    listed?: ListedProject,
   ): Promise<ProjectList | undefined> {
-    const project = PROJECT_NAME.test(projectName)
-      ? await this.projects.subscribedKeys(organizationId, projectName)
-      : undefined;
-    if (!project) throw new AppError('not_found');
-    const { id: projectId, keys } = project;
+    const { id: projectId, keys } = listed ?? (await this.listedProject(organizationId, projectName));
     const trackerFilter: TrackerFilter = {};
     if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
     const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
@@ -196,6 +195,19 @@ export class TrackerService {
     return countKey !== undefined && !list.byTracker
       ? JSON.stringify([countKey, list.projectId, list.keys])
       : undefined;
+  }
+
+  /**
+   * A project as its CVE list needs it: id, subscribed vendor keys and list version (one prepared
+   * statement); 404 when the organization has no such project.
+   */
+  async listedProject(organizationId: string, projectName: string): Promise<ListedProject> {
+    // A name no project can have (a NUL byte, say) is not looked up: PostgreSQL text cannot hold it.
+    const project = PROJECT_NAME.test(projectName)
+      ? await this.projects.listed(organizationId, projectName)
+      : undefined;
+    if (!project) throw new AppError('not_found');
+    return project;
   }
 
   /** One CVE of the project; 404 when the project does not have it. */

@@ -20,6 +20,7 @@ import {
   TriageStatus,
 } from './tracker.presenter.ts';
 import { authOf } from './v2.plugin.ts';
+import { mayNameProjects, responseKey } from './response-cache.ts';
 
 const read = { auth: { scope: 'tracker:read', write: false } } as const;
 const write = { auth: { scope: 'tracker:write', write: true } } as const;
@@ -92,8 +93,25 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         const filename = `cves-${auth.organizationName}-${params.project}.csv`;
         return sendCsv(reply, filename, csvStream(PROJECT_CVE_CSV_COLUMNS, rows));
       }
+      // The cached answer for the catalog version and the project's list version, else read.
+      const cache = app.responseCache;
+      const cacheable = cache.enabled && !mayNameProjects(query.q);
+      const project = await tracker.listedProject(auth.organizationId, params.project);
+      const key = (catalogVersion: number | undefined) =>
+        responseKey(request, auth, `${catalogVersion} ${project.id}:${project.listVersion}`);
+      if (cacheable) {
+        const hit = cache.serve(key(request.catalogVersion), reply);
+        if (hit) return hit;
+      }
       const page = pageOf(query);
-      const { count, items } = await tracker.listCves(auth.organizationId, params.project, listQuery, page);
+      const { count, items, version } = await tracker.listCves(
+        auth.organizationId,
+        params.project,
+        listQuery,
+        page,
+        project,
+      );
+      if (cacheable && version !== undefined) request.responseCacheKey = key(version);
       return pageEnvelope(request, baseUrl, page, count, items.map(projectCveItem));
     },
   );

@@ -74,6 +74,13 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
     if (org !== undefined && org !== auth.organizationName) throw new AppError('not_found');
     authorize(auth.mode, auth.scopes, requirement);
     request.auth = auth;
+    request.catalogVersion = auth.catalogVersion;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.responseCacheKey !== undefined && reply.statusCode === 200 && typeof payload === 'string')
+      app.responseCache.keep(request.responseCacheKey, payload);
+    return payload;
   });
 
   await app.register(rateLimit, {
