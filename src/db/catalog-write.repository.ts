@@ -15,6 +15,8 @@ const CATALOG_WRITE_LOCK = 7_352_901_004;
 export interface StoredSource {
   provider: Provider;
   hash: string;
+  /** The statement itself, when asked for. */
+  doc?: SourceDocument;
 }
 
 export interface EpssMove {
@@ -184,18 +186,24 @@ export class CatalogWriteTransaction {
 
   constructor(private readonly tx: Transaction<DB>) {}
 
-  /** Hashes of the stored statements of these CVEs. */
-  async sourceHashes(cveIds: string[]): Promise<Map<string, StoredSource[]>> {
+  /**
+   * Hashes of the stored statements of these CVEs; `withDocuments`: the statements too (one read
+   * instead of two when nearly every CVE is known to change).
+   */
+  async sourceHashes(cveIds: string[], withDocuments = false): Promise<Map<string, StoredSource[]>> {
     const map = new Map<string, StoredSource[]>();
     if (!cveIds.length) return map;
     const rows = await this.tx
       .selectFrom('cve_source')
       .select(['cve_id', 'provider', 'hash'])
+      .$if(withDocuments, (q) => q.select('data'))
       .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
       .execute();
     for (const r of rows) {
       const list = map.get(r.cve_id) ?? [];
-      list.push({ provider: r.provider as Provider, hash: r.hash });
+      const source: StoredSource = { provider: r.provider as Provider, hash: r.hash };
+      if (withDocuments) source.doc = (r as { data?: unknown }).data as SourceDocument;
+      list.push(source);
       map.set(r.cve_id, list);
     }
     return map;

@@ -217,7 +217,9 @@ export class ImportService {
         cveBatch = [];
         inflightIds = batchIds;
         batchIds = new Set();
-        inflight = inTransaction((tx) => this.applyCveBatch(tx, source.name, batch)).then(async (result) => {
+        inflight = inTransaction((tx) =>
+          this.applyCveBatch(tx, source.name, batch, options.changedInputs),
+        ).then(async (result) => {
           for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
             counts[k] += result.counts[k];
           changes += result.changes;
@@ -351,10 +353,12 @@ export class ImportService {
     tx: CatalogWriteTransaction,
     sourceName: string,
     items: CveItem[],
+    changedInputs = false,
   ): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
     const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
     const ids = [...new Set(items.map((i) => i.cveId))];
-    const stored = await tx.sourceHashes(ids);
+    // Changed inputs nearly all need their stored statements: read them with the hashes.
+    const stored = await tx.sourceHashes(ids, changedInputs);
     // Each CVE's statement hashes as the items so far leave them.
     const current = new Map(
       ids.map((id) => [id, new Map((stored.get(id) ?? []).map((s) => [s.provider, s.hash]))]),
@@ -401,7 +405,9 @@ export class ImportService {
 
     // Only CVEs with stored statements can have documents or a merged view to read.
     const knownIds = [...new Set(pending.map((p) => p.item.cveId))].filter((id) => stored.has(id));
-    const documents = await tx.sourceDocuments(knownIds);
+    const documents = changedInputs
+      ? new Map(knownIds.map((id) => [id, new Map(stored.get(id)!.map((s) => [s.provider, s.doc!]))]))
+      : await tx.sourceDocuments(knownIds);
     const views = await tx.mergedViews(knownIds);
     const write = await this.mergePending(tx, pending, documents, views, counts, [...inputs.values()]);
     return { counts, changes: write };

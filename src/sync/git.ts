@@ -46,11 +46,7 @@ export class BlobReader {
 
   /** The blob's content, or undefined when `<rev>:<path>` does not exist. */
   read(spec: string): Promise<Buffer | undefined> {
-    if (this.failed) return Promise.reject(this.failed);
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      this.child.stdin.write(`${spec}\n`);
-    });
+    return this.request([spec])[0]!;
   }
 
   /**
@@ -64,32 +60,45 @@ export class BlobReader {
     const ahead: Promise<Buffer | undefined>[] = [];
     let next = 0;
     for (const spec of specs) {
-      if (ahead.length < window / 2) {
+      if (ahead.length < window / 2 && next < specs.length) {
         // Refilled by halves, in one write to git.
-        this.child.stdin.cork();
-        while (next < specs.length && ahead.length < window) {
-          const read = this.read(specs[next++]!);
+        const more = specs.slice(next, next + window - ahead.length);
+        next += more.length;
+        for (const read of this.request(more)) {
           // Awaited below in turn; a failure must not go unhandled meanwhile.
           read.catch(() => {});
           ahead.push(read);
         }
-        this.child.stdin.uncork();
       }
       yield { spec, blob: await ahead.shift()! };
     }
   }
 
+  /** Asks git for these blobs (one write); the answers settle in order. */
+  private request(specs: readonly string[]): Promise<Buffer | undefined>[] {
+    const reads = specs.map(
+      () =>
+        new Promise<Buffer | undefined>((resolve, reject) => {
+          if (this.failed) reject(this.failed);
+          else this.waiting.push({ resolve, reject });
+        }),
+    );
+    if (!this.failed) this.child.stdin.write(specs.map((s) => `${s}\n`).join(''));
+    return reads;
+  }
+
   /** Settles the oldest waiting reads whose answers are complete. */
   private answer(): void {
-    while (this.waiting.length && this.chunks.length) {
-      const eol = this.chunks[0]!.indexOf(10);
+    while (this.waiting.length && this.buffered) {
+      const head = this.chunks[0]!;
+      const eol = head.indexOf(10);
       if (eol < 0) {
+        // A header cut between two chunks (rare: headers are short).
         if (this.chunks.length === 1) return;
-        this.join(this.chunks[0]!.length + 1);
+        this.chunks.splice(0, 2, Buffer.concat([head, this.chunks[1]!]));
         continue;
       }
-      const head = this.chunks[0]!;
-      const line = head.toString('utf8', 0, eol);
+      const line = head.toString('latin1', 0, eol);
       if (line.endsWith(' missing')) {
         this.consume(eol + 1);
         this.waiting.shift()!.resolve(undefined);
@@ -101,21 +110,32 @@ export class BlobReader {
         return;
       }
       // The header, the content, then a newline.
-      const total = eol + 1 + size + 1;
-      if (this.buffered < total) return;
-      if (head.length < total) this.join(total);
-      const blob = this.chunks[0]!.subarray(eol + 1, eol + 1 + size);
-      this.consume(total);
+      if (this.buffered < eol + 1 + size + 1) return;
+      this.consume(eol + 1);
+      const blob = this.take(size);
+      this.consume(1);
       this.waiting.shift()!.resolve(blob);
     }
   }
 
-  /** Joins the first chunks until the first one holds at least `n` bytes (or everything buffered). */
-  private join(n: number): void {
-    let k = 1;
-    let size = this.chunks[0]!.length;
-    while (size < n && k < this.chunks.length) size += this.chunks[k++]!.length;
-    this.chunks.splice(0, k, Buffer.concat(this.chunks.slice(0, k), size));
+  /** The next `n` buffered bytes: a view of the first chunk when it holds them all, else a copy. */
+  private take(n: number): Buffer {
+    const head = this.chunks[0]!;
+    if (head.length >= n) {
+      const out = head.subarray(0, n);
+      this.consume(n);
+      return out;
+    }
+    const out = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      const chunk = this.chunks[0]!;
+      const part = Math.min(chunk.length, n - filled);
+      chunk.copy(out, filled, 0, part);
+      filled += part;
+      this.consume(part);
+    }
+    return out;
   }
 
   /** Drops `n` bytes from the front; they are all in the first chunk. */
