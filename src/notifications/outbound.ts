@@ -48,8 +48,9 @@ export interface OutboundAgents {
 /** Keep-alive agents for `postOutbound`; `destroy()` closes their connections. */
 export function outboundAgents(): OutboundAgents & { destroy(): void } {
   // Idle connections close after 4 s: before the 5 s after which Node servers close them, so a
-  // request rarely meets a connection the receiver is closing.
-  const options = { keepAlive: true, maxSockets: 32, maxFreeSockets: 8, timeout: 4000 };
+  // request rarely meets a connection the receiver is closing. Up to 64 per host, as many kept idle
+  // (a worker's concurrent deliveries to one receiver each keep theirs).
+  const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 4000 };
   const agents = { http: new http.Agent(options), https: new https.Agent(options) };
   return {
     ...agents,
