@@ -283,8 +283,8 @@ export async function run(args: string[]): Promise<void> {
       : 'not run',
     '',
     'Each run: the deliveries queued by the fan-out (set back to pending with their jobs before each run) sent by the real job ' +
-      'runtime (claim → DeliveryService.attempt: read delivery + notification, open the sealed secrets, sign, SSRF-checked POST on a fresh ' +
-      'connection, record the attempt) to a node:http receiver in its own process answering 200. deliveries/s = deliveries ÷ (last attempt ' +
+      'runtime (claim → DeliveryService.attempt: read delivery + notification + entry ids, entries from memory, open the sealed secrets, sign, ' +
+      'SSRF-checked POST on a connection kept alive per host, record the attempt) to a node:http receiver in its own process answering 200. deliveries/s = deliveries ÷ (last attempt ' +
       'recorded − first attempt started); every delivery is checked to have succeeded at its first attempt and the receiver to have got each once.',
     '',
     `Target (≥ ${int(TARGET_DELIVERIES_PER_SECOND)} webhook deliveries/s): ${runs.length ? `${verdict(best >= TARGET_DELIVERIES_PER_SECOND)}, best ${int(best)}/s` : 'not run'}.`,
