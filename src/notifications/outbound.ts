@@ -290,7 +290,7 @@ export async function postOutbound(
         received = Buffer.concat([received, chunk]);
         if (received.length >= MAX_RESPONSE_BYTES) break;
       }
-      whole = response.complete;
+      whole = received.length < MAX_RESPONSE_BYTES;
     } catch {
       // The status already arrived; a body cut short by the time limit or the peer changes nothing.
     } finally {
