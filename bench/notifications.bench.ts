@@ -264,6 +264,7 @@ export async function run(args: string[]): Promise<void> {
             'attempt p50 / p95 ms',
             'Node CPU s',
             'PG CPU s',
+            'receiver connections',
             'checks',
           ],
           runs.map((r) => [
@@ -276,9 +277,10 @@ export async function run(args: string[]): Promise<void> {
             `${fixed(r.p50Ms, 0)} / ${fixed(r.p95Ms, 0)}`,
             fixed(r.nodeCpuMs / 1000, 1),
             r.pgCpuMs === undefined ? '?' : fixed(r.pgCpuMs / 1000, 1),
+            r.connections === undefined ? '?' : int(r.connections),
             r.problems.length ? r.problems.join('; ') : 'ok',
           ]),
-          ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
+          ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'],
         )
       : 'not run',
     '',

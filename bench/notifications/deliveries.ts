@@ -26,6 +26,8 @@ export interface DeliveryRun {
   seconds: number;
   perSecond: number;
   received: number;
+  /** TCP connections the receiver accepted during the run. */
+  connections: number;
   /** Median and 95th percentile of the attempts' own duration (the HTTP exchange), ms. */
   p50Ms: number;
   p95Ms: number;
@@ -110,7 +112,8 @@ export async function measureDeliveries(
   const db = control.db;
   try {
     const n = await resetDeliveries(db);
-    const receivedBefore = (await receiver.counts()).requests;
+    const before = await receiver.counts();
+    const receivedBefore = before.requests;
     const env = {
       WORKER_CONCURRENCY: String(run.concurrency),
       // Scheduled jobs (report runs, purges, the events safety net) do not run in the measured window.
@@ -173,7 +176,8 @@ export async function measureDeliveries(
              percentile_cont(0.95) WITHIN GROUP (ORDER BY (attempts -> 0 ->> 'duration_ms')::float8) AS p95
         FROM delivery`.execute(db);
     const r = rows[0]!;
-    const received = (await receiver.counts()).requests - receivedBefore;
+    const after = await receiver.counts();
+    const received = after.requests - receivedBefore;
     const problems: string[] = [];
     if (r.bad) problems.push(`${r.bad} deliveries not succeeded at their first attempt`);
     if (received !== n) problems.push(`the receiver got ${received} requests for ${n} deliveries`);
@@ -183,6 +187,7 @@ export async function measureDeliveries(
       seconds: r.seconds,
       perSecond: n / r.seconds,
       received,
+      connections: after.connections - before.connections,
       p50Ms: r.p50,
       p95Ms: r.p95,
       nodeCpuMs,

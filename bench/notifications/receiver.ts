@@ -10,10 +10,12 @@ import http from 'node:http';
 export interface ReceiverCounts {
   requests: number;
   bytes: number;
+  /** TCP connections accepted. */
+  connections: number;
 }
 
 function serve(port: number): void {
-  const counts: ReceiverCounts = { requests: 0, bytes: 0 };
+  const counts: ReceiverCounts = { requests: 0, bytes: 0, connections: 0 };
   const server = http.createServer((req, res) => {
     req.on('data', (chunk: Buffer) => (counts.bytes += chunk.length));
     req.on('end', () => {
@@ -22,7 +24,9 @@ function serve(port: number): void {
       res.end('ok');
     });
   });
-  server.keepAliveTimeout = 1000;
+  // Node's default keep-alive (5 s), like most receivers (nginx: 75 s). With 1 s, Node's client agent
+  // (which closes an idle connection a second before the server would) never reuses one.
+  server.on('connection', () => counts.connections++);
   server.listen(port, '127.0.0.1', () => process.send?.({ ready: true }));
   process.on('message', (message) => {
     if (message === 'count') process.send?.({ counts });
