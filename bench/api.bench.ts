@@ -20,14 +20,17 @@ import { runLoad, type LoadOptions } from './api/load.ts';
 import type { PhaseSpec } from './api/phase.ts';
 import { cutProfile, summarizeServerProfile } from './api/profile.ts';
 import {
+  CACHE_MODES,
   cpuTable,
   p99Of,
+  runName,
   renderMarkdown,
   resultsTable,
   TARGETS,
   verdicts,
   verdictTable,
   type ApiBenchRun,
+  type CacheMode,
   type EndpointCheck,
   type EndpointRun,
   type TargetRun,
@@ -42,12 +45,15 @@ const USERNAME = 'api-bench';
 /** How many of the slowest endpoints (fewest req/s) get a server CPU profile. */
 const PROFILED = { postgres: 3, embedded: 1 } as const;
 
-const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedded] [--size N] [--seconds S]
-                             [--warmup S] [--connections N] [--only KEYS] [--rebuild] [--no-profile] [--drop]
+const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedded] [--cache off,on] [--size N]
+                             [--seconds S] [--warmup S] [--connections N] [--only KEYS] [--rebuild]
+                             [--no-profile] [--drop]
        npm run bench -- api --render FILE
 
   --quick        ${int(QUICK_SIZE)}-CVE catalog, 5 s per endpoint (1 s warm-up), PostgreSQL only (smoke test)
   --targets      postgres, embedded or both (default both; --quick: postgres)
+  --cache        the server's response cache: off (API_RESPONSE_CACHE_MB=0), on (the default setting), or
+                 both, each a run of its own (default off,on; off is explained and profiled)
   --size N       CVEs in the catalog (default ${int(TARGETS.catalogRows)})
   --seconds S    measured seconds per endpoint (default 10)
   --warmup S     warm-up seconds per endpoint, not measured (default 2)
@@ -65,6 +71,7 @@ interface Options {
   render?: string;
   quick: boolean;
   kinds: TargetKind[];
+  caches: CacheMode[];
   size: number;
   load: LoadOptions;
   only: Set<string> | undefined;
@@ -88,6 +95,7 @@ function parseOptions(args: string[]): Options | undefined {
     options: {
       quick: { type: 'boolean', default: false },
       targets: { type: 'string' },
+      cache: { type: 'string' },
       size: { type: 'string' },
       seconds: { type: 'string' },
       warmup: { type: 'string' },
@@ -107,6 +115,11 @@ function parseOptions(args: string[]): Options | undefined {
     if (!(KINDS as readonly string[]).includes(k)) throw new Error(`unknown target ${k}\n\n${USAGE}`);
     return k as TargetKind;
   });
+  const caches = (values.cache?.split(',') ?? [...CACHE_MODES]).map((c) => {
+    if (!(CACHE_MODES as readonly string[]).includes(c))
+      throw new Error(`unknown cache mode ${c}\n\n${USAGE}`);
+    return c as CacheMode;
+  });
   const size = positive('size', values.size, quick ? QUICK_SIZE : TARGETS.catalogRows);
   const load: LoadOptions = {
     connections: positive('connections', values.connections, TARGETS.connections),
@@ -117,6 +130,7 @@ function parseOptions(args: string[]): Options | undefined {
   return {
     quick,
     kinds,
+    caches,
     size,
     load,
     only,
@@ -126,6 +140,7 @@ function parseOptions(args: string[]): Options | undefined {
     canonical:
       !quick &&
       kinds.length === KINDS.length &&
+      caches.length === CACHE_MODES.length &&
       size === TARGETS.catalogRows &&
       load.connections === TARGETS.connections &&
       load.seconds === 10 &&
@@ -222,10 +237,10 @@ const idleProbe = (server: Server, token: string, p: EndpointParams) => async ()
   await api(server, token, 'GET', `/api/v2/organizations/${encodeURIComponent(p.org)}`);
 };
 
-function logLoad(kind: TargetKind, e: EndpointRun): void {
+function logLoad(label: string, e: EndpointRun): void {
   const l = e.load!;
   console.error(
-    `[${kind}] ${e.label}: ${int(l.rps)} req/s, p50 ${fixed(l.p50, 1)} ms, p99 ${fixed(l.p99, 1)} ms` +
+    `[${label}] ${e.label}: ${int(l.rps)} req/s, p50 ${fixed(l.p50, 1)} ms, p99 ${fixed(l.p99, 1)} ms` +
       `${l.non2xx ? `, ${l.non2xx} non-2xx` : ''}${l.errors ? `, ${l.errors} errors` : ''}`,
   );
 }
@@ -267,7 +282,8 @@ class ApiBench {
     return { kind, dataDir };
   }
 
-  async runTarget(kind: TargetKind): Promise<TargetRun | undefined> {
+  /** One catalog, then a run of the endpoints per response-cache mode, each with its own server. */
+  async runTarget(kind: TargetKind): Promise<TargetRun[]> {
     const target = this.target(kind);
     console.error(`[${kind}] catalog of ${int(this.options.size)} CVEs…`);
     const started = performance.now();
@@ -283,23 +299,60 @@ class ApiBench {
     console.error(
       `[${kind}] catalog: ${int(catalog.rows)} CVEs, ${catalog.reused ? 'reused' : 'built'} in ${fixed((performance.now() - started) / 1000, 0)} s`,
     );
-    const all = endpoints(catalog.params).filter((e) => !this.options.only || this.options.only.has(e.key));
-    const run: TargetRun = { kind, catalog, endpoints: [], profiles: [] };
-    const env = serverEnv(target, await freePort());
-    const token = await createToken(env, ORG, `api-bench-${Date.now()}`);
-    const headers = { authorization: `Bearer ${token}` };
+    const baseEnv = serverEnv(target, await freePort());
+    const token = await createToken(baseEnv, ORG, `api-bench-${Date.now()}`);
+    const runs: TargetRun[] = [];
+    for (const [i, cache] of this.options.caches.entries()) {
+      checkInterrupted();
+      // The cache off is an explicit 0; on is the default setting, as installed.
+      const env = cache === 'off' ? { ...baseEnv, API_RESPONSE_CACHE_MB: '0' } : baseEnv;
+      const run = await this.runEndpoints(target, cache, catalog, env, token, i === 0);
+      runs.push(run);
+      // Where the time goes: the run that reads the database (the first mode when off is not run).
+      if (this.options.profile && (cache === 'off' || !this.options.caches.includes('off'))) {
+        if (target.kind === 'postgres') {
+          console.error(`[${kind}] EXPLAIN ANALYZE of every endpoint's SQL…`);
+          run.explain = await runPhase<ExplainedStatement[]>({
+            kind: 'explain',
+            url: withDatabase(target.serverUrl, target.database),
+            params: catalog.params,
+          });
+        }
+        await this.profileTarget(run, env, token, this.probesOf(target));
+      }
+    }
+    return runs;
+  }
+
+  probesOf(target: ApiTarget): (server: Server) => Parameters<typeof runLoad>[3] {
     const database = target.kind === 'postgres' ? target.database : undefined;
-    const probesOf = (server: Server) => ({
+    return (server: Server) => ({
       server: () => server.cpuMs(),
       database: database ? backendCpuReader(database) : undefined,
     });
+  }
 
+  /** Every endpoint checked, then loaded, on a server started with `env`. */
+  async runEndpoints(
+    target: ApiTarget,
+    cache: CacheMode,
+    catalog: CatalogInfo,
+    env: NodeJS.ProcessEnv,
+    token: string,
+    setup: boolean,
+  ): Promise<TargetRun> {
+    const all = endpoints(catalog.params).filter((e) => !this.options.only || this.options.only.has(e.key));
+    const run: TargetRun = { kind: target.kind, cache, catalog, endpoints: [], profiles: [] };
+    const headers = { authorization: `Bearer ${token}` };
+    const probesOf = this.probesOf(target);
+    const label = `${target.kind}, cache ${cache}`;
+    console.error(`[${label}] ${runName(run)}`);
     let server = await Server.start(env);
     try {
-      await setupProject(server, token, catalog.params);
+      if (setup) await setupProject(server, token, catalog.params);
       for (const e of all) {
         const checked = await check(server, token, e, catalog);
-        if (!checked.ok) this.failures.push(`${kind} ${e.label}: ${checked.note}`);
+        if (!checked.ok) this.failures.push(`${label} ${e.label}: ${checked.note}`);
         run.endpoints.push({ key: e.key, label: e.label, path: e.path, check: checked });
       }
       for (const e of run.endpoints) {
@@ -312,10 +365,10 @@ class ApiBench {
           os.cpus().length,
           idleProbe(server, token, catalog.params),
         );
-        logLoad(kind, e);
+        logLoad(label, e);
         if (!e.load.idleAfter) {
           // The requests it left behind would still be running during the next endpoint's load.
-          console.error(`[${kind}] the server is still busy after ${e.label}: restarting it`);
+          console.error(`[${label}] the server is still busy after ${e.label}: restarting it`);
           (run.restartedAfter ??= []).push(e.label);
           await server.stop();
           server = await Server.start(env);
@@ -325,18 +378,6 @@ class ApiBench {
       await server.stop();
     }
     console.error(`\n${resultsTable(run)}\n\n${cpuTable(run, os.cpus().length)}\n`);
-
-    if (this.options.profile) {
-      if (target.kind === 'postgres') {
-        console.error(`[${kind}] EXPLAIN ANALYZE of every endpoint's SQL…`);
-        run.explain = await runPhase<ExplainedStatement[]>({
-          kind: 'explain',
-          url: withDatabase(target.serverUrl, target.database),
-          params: catalog.params,
-        });
-      }
-      await this.profileTarget(run, env, token, probesOf);
-    }
     return run;
   }
 
@@ -461,8 +502,7 @@ export async function run(args: string[]): Promise<void> {
     for (const kind of options.kinds) {
       if (interrupted) break;
       try {
-        const t = await bench.runTarget(kind);
-        if (t) result.targets.push(t);
+        result.targets.push(...(await bench.runTarget(kind)));
       } catch (err) {
         const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
         console.error(`[${kind}] failed: ${message}`);

@@ -37,8 +37,18 @@ export interface ProfileRun {
   summary: ProfileSummary;
 }
 
+/**
+ * The server's response cache during a run: `off` (API_RESPONSE_CACHE_MB=0: every request reads the
+ * database, what a first request costs) or `on` (the default: every request after the first of an
+ * endpoint is a hit, since the catalog does not change during the run).
+ */
+export type CacheMode = 'off' | 'on';
+export const CACHE_MODES: readonly CacheMode[] = ['off', 'on'];
+
 export interface TargetRun {
   kind: TargetKind;
+  /** Absent in runs saved before the response cache existed (they had none: `off`). */
+  cache?: CacheMode;
   catalog: CatalogInfo;
   endpoints: EndpointRun[];
   /** Endpoints after whose load the server was restarted (still busy DRAIN_MS later). */
@@ -68,6 +78,13 @@ export interface ApiBenchRun {
 }
 
 const TARGET_NAMES: Record<TargetKind, string> = { postgres: 'PostgreSQL', embedded: 'Embedded PGlite' };
+const CACHE_NAMES: Record<CacheMode, string> = {
+  off: 'response cache off (every request reads the database)',
+  on: 'response cache on (repeated requests: hits)',
+};
+/** A run's name: the database and, when the run says, the response cache. */
+export const runName = (t: TargetRun) =>
+  t.cache ? `${TARGET_NAMES[t.kind]}, ${CACHE_NAMES[t.cache]}` : TARGET_NAMES[t.kind];
 const ms = (v: number | undefined) => (v === undefined ? '' : v < 10 ? fixed(v, 1) : int(v));
 const cpu = (v: number | undefined) => (v === undefined ? '' : fixed(v, 2));
 
@@ -186,7 +203,7 @@ export interface Verdict {
 export function verdicts(run: ApiBenchRun): Verdict[] {
   const out: Verdict[] = [];
   for (const t of run.targets) {
-    const name = TARGET_NAMES[t.kind];
+    const name = runName(t);
     const loaded = t.endpoints.filter((e) => e.load);
     const checked = t.endpoints.filter((e) => e.check.expected !== undefined);
     out.push({
@@ -321,8 +338,16 @@ export function renderMarkdown(run: ApiBenchRun): string {
   if (run.notes?.length) parts.push('**Notes:**', '', ...run.notes.map((n) => `- ${n}`), '');
   parts.push('## Targets', '', verdictTable(run), '');
   for (const t of run.targets) {
-    const name = TARGET_NAMES[t.kind];
+    const name = runName(t);
     parts.push(`## ${name}`, '', catalogLine(t), '', resultsTable(t), '');
+    if (t.cache === 'on')
+      parts.push(
+        'With the response cache on, autocannon repeats one URL at one catalog version, so every request after ' +
+          "the first is a hit: the token lookup (which also reads the catalog version) and the kept answer's bytes. " +
+          'That is what a client repeating a request gets, not what a first request or a request after an import ' +
+          'costs: those are the numbers with the cache off.',
+        '',
+      );
     const backlog = t.endpoints.filter((e) => e.load?.idleBefore === false).map((e) => e.label);
     if (backlog.length)
       parts.push(

@@ -24,7 +24,8 @@ export const BENCH_SECRET = 'vulntrack-api-benchmark-secret-not-for-production';
 export function serverEnv(target: ApiTarget, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(DATABASE_URL|VULNTRACK_|PORT$|HOST$|LOG_LEVEL$|RATE_LIMIT)/.test(key)) env[key] = value;
+    if (!/^(DATABASE_URL|VULNTRACK_|PORT$|HOST$|LOG_LEVEL$|RATE_LIMIT|API_RESPONSE_CACHE)/.test(key))
+      env[key] = value;
   }
   Object.assign(env, {
     PORT: String(port),
