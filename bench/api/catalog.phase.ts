@@ -137,6 +137,13 @@ async function build(db: Kysely<DB>, spec: CatalogSpec): Promise<CatalogBuild> {
   });
   const importMs = performance.now() - importing;
   if (report.counts.imported === 0) throw new Error(`nothing imported from ${spec.corpus}`);
+  // The catalog's own history is not news: the event processor starts after it (as on an existing
+  // install), so the server under test does not match 44,130 changes against the benchmark's project
+  // during the first loads (on the embedded database that held the only session for seconds).
+  await sql`UPDATE event_cursor SET seq = (SELECT coalesce(max(seq), 0) FROM cve_change) WHERE stream = 'changes'`.execute(
+    db,
+  );
+  await sql`DELETE FROM job`.execute(db);
   const base = await countRows(db);
   const replicating = performance.now();
   await replicate(db, base, spec.size);

@@ -24,7 +24,7 @@ export const BENCH_SECRET = 'vulntrack-api-benchmark-secret-not-for-production';
 export function serverEnv(target: ApiTarget, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(DATABASE_URL|VULNTRACK_|PORT$|HOST$|LOG_LEVEL$|RATE_LIMIT|API_RESPONSE_CACHE)/.test(key))
+    if (!/^(DATABASE_URL|VULNTRACK_|PORT$|HOST$|LOG_LEVEL$|RATE_LIMIT|API_RESPONSE_CACHE|SYNC_)/.test(key))
       env[key] = value;
   }
   Object.assign(env, {
@@ -33,6 +33,9 @@ export function serverEnv(target: ApiTarget, port: number): NodeJS.ProcessEnv {
     LOG_LEVEL: 'warn',
     VULNTRACK_LOAD_SAMPLE: 'false',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // No upstream sync during the loads: an import would move the catalog version mid-run (every
+    // cached count and answer read again) and its work would compete for the cores.
+    SYNC_SOURCES: 'none',
   });
   if (target.kind === 'postgres') {
     env.DATABASE_URL = withDatabase(target.serverUrl, target.database);
