@@ -3,6 +3,7 @@
  * that names the variable. `resetConfig()` exists for tests.
  */
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export type ApiV1Shape = 'paged' | 'legacy';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -27,6 +28,13 @@ export interface Config {
   notifications: NotificationConfig;
   /** How long a verified API v1 Basic credential is trusted without hashing again (API_V1_AUTH_CACHE_SECONDS). */
   apiV1AuthCacheMs: number;
+  /** Failed API v1 sign-ins allowed per client address per minute (API_V1_AUTH_FAILURES_PER_MINUTE); 0: no limit. */
+  apiV1AuthFailuresPerMinute: number;
+  /**
+   * Which proxies' `X-Forwarded-For` names the client (TRUST_PROXY): false (none, the default), true
+   * (any), a number of hops, or addresses and CIDR ranges. Rate limits count per client address.
+   */
+  trustProxy: boolean | number | string[];
   /** Memory for API v2 answers kept per catalog version (API_RESPONSE_CACHE_MB); 0: no cache. */
   apiResponseCacheBytes: number;
 }
@@ -163,6 +171,28 @@ function bool(name: string, value: string | undefined, dflt: boolean): boolean {
   throw new ConfigError(`${name} must be true or false (got "${value}")`);
 }
 
+/**
+ * TRUST_PROXY: unset or false → trust no proxy; true → any; a whole number → that many hops; else a
+ * comma-separated list of addresses and CIDR ranges of the proxies in front of the service.
+ */
+function trustProxy(value: string | undefined): boolean | number | string[] {
+  if (value === undefined || value === '' || /^(0|false|no|off)$/i.test(value)) return false;
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const valid =
+      rest.length === 0 && ipaddr.isValid(address ?? '') && (bits === undefined || ipaddr.isValidCIDR(entry));
+    if (!valid) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a number of hops or addresses and CIDR ranges separated by commas (got "${entry}")`,
+      );
+    }
+  }
+  return entries;
+}
+
 /** Job queue and worker settings (docs/jobs.md). */
 function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   return {
@@ -262,6 +292,14 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     notifications: notificationConfig(env),
     apiV1AuthCacheMs:
       integer('API_V1_AUTH_CACHE_SECONDS', env.API_V1_AUTH_CACHE_SECONDS, 300, 0, 86_400) * 1000,
+    apiV1AuthFailuresPerMinute: integer(
+      'API_V1_AUTH_FAILURES_PER_MINUTE',
+      env.API_V1_AUTH_FAILURES_PER_MINUTE,
+      20,
+      0,
+      1_000_000,
+    ),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     apiResponseCacheBytes:
       integer('API_RESPONSE_CACHE_MB', env.API_RESPONSE_CACHE_MB, 32, 0, 4096) * 1024 * 1024,
   };

@@ -11,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.ts';
+import type { Config } from '../config.ts';
 import type { Services } from '../main.ts';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -79,10 +80,19 @@ function fromFastifyError(err: FastifyError): AppError {
   return new AppError('internal_error');
 }
 
+/** TRUST_PROXY as Fastify takes it: a number of hops trusts the nearest `hops` proxies. */
+function trustProxyOption(
+  setting: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 export async function buildApp(options: AppOptions) {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // request.ip (rate limits, logs) is the client's address behind the proxies named here.
+    trustProxy: trustProxyOption(options.services.config.trustProxy),
     // Unknown fields are rejected by the schemas, not silently dropped.
     // Per-request access lines only at debug level: at info they cost throughput and say little.
     logController: new LogController({

@@ -37,6 +37,16 @@ export class AppError extends Error {
   }
 }
 
+/** A 429 that says when to come back (`Retry-After`). */
+export class RetryLaterError extends AppError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super('rate_limited', message);
+  }
+}
+
 export const notFound = () => new AppError('not_found');
 export const validationError = (details: ErrorDetails) =>
   new AppError('validation_error', undefined, details);

@@ -11,13 +11,16 @@
  * - An unknown user costs a verification against DUMMY_PASSWORD_HASH, so the time of an answer does
  *   not tell whether the user exists.
  * - Concurrent requests with one uncached credential share one verification.
+ * - A client address with too many failures in a minute (API_V1_AUTH_FAILURES_PER_MINUTE) is
+ *   answered 429 with `Retry-After` before any lookup or hash (FailureThrottle).
  */
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AccountRepository } from '../db/account.repository.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, RetryLaterError } from '../domain/errors.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../domain/passwords.ts';
+import { FailureThrottle } from './failure-throttle.ts';
 
 export type PasswordVerifier = (password: string, storedHash: string) => Promise<boolean>;
 
@@ -42,6 +45,7 @@ export class BasicAuthService {
   private readonly accounts: AccountRepository;
   private readonly cache = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<BasicUser>>();
+  private readonly failures: FailureThrottle;
   /** Full password verifications done (each one a scrypt hash): the cost the cache saves. */
   verifications = 0;
 
@@ -50,16 +54,35 @@ export class BasicAuthService {
     private readonly secret: string,
     private readonly ttlMs: number,
     private readonly verify: PasswordVerifier = verifyPassword,
+    failuresPerMinute = 0,
   ) {
     this.accounts = new AccountRepository(db);
+    this.failures = new FailureThrottle(failuresPerMinute);
   }
 
   /**
-   * The user of an `Authorization: Basic …` header. Throws `invalid_token` (401) with the message
-   * API v1 shows: no header, or a malformed, unknown or wrong credential.
+   * The user of an `Authorization: Basic …` header sent from `client` (its address). Throws
+   * `invalid_token` (401) with the message API v1 shows: no header, or a malformed, unknown or wrong
+   * credential; RetryLaterError (429) when `client` failed too often lately.
    */
-  async authenticate(header: string | undefined): Promise<BasicUser> {
+  async authenticate(header: string | undefined, client = ''): Promise<BasicUser> {
     if (!header) throw new AppError('invalid_token', CREDENTIALS_NOT_PROVIDED);
+    const wait = this.failures.retryAfter(client);
+    if (wait !== undefined) {
+      throw new RetryLaterError(
+        wait,
+        `Too many failed sign-ins from this address. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`,
+      );
+    }
+    try {
+      return await this.check(header);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_token') this.failures.fail(client);
+      throw err;
+    }
+  }
+
+  private async check(header: string): Promise<BasicUser> {
     const credential = parseBasic(header);
     if (!credential) throw new AppError('invalid_token', INVALID_CREDENTIALS);
     const key = createHmac('sha256', this.secret).update(credential.raw).digest('base64url');

@@ -4,10 +4,11 @@
  * errors in the shape's own form (`{"detail": …}` paged, `{"message": …}` legacy) with 404 and 405
  * for unknown paths under `/api`.
  */
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiV1Shape } from '../../config.ts';
 import type { V1Caller } from '../../domain/actor.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, RetryLaterError } from '../../domain/errors.ts';
 import { authorize, type Scope } from '../../domain/scopes.ts';
 import type { Services } from '../../main.ts';
 import { INVALID_CREDENTIALS } from '../../services/basic-auth.service.ts';
@@ -75,8 +76,15 @@ function v1Error(err: FastifyError | AppError, shape: ApiV1Shape): { status: num
   return { status: 500, message: 'Internal server error.' };
 }
 
-/** Installs authentication, headers and error handling on a shape's plugin (prefix `/api`). */
-export function setUpV1(app: FastifyInstance, { services, unmatched }: V1Options, shape: ApiV1Shape): void {
+/**
+ * Installs authentication, the per-caller rate limit, headers and error handling on a shape's
+ * plugin (prefix `/api`).
+ */
+export async function setUpV1(
+  app: FastifyInstance,
+  { services, unmatched }: V1Options,
+  shape: ApiV1Shape,
+): Promise<void> {
   const body = (message: string) => (shape === 'paged' ? { detail: message } : { message });
   const successor = `${services.config.baseUrl ?? ''}/api/v2/docs/`;
 
@@ -95,7 +103,26 @@ export function setUpV1(app: FastifyInstance, { services, unmatched }: V1Options
       request.v1Caller = { kind: 'token', token };
       return;
     }
-    request.v1Caller = { kind: 'user', ...(await services.basicAuth.authenticate(header)) };
+    request.v1Caller = { kind: 'user', ...(await services.basicAuth.authenticate(header, request.ip)) };
+  });
+
+  // The same budget as API v2's per token (RATE_LIMIT_PER_MINUTE), per user or token.
+  const max = services.config.rateLimitPerMinute;
+  await app.register(rateLimit, {
+    hook: 'preHandler',
+    max,
+    timeWindow: 60_000,
+    keyGenerator: (request) => {
+      const caller = request.v1Caller;
+      return caller?.kind === 'token' ? `token ${caller.token.id}` : `user ${caller?.userId ?? request.ip}`;
+    },
+    allowList: (request) => !request.routeOptions.config.v1,
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        'rate_limited',
+        `Request was throttled: at most ${max} requests per minute. Expected available in ${context.after}.`,
+      ),
   });
 
   app.addHook('onSend', async (request, reply) => {
@@ -109,6 +136,7 @@ export function setUpV1(app: FastifyInstance, { services, unmatched }: V1Options
     const { status, message } = v1Error(err, shape);
     if (status >= 500) request.log.error({ err }, 'request failed');
     if (status === 401) void reply.header('WWW-Authenticate', 'Basic realm="vulntrack"');
+    if (err instanceof RetryLaterError) void reply.header('Retry-After', String(err.retryAfterSeconds));
     return reply.status(status).send(body(message));
   });
 

@@ -21,7 +21,7 @@ export function legacyRouteFiles(): string[] {
 }
 
 export const legacyV1Routes: FastifyPluginAsync<V1Options> = async (app, options) => {
-  setUpV1(app, options, 'legacy');
+  await setUpV1(app, options, 'legacy');
   for (const file of legacyRouteFiles()) {
     const module = (await import(new URL(file, import.meta.url).href)) as RoutesModule;
     if (typeof module.routes !== 'function') throw new Error(`${file}: no \`routes\` plugin exported`);

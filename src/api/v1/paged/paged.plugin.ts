@@ -10,7 +10,7 @@ import { weaknessRoutes } from './weaknesses.routes.ts';
 import { cveRoutes } from './cves.routes.ts';
 
 export const pagedV1Routes: FastifyPluginAsync<V1Options> = async (app, options) => {
-  setUpV1(app, options, 'paged');
+  await setUpV1(app, options, 'paged');
   for (const routes of [organizationRoutes, vendorRoutes, weaknessRoutes, cveRoutes])
     await app.register(routes, { services: options.services });
 };

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config.ts';
+
+describe('TRUST_PROXY', () => {
+  const trust = (value?: string) => parseConfig(value === undefined ? {} : { TRUST_PROXY: value }).trustProxy;
+
+  it('trusts no proxy by default', () => {
+    expect(trust()).toBe(false);
+    expect(trust('')).toBe(false);
+    expect(trust('false')).toBe(false);
+  });
+
+  it('takes true, a number of hops, or addresses and CIDR ranges', () => {
+    expect(trust('true')).toBe(true);
+    expect(trust('2')).toBe(2);
+    expect(trust('127.0.0.1, 10.0.0.0/8,::1,fd00::/8')).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+    ]);
+  });
+
+  it('refuses anything else with a sentence naming the bad entry', () => {
+    for (const bad of ['proxy.example', '10.0.0.0/33', '10.0.0.1/8/2', '127.0.0.1,', 'yes please']) {
+      expect(() => trust(bad)).toThrow(ConfigError);
+    }
+    expect(() => trust('10.0.0.0/33')).toThrow(/^TRUST_PROXY must be .*\(got "10\.0\.0\.0\/33"\)$/);
+  });
+});
+
+describe('API_V1_AUTH_FAILURES_PER_MINUTE', () => {
+  it('defaults to 20, takes 0 (no limit) and refuses non-numbers', () => {
+    expect(parseConfig({}).apiV1AuthFailuresPerMinute).toBe(20);
+    expect(parseConfig({ API_V1_AUTH_FAILURES_PER_MINUTE: '0' }).apiV1AuthFailuresPerMinute).toBe(0);
+    expect(() => parseConfig({ API_V1_AUTH_FAILURES_PER_MINUTE: '-1' })).toThrow(
+      'API_V1_AUTH_FAILURES_PER_MINUTE must be a whole number from 0 to 1000000 (got "-1")',
+    );
+  });
+});
