@@ -5,7 +5,6 @@
  * started_at), both read from the job table (the database's clock). Writes bench/RESULTS-jobs.md
  * (default runs; --quick writes bench/.work/RESULTS-jobs-quick.md).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
 import { createDatabase, DEFAULT_SERVER_URL, dropDatabase, serverInfo } from './lib/pg-admin.ts';
 import { benchDir, projectRoot, workDir } from './lib/paths.ts';
+import { startWorkers, stopWorkers } from './lib/workers.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { JobRepository } from '../src/db/job.repository.ts';
 
@@ -42,46 +42,6 @@ interface Run {
 }
 
 const list = (value: string) => value.split(',').map((v) => Number(v.trim()));
-
-function startWorkers(n: number, env: NodeJS.ProcessEnv): Promise<ChildProcess[]> {
-  const children = Array.from({ length: n }, () =>
-    spawn(process.execPath, [path.join(projectRoot, 'bin/vulntrack.js'), 'worker'], {
-      cwd: projectRoot,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-  return Promise.all(
-    children.map(
-      (child) =>
-        new Promise<ChildProcess>((resolve, reject) => {
-          let seen = '';
-          const onData = (d: Buffer) => {
-            seen += d.toString();
-            if (/job worker \S+ started/.test(seen)) resolve(child);
-          };
-          child.stdout!.on('data', onData);
-          child.stderr!.on('data', onData);
-          child.on('exit', (code) =>
-            reject(new Error(`a worker exited (${code}) before starting:\n${seen}`)),
-          );
-        }),
-    ),
-  );
-}
-
-async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.on('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-}
 
 async function waitUntilDone(database: Database, n: number, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;

@@ -5,15 +5,13 @@
  * run sends the same payloads. Throughput = deliveries ÷ (last attempt recorded − first attempt
  * started), both from the delivery rows.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import pino from 'pino';
 import { openDatabase } from '../../src/db/client.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { servicesFor, startJobs } from '../../src/main.ts';
-import { projectRoot } from '../lib/paths.ts';
 import { profiled } from '../lib/profiler.ts';
+import { startWorkers, stopWorkers } from '../lib/workers.ts';
 import { backendCpuReader, processCpuMs } from '../lib/pg-server-cpu.ts';
 import { benchConfig, SECRET } from './setup.ts';
 import type { ReceiverHandle } from './receiver.ts';
@@ -58,46 +56,6 @@ async function waitUntilDone(db: Kysely<DB>, n: number, timeoutMs: number): Prom
     if (Date.now() > until) throw new Error(`only ${rows[0]?.n ?? 0} of ${n} deliveries done in time`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function startWorkers(n: number, env: NodeJS.ProcessEnv): Promise<ChildProcess[]> {
-  const children = Array.from({ length: n }, () =>
-    spawn(process.execPath, [path.join(projectRoot, 'bin/vulntrack.js'), 'worker'], {
-      cwd: projectRoot,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-  return Promise.all(
-    children.map(
-      (child) =>
-        new Promise<ChildProcess>((resolve, reject) => {
-          let seen = '';
-          const onData = (d: Buffer) => {
-            seen += d.toString();
-            if (/job worker \S+ started/.test(seen)) resolve(child);
-          };
-          child.stdout!.on('data', onData);
-          child.stderr!.on('data', onData);
-          child.on('exit', (code) =>
-            reject(new Error(`a worker exited (${code}) before starting:\n${seen}`)),
-          );
-        }),
-    ),
-  );
-}
-
-async function stopWorkers(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.on('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
 }
 
 export async function measureDeliveries(
