@@ -38,3 +38,14 @@ describe('API_V1_AUTH_FAILURES_PER_MINUTE', () => {
     );
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  it('is unset by default and refuses a short token or one with spaces', () => {
+    expect(parseConfig({}).metricsToken).toBeUndefined();
+    expect(parseConfig({ METRICS_TOKEN: 'a'.repeat(16) }).metricsToken).toBe('a'.repeat(16));
+    expect(() => parseConfig({ METRICS_TOKEN: 'short' })).toThrow(
+      'METRICS_TOKEN must be at least 16 characters, without spaces',
+    );
+    expect(() => parseConfig({ METRICS_TOKEN: 'with a space inside it' })).toThrow(ConfigError);
+  });
+});

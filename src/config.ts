@@ -35,6 +35,8 @@ export interface Config {
    * (any), a number of hops, or addresses and CIDR ranges. Rate limits count per client address.
    */
   trustProxy: boolean | number | string[];
+  /** Bearer token GET /metrics requires (METRICS_TOKEN); unset: /metrics answers anyone. */
+  metricsToken: string | undefined;
   /** Memory for API v2 answers kept per catalog version (API_RESPONSE_CACHE_MB); 0: no cache. */
   apiResponseCacheBytes: number;
 }
@@ -193,6 +195,14 @@ function trustProxy(value: string | undefined): boolean | number | string[] {
   return entries;
 }
 
+function metricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length < 16 || /\s/.test(value)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters, without spaces');
+  }
+  return value;
+}
+
 /** Job queue and worker settings (docs/jobs.md). */
 function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   return {
@@ -300,6 +310,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       1_000_000,
     ),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    metricsToken: metricsToken(env.METRICS_TOKEN),
     apiResponseCacheBytes:
       integer('API_RESPONSE_CACHE_MB', env.API_RESPONSE_CACHE_MB, 32, 0, 4096) * 1024 * 1024,
   };

@@ -1,9 +1,18 @@
 /**
  * GET /healthz (the process answers), GET /readyz (database reachable and migrated, catalog and sync
- * status), GET /metrics (Prometheus text format).
+ * status), GET /metrics (Prometheus text format; with METRICS_TOKEN set, only for that bearer token).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../main.ts';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Whether `header` is `Bearer <token>`, compared in constant time. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
+}
 
 export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -11,7 +20,16 @@ export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     const readiness = await services.health.readiness();
     return reply.status(readiness.ready ? 200 : 503).send(readiness);
   });
-  app.get('/metrics', async (_request, reply) => {
+  const token = services.config.metricsToken;
+  app.get('/metrics', async (request, reply) => {
+    if (token !== undefined && !bearerMatches(request.headers.authorization, token)) {
+      return reply
+        .status(401)
+        .header('WWW-Authenticate', 'Bearer realm="metrics"')
+        .send({
+          error: { code: 'invalid_token', message: 'GET /metrics needs the METRICS_TOKEN bearer token.' },
+        });
+    }
     const { contentType, body } = await services.metrics.scrape();
     return reply.type(contentType).send(body);
   });

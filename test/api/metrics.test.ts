@@ -69,4 +69,35 @@ describeEachDatabase('GET /metrics', (use) => {
       expect(text).toMatch(/vulntrack_catalog_cves \d+/);
     });
   });
+
+  describe('with METRICS_TOKEN set', () => {
+    const TOKEN = 'scrape-me-please-0123456789';
+    let guarded: TestApi;
+    beforeAll(async () => {
+      guarded = await buildTestApi(use(), { METRICS_TOKEN: TOKEN });
+    });
+    afterAll(() => guarded?.close());
+    const scrape = (authorization?: string) =>
+      guarded.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
+
+    it('answers the bearer token only', async () => {
+      const ok = await scrape(`Bearer ${TOKEN}`);
+      expect(ok.statusCode).toBe(200);
+      expect(ok.body).toContain('# TYPE vulntrack_http_requests_total counter');
+    });
+
+    it('refuses no token, another token and an organization token with 401 and nothing of the metrics', async () => {
+      const { org, actor } = await createOrganization(guarded.services, 'metrics-guarded');
+      const orgToken = (await createToken(guarded.services, org.id, actor)).header;
+      for (const authorization of [undefined, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`, orgToken]) {
+        const res = await scrape(authorization);
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+        expect(res.json()).toEqual({
+          error: { code: 'invalid_token', message: 'GET /metrics needs the METRICS_TOKEN bearer token.' },
+        });
+        expect(res.body).not.toContain('vulntrack_');
+      }
+    });
+  });
 });
