@@ -6,11 +6,10 @@
  * (default runs; --quick writes bench/.work/RESULTS-jobs-quick.md).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { machineInfo } from './lib/machine.ts';
+import { loadAverage, machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
 import { createDatabase, DEFAULT_SERVER_URL, dropDatabase, serverInfo } from './lib/pg-admin.ts';
 import { benchDir, projectRoot, workDir } from './lib/paths.ts';
@@ -92,13 +91,6 @@ async function measure(database: Database, url: string, workers: number, concurr
     perWorker: per.rows.map((p) => p.n),
     problems,
   } satisfies Run;
-}
-
-function loadAverage(): string {
-  return os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
 }
 
 export async function run(args: string[]): Promise<void> {

@@ -6,10 +6,9 @@
  * the real job runtime, in-process and in worker processes. See bench/README.md.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { machineInfo } from './lib/machine.ts';
+import { loadAverage, machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
 import { DEFAULT_SERVER_URL, dropDatabase, serverInfo } from './lib/pg-admin.ts';
 import { projectRoot, workDir } from './lib/paths.ts';
@@ -45,12 +44,6 @@ const list = (value: string) =>
     .split(',')
     .filter((v) => v.trim())
     .map((v) => Number(v.trim()));
-
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
 
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -60,3 +60,11 @@ export function machineInfo(): MachineInfo {
     srcDirty: git(['status', '--porcelain', '--', 'src']) !== '',
   };
 }
+
+/** The 1, 5 and 15-minute load averages: `0.90 / 0.26 / 0.09`. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+}
