@@ -15,8 +15,6 @@ const CATALOG_WRITE_LOCK = 7_352_901_004;
 export interface StoredSource {
   provider: Provider;
   hash: string;
-  /** The statement itself, when asked for. */
-  doc?: SourceDocument;
 }
 
 export interface EpssMove {
@@ -195,41 +193,37 @@ export class CatalogWriteTransaction {
 
   constructor(private readonly tx: Transaction<DB>) {}
 
-  /**
-   * Hashes of the stored statements of these CVEs; `withDocuments`: the statements too (one read
-   * instead of two when nearly every CVE is known to change).
-   */
-  async sourceHashes(cveIds: string[], withDocuments = false): Promise<Map<string, StoredSource[]>> {
+  /** Hashes of the stored statements of these CVEs. */
+  async sourceHashes(cveIds: string[]): Promise<Map<string, StoredSource[]>> {
     const map = new Map<string, StoredSource[]>();
     if (!cveIds.length) return map;
     const rows = await this.tx
       .selectFrom('cve_source')
       .select(['cve_id', 'provider', 'hash'])
-      .$if(withDocuments, (q) => q.select('data'))
       .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
       .execute();
     for (const r of rows) {
       const list = map.get(r.cve_id) ?? [];
-      const source: StoredSource = { provider: r.provider as Provider, hash: r.hash };
-      if (withDocuments) source.doc = (r as { data?: unknown }).data as SourceDocument;
-      list.push(source);
+      list.push({ provider: r.provider as Provider, hash: r.hash });
       map.set(r.cve_id, list);
     }
     return map;
   }
 
-  /** Stored statements of these CVEs, by CVE and provider. */
-  async sourceDocuments(cveIds: string[]): Promise<Map<string, Map<Provider, SourceDocument>>> {
+  /** Stored statements, by CVE and provider: for each CVE of `wanted`, those of its providers. */
+  async sourceDocuments(
+    wanted: ReadonlyMap<string, readonly Provider[]>,
+  ): Promise<Map<string, Map<Provider, SourceDocument>>> {
     const map = new Map<string, Map<Provider, SourceDocument>>();
-    if (!cveIds.length) return map;
-    const rows = await this.tx
-      .selectFrom('cve_source')
-      .select(['cve_id', 'provider', 'data'])
-      .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
-      .execute();
+    const pairs = [...wanted].flatMap(([cveId, providers]) => providers.map((p) => [cveId, p] as const));
+    if (!pairs.length) return map;
+    const { rows } = await sql<{ cve_id: string; provider: string; data: unknown }>`
+      SELECT s.cve_id, s.provider, s.data
+        FROM unnest(${pairs.map((p) => p[0])}::text[], ${pairs.map((p) => p[1])}::text[]) AS x(cve_id, provider)
+        JOIN cve_source s ON s.cve_id = x.cve_id AND s.provider = x.provider`.execute(this.tx);
     for (const r of rows) {
       const inner = map.get(r.cve_id) ?? new Map<Provider, SourceDocument>();
-      inner.set(r.provider as Provider, r.data as unknown as SourceDocument);
+      inner.set(r.provider as Provider, r.data as SourceDocument);
       map.set(r.cve_id, inner);
     }
     return map;

@@ -220,9 +220,7 @@ export class ImportService {
         cveBatch = [];
         inflightIds = batchIds;
         batchIds = new Set();
-        inflight = inTransaction((tx) =>
-          this.applyCveBatch(tx, source.name, batch, options.changedInputs),
-        ).then(async (result) => {
+        inflight = inTransaction((tx) => this.applyCveBatch(tx, source.name, batch)).then(async (result) => {
           for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
             counts[k] += result.counts[k];
           changes += result.changes;
@@ -356,12 +354,10 @@ export class ImportService {
     tx: CatalogWriteTransaction,
     sourceName: string,
     items: CveItem[],
-    changedInputs = false,
   ): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
     const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
     const ids = [...new Set(items.map((i) => i.cveId))];
-    // Changed inputs nearly all need their stored statements: read them with the hashes.
-    const stored = await tx.sourceHashes(ids, changedInputs);
+    const stored = await tx.sourceHashes(ids);
     // Each CVE's statement hashes as the items so far leave them.
     const current = new Map(
       ids.map((id) => [id, new Map((stored.get(id) ?? []).map((s) => [s.provider, s.hash]))]),
@@ -406,11 +402,22 @@ export class ImportService {
       return { counts, changes: 0 };
     }
 
-    // Only CVEs with stored statements can have documents or a merged view to read.
+    // Only CVEs with stored statements have a merged view to read, and of their statements only
+    // those their first changed version neither brings nor replaces (it brings the rest itself: an
+    // unchanged statement has the hash, so the content, of the stored one). A record of the source
+    // that made every stored statement of its CVE needs none.
     const knownIds = [...new Set(pending.map((p) => p.item.cveId))].filter((id) => stored.has(id));
-    const documents = changedInputs
-      ? new Map(knownIds.map((id) => [id, new Map(stored.get(id)!.map((s) => [s.provider, s.doc!]))]))
-      : await tx.sourceDocuments(knownIds);
+    const wanted = new Map<string, Provider[]>();
+    for (const { item } of pending) {
+      const storedHere = stored.get(item.cveId);
+      if (!storedHere || wanted.has(item.cveId)) continue;
+      const brought = new Set<Provider>([...item.replaces, ...item.records.map((r) => r.provider)]);
+      wanted.set(
+        item.cveId,
+        storedHere.map((s) => s.provider).filter((p) => !brought.has(p)),
+      );
+    }
+    const documents = await tx.sourceDocuments(wanted);
     const views = await tx.mergedViews(knownIds);
     const write = await this.mergePending(tx, pending, documents, views, counts, [...inputs.values()]);
     return { counts, changes: write };
@@ -439,8 +446,10 @@ export class ImportService {
     for (const { item, upserts, deletes } of pending) {
       let docs = documents.get(item.cveId);
       if (!docs) documents.set(item.cveId, (docs = new Map<Provider, SourceDocument>()));
+      // Every statement the item brings: an unchanged one is the stored one (same hash), which was
+      // not read back (see applyCveBatch).
+      for (const r of item.records) docs.set(r.provider, r.doc);
       for (const u of upserts) {
-        docs.set(u.provider, u.doc);
         statements.set(`${item.cveId} ${u.provider}`, { cveId: item.cveId, provider: u.provider, upsert: u });
       }
       for (const p of deletes) {
