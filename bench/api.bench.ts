@@ -534,7 +534,13 @@ async function writeResults(result: ApiBenchRun): Promise<void> {
   const out = result.canonical
     ? path.join(benchDir, 'RESULTS-api.md')
     : path.join(workDir, `RESULTS-api-${result.quick ? 'quick' : 'partial'}.md`);
-  fs.writeFileSync(out, await formatMarkdown(renderMarkdown(result), out));
+  // The API v1 section belongs to `npm run bench -- api-v1 --record`: kept as it is.
+  const previous = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
+  const v1 = previous.indexOf('\n## API v1\n');
+  const v1End = v1 < 0 ? -1 : previous.indexOf('\n## ', v1 + 1);
+  const v1Section = v1 < 0 ? '' : previous.slice(v1 + 1, v1End < 0 ? undefined : v1End + 1);
+  const markdown = renderMarkdown(result).trimEnd() + (v1Section ? `\n\n${v1Section}` : '\n');
+  fs.writeFileSync(out, await formatMarkdown(markdown, out));
   console.log(`written: ${path.relative(process.cwd(), out)}`);
 }
 
