@@ -129,3 +129,8 @@ export async function catalogSnapshot(db: Kysely<DB>) {
     .execute();
   return { rows: rows.map((r) => stable(r)), sources };
 }
+
+/** Every version of every file up to `step` (0: the base), in commit order. */
+export function versionsUpTo(base: Json[], commits: HistoryCommit[], step: number): Json[] {
+  return [...base, ...commits.slice(0, step).flatMap((c) => c.lines.map((l) => l.record))];
+}

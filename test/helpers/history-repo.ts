@@ -8,6 +8,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
+import { parseConfig } from '../../src/config.ts';
+import type { Database } from '../../src/db/client.ts';
+import { ImportService } from '../../src/services/import.service.ts';
+import { SyncService, type SyncServiceOptions } from '../../src/services/sync.service.ts';
 import { cveIdOf, recordPath, type HistoryCommit, type Json } from './cve5-history.ts';
 
 const run = promisify(execFile);
@@ -106,4 +111,29 @@ export function stateAt(base: Json[], commits: HistoryCommit[], step: number): J
   for (const r of base) latest.set(cveIdOf(r), r);
   for (const c of commits.slice(0, step)) for (const l of c.lines) latest.set(cveIdOf(l.record), l.record);
   return [...latest.values()];
+}
+
+/** The history repository of a test file: built before its tests, removed after them. */
+export function useHistoryRepo(base: Json[], commits: HistoryCommit[]): () => HistoryRepo {
+  let repo: HistoryRepo | undefined;
+  beforeAll(async () => {
+    repo = await buildHistoryRepo(base, commits);
+  }, 60_000);
+  afterAll(async () => {
+    await repo?.remove();
+  });
+  return () => {
+    if (!repo) throw new Error('the history repository is built in beforeAll');
+    return repo;
+  };
+}
+
+/** A SyncService whose cve5 source is the git clone `clone`. */
+export function cve5GitSync(
+  database: Database,
+  clone: string,
+  options: SyncServiceOptions = {},
+  imports = new ImportService(database.db),
+): SyncService {
+  return new SyncService(database.db, imports, parseConfig({ CVE5_GIT_DIR: clone }).sync, options);
 }

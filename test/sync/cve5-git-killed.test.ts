@@ -17,8 +17,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { SyncStateRepository } from '../../src/db/sync-state.repository.ts';
-import { expectedChanges, loadHistory, recordedChanges } from '../helpers/cve5-history.ts';
-import { buildHistoryRepo, stateAt, type HistoryRepo } from '../helpers/history-repo.ts';
+import { expectedChanges, loadHistory, recordedChanges, versionsUpTo } from '../helpers/cve5-history.ts';
+import { stateAt, useHistoryRepo } from '../helpers/history-repo.ts';
 import { backends, createServerDatabase, type Backend } from '../helpers/databases.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vulntrack.js', import.meta.url));
@@ -27,21 +27,13 @@ const PULL = /^cve5: git pull in /m;
 const SPAN_DONE = /^cve5: commit \d+ of \d+ /m;
 
 const { base, commits } = await loadHistory();
-const versionsUpTo = (step: number) => [
-  ...base,
-  ...commits.slice(0, step).flatMap((c) => c.lines.map((l) => l.record)),
-];
-
-let repo: HistoryRepo;
+const repo = useHistoryRepo(base, commits);
 const children = new Set<ChildProcess>();
 
-beforeAll(async () => {
-  repo = await buildHistoryRepo(base, commits);
-}, 60_000);
+// Registered after the repository's own hooks, so it runs before its removal.
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await Promise.all([...children].map((child) => once(child, 'close')));
-  await repo?.remove();
 });
 
 /** `vulntrack sync cve5` in a child process; `exited` resolves with its code and signal, `stderr` grows. */
@@ -101,7 +93,7 @@ async function inspect(open: () => Promise<Database>) {
   const database = await open();
   try {
     const state = await new SyncStateRepository(database.db).get('cve5');
-    const step = repo.shas.indexOf((state?.cursor as { commit?: string } | undefined)?.commit ?? '');
+    const step = repo().shas.indexOf((state?.cursor as { commit?: string } | undefined)?.commit ?? '');
     const cves = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve`.execute(database.db);
     const run = await sql<{ status: string }>`
       SELECT status FROM import_run ORDER BY started_at DESC LIMIT 1`.execute(database.db);
@@ -123,9 +115,9 @@ for (const backend of backends) {
     let killedAtStep = -1;
 
     beforeAll(async () => {
-      const dir = await fsp.mkdtemp(path.join(repo.tmp, `killed-${backend}-`));
+      const dir = await fsp.mkdtemp(path.join(repo().tmp, `killed-${backend}-`));
       t = await target(backend, dir);
-      clone = await repo.cloneAt(`killed-${backend}`, 0);
+      clone = await repo().cloneAt(`killed-${backend}`, 0);
     });
     afterAll(async () => {
       await t?.cleanup();
@@ -135,7 +127,7 @@ for (const backend of backends) {
       const first = startSync({ ...t.env, CVE5_GIT_DIR: clone });
       const [code] = await first.exited;
       expect(code, first.output.stderr).toBe(0);
-      await repo.moveMain(commits.length);
+      await repo().moveMain(commits.length);
 
       const { child, output, exited } = startSync({ ...t.env, CVE5_GIT_DIR: clone });
       await waitForStderr(child, PULL, 120_000);
@@ -155,7 +147,7 @@ for (const backend of backends) {
       // Killed in the middle of a span's import (its run row was committed before the span began).
       expect(killed.lastImport).toBe('running');
       expect(killed.cves).toBe(stateAt(base, commits, killed.step).length);
-      expect(killed.changes).toEqual(expectedChanges(versionsUpTo(killed.step)));
+      expect(killed.changes).toEqual(expectedChanges(versionsUpTo(base, commits, killed.step)));
     }, 240_000);
 
     it('completes the history with every change recorded once when run again', async () => {
@@ -167,7 +159,7 @@ for (const backend of backends) {
       const done = await inspect(t.open);
       expect(done.step).toBe(commits.length);
       expect(done.cves).toBe(stateAt(base, commits, commits.length).length);
-      expect(done.changes).toEqual(expectedChanges(versionsUpTo(commits.length)));
+      expect(done.changes).toEqual(expectedChanges(versionsUpTo(base, commits, commits.length)));
     }, 240_000);
   });
 }

@@ -6,29 +6,21 @@
  * recorded, so a CVE's history reads the same by (created_at, id) as by seq.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.ts';
+import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
 import { SyncStateRepository } from '../../src/db/sync-state.repository.ts';
 import { ImportService, type ImportOptions } from '../../src/services/import.service.ts';
-import { SyncService, type SyncServiceOptions } from '../../src/services/sync.service.ts';
 import type { InputFile } from '../../src/sources/input.ts';
 import type { Source } from '../../src/sources/source.ts';
-import { expectedChanges, loadHistory, recordedChanges } from '../helpers/cve5-history.ts';
-import { buildHistoryRepo, stateAt, type HistoryRepo } from '../helpers/history-repo.ts';
+import { expectedChanges, loadHistory, recordedChanges, versionsUpTo } from '../helpers/cve5-history.ts';
+import { cve5GitSync, stateAt, useHistoryRepo } from '../helpers/history-repo.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 
 const { base, commits } = await loadHistory();
 /** Small spans (a few commits each), so that the stream makes many. */
 const SPAN_FILES = 400;
 
-let repo: HistoryRepo;
-beforeAll(async () => {
-  repo = await buildHistoryRepo(base, commits);
-}, 60_000);
-afterAll(async () => {
-  await repo?.remove();
-});
+const repo = useHistoryRepo(base, commits);
 
 /**
  * An importer that fails in the middle of its `failAt`-th import, once `afterFiles` files were read;
@@ -59,44 +51,35 @@ class FailingImportService extends ImportService {
   }
 }
 
-const syncService = (
-  database: Database,
-  imports: ImportService,
-  clone: string,
-  options: SyncServiceOptions = {},
-) => new SyncService(database.db, imports, parseConfig({ CVE5_GIT_DIR: clone }).sync, options);
-
-const versionsUpTo = (step: number) => [
-  ...base,
-  ...commits.slice(0, step).flatMap((c) => c.lines.map((l) => l.record)),
-];
-
 describeEachDatabase('SyncService (cve5 git sync in spans)', (use, backend) => {
   describe('run', () => {
     let clone: string;
 
     it('keeps nothing of a span that fails half-way, and the next round completes it exactly', async () => {
-      clone = await repo.cloneAt(`spans-${backend}`, 0);
-      await syncService(use(), new ImportService(use().db), clone).run('cve5');
-      await repo.moveMain(commits.length);
+      clone = await repo().cloneAt(`spans-${backend}`, 0);
+      await cve5GitSync(use(), clone).run('cve5');
+      await repo().moveMain(commits.length);
       const spans: number[] = [];
       // Spans of the stream: 271 files, then one commit of 1,066, then 354 files, …: the third fails
       // after 250 of its files, two batches of which are written by then.
       const failing = new FailingImportService(use(), 3, 250);
       await expect(
-        syncService(use(), failing, clone, {
-          cve5Git: { spanFiles: SPAN_FILES, afterCommit: (_sha, index) => void spans.push(index) },
-        }).run('cve5'),
+        cve5GitSync(
+          use(),
+          clone,
+          { cve5Git: { spanFiles: SPAN_FILES, afterCommit: (_sha, index) => void spans.push(index) } },
+          failing,
+        ).run('cve5'),
       ).rejects.toThrow('worker killed in the middle of a span');
 
       const state = await new SyncStateRepository(use().db).get('cve5');
-      const step = repo.shas.indexOf((state?.cursor as { commit: string }).commit);
+      const step = repo().shas.indexOf((state?.cursor as { commit: string }).commit);
       // The cursor stands at the end of the second span: the last commit reported done.
       expect(step).toBe(spans.at(-1)! + 1);
       expect(step).toBeGreaterThan(0);
       expect(step).toBeLessThan(commits.length);
       // …and the catalog holds exactly the commits up to it, nothing of the failed span.
-      expect(await recordedChanges(use().db)).toEqual(expectedChanges(versionsUpTo(step)));
+      expect(await recordedChanges(use().db)).toEqual(expectedChanges(versionsUpTo(base, commits, step)));
       const rows = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve`.execute(use().db);
       expect(rows.rows[0]!.n).toBe(stateAt(base, commits, step).length);
       const run = await sql<{ status: string; problems: { reason: string }[] }>`
@@ -104,14 +87,14 @@ describeEachDatabase('SyncService (cve5 git sync in spans)', (use, backend) => {
       expect(run.rows[0]).toMatchObject({ status: 'failed' });
       expect(run.rows[0]!.problems.at(-1)!.reason).toMatch(/nothing of it was kept/);
 
-      const report = await syncService(use(), new ImportService(use().db), clone, {
-        cve5Git: { spanFiles: SPAN_FILES },
-      }).run('cve5');
+      const report = await cve5GitSync(use(), clone, { cve5Git: { spanFiles: SPAN_FILES } }).run('cve5');
       expect(report.notes.join()).toContain(`${commits.length - step} commits since`);
       expect(report.counts.skipped).toBe(0);
-      expect(await recordedChanges(use().db)).toEqual(expectedChanges(versionsUpTo(commits.length)));
+      expect(await recordedChanges(use().db)).toEqual(
+        expectedChanges(versionsUpTo(base, commits, commits.length)),
+      );
       expect(await new SyncStateRepository(use().db).get('cve5')).toMatchObject({
-        cursor: { commit: repo.shas[commits.length] },
+        cursor: { commit: repo().shas[commits.length] },
       });
     }, 240_000);
 

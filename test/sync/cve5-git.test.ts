@@ -6,43 +6,26 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.ts';
-import type { Database } from '../../src/db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SyncStateRepository } from '../../src/db/sync-state.repository.ts';
 import { ImportService } from '../../src/services/import.service.ts';
-import { SyncService } from '../../src/services/sync.service.ts';
 import { cve5Source } from '../../src/sources/cve5/cve5.source.ts';
 import {
   catalogSnapshot,
   expectedChanges,
   loadHistory,
   recordedChanges,
-  type Json,
+  versionsUpTo,
 } from '../helpers/cve5-history.ts';
-import { buildHistoryRepo, stateAt, type HistoryRepo } from '../helpers/history-repo.ts';
+import { cve5GitSync, stateAt, useHistoryRepo } from '../helpers/history-repo.ts';
 import { describeEachDatabase, openTestDatabase, type Backend } from '../helpers/databases.ts';
 
 const { base, commits } = await loadHistory();
-const versionsUpTo = (step: number): Json[] => [
-  ...base,
-  ...commits.slice(0, step).flatMap((c) => c.lines.map((l) => l.record)),
-];
-
-let repo: HistoryRepo;
-beforeAll(async () => {
-  repo = await buildHistoryRepo(base, commits);
-}, 60_000);
-afterAll(async () => {
-  await repo?.remove();
-});
-
-const syncService = (database: Database, clone: string) =>
-  new SyncService(database.db, new ImportService(database.db), parseConfig({ CVE5_GIT_DIR: clone }).sync);
+const repo = useHistoryRepo(base, commits);
 
 /** The catalog a fresh database gets from one import of the latest version of every file at `step`. */
 async function freshImportOf(step: number, backend: Backend) {
-  const file = path.join(repo.tmp, `state-${step}.jsonl`);
+  const file = path.join(repo().tmp, `state-${step}.jsonl`);
   await fs.writeFile(
     file,
     stateAt(base, commits, step)
@@ -63,19 +46,19 @@ describeEachDatabase('SyncService (cve5 from a git clone)', (use, backend) => {
     let clone: string;
 
     beforeAll(async () => {
-      clone = await repo.cloneAt(`clone-${backend}`, 0);
+      clone = await repo().cloneAt(`clone-${backend}`, 0);
     });
 
     for (const step of [0, 50, commits.length]) {
       it(`after pulling to upstream commit ${step}, holds the catalog and history of that state`, async () => {
-        await repo.moveMain(step);
-        const report = await syncService(use(), clone).run('cve5');
-        expect(report).toMatchObject({ status: 'succeeded', cursor: { commit: repo.shas[step] } });
+        await repo().moveMain(step);
+        const report = await cve5GitSync(use(), clone).run('cve5');
+        expect(report).toMatchObject({ status: 'succeeded', cursor: { commit: repo().shas[step] } });
         expect(report.counts.skipped).toBe(0);
-        expect(await recordedChanges(use().db)).toEqual(expectedChanges(versionsUpTo(step)));
+        expect(await recordedChanges(use().db)).toEqual(expectedChanges(versionsUpTo(base, commits, step)));
         expect(await catalogSnapshot(use().db)).toEqual(await freshImportOf(step, backend));
         expect(await new SyncStateRepository(use().db).get('cve5')).toMatchObject({
-          cursor: { commit: repo.shas[step] },
+          cursor: { commit: repo().shas[step] },
           consecutiveFailures: 0,
           lastError: null,
         });
@@ -85,7 +68,7 @@ describeEachDatabase('SyncService (cve5 from a git clone)', (use, backend) => {
     }
 
     it('imports nothing when upstream has not moved', async () => {
-      const report = await syncService(use(), clone).run('cve5');
+      const report = await cve5GitSync(use(), clone).run('cve5');
       expect(report.imports).toBe(0);
       expect(report.notes.join()).toMatch(/up to date/);
     });
