@@ -2,17 +2,9 @@
  * GET /healthz (the process answers), GET /readyz (database reachable and migrated, catalog and sync
  * status), GET /metrics (Prometheus text format; with METRICS_TOKEN set, only for that bearer token).
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import { bearerCredential, sameSecret } from '../domain/tokens.ts';
 import type { Services } from '../main.ts';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** Whether `header` is `Bearer <token>`, compared in constant time. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return m !== null && timingSafeEqual(digest(m[1]!), digest(token));
-}
 
 export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -22,7 +14,8 @@ export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   });
   const token = services.config.metricsToken;
   app.get('/metrics', async (request, reply) => {
-    if (token !== undefined && !bearerMatches(request.headers.authorization, token)) {
+    const presented = bearerCredential(request.headers.authorization);
+    if (token !== undefined && !(presented !== undefined && sameSecret(presented, token))) {
       return reply
         .status(401)
         .header('WWW-Authenticate', 'Bearer realm="metrics"')

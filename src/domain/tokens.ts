@@ -4,7 +4,7 @@
  * slow password hash would add nothing but hundreds of milliseconds per request), compared in
  * constant time.
  */
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'vtr_org';
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -46,4 +46,15 @@ export function verifyTokenSecret(secret: string, storedHash: string, serverSecr
   const presented = Buffer.from(hashTokenSecret(secret, serverSecret), 'hex');
   const stored = Buffer.from(storedHash, 'hex');
   return presented.length === stored.length && timingSafeEqual(presented, stored);
+}
+
+/** The credential of an `Authorization: Bearer <credential>` header; undefined for anything else. */
+export function bearerCredential(header: string | undefined): string | undefined {
+  return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}
+
+/** Whether two secrets are equal, in time that tells nothing of where they differ (or their lengths). */
+export function sameSecret(presented: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
 }

@@ -10,6 +10,7 @@ import type { Actor, TokenAuth } from '../domain/actor.ts';
 import { AppError } from '../domain/errors.ts';
 import { isScope } from '../domain/scopes.ts';
 import {
+  bearerCredential,
   generateToken,
   hashTokenSecret,
   parseToken,
@@ -43,8 +44,8 @@ export class TokenService {
    * read; throws `invalid_token` for anything else.
    */
   async authenticate(header: string | undefined): Promise<TokenAuth & { catalogVersion: number }> {
-    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    const parts = m ? parseToken(m[1]!) : undefined;
+    const credential = bearerCredential(header);
+    const parts = credential ? parseToken(credential) : undefined;
     if (!parts) throw new AppError('invalid_token');
     const record = await this.tokens.findByTokenId(parts.tokenId);
     if (
