@@ -4,7 +4,6 @@
  * errors in the shape's own form (`{"detail": …}` paged, `{"message": …}` legacy) with 404 and 405
  * for unknown paths under `/api`.
  */
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiV1Shape } from '../../config.ts';
 import type { V1Caller } from '../../domain/actor.ts';
@@ -13,6 +12,7 @@ import { authorize, type Scope } from '../../domain/scopes.ts';
 import type { Services } from '../../main.ts';
 import { INVALID_CREDENTIALS } from '../../services/basic-auth.service.ts';
 import { PageOutOfRangeError } from '../pagination.ts';
+import { registerCallerRateLimit } from '../rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -108,21 +108,15 @@ export async function setUpV1(
 
   // The same budget as API v2's per token (RATE_LIMIT_PER_MINUTE), per user or token.
   const max = services.config.rateLimitPerMinute;
-  await app.register(rateLimit, {
-    hook: 'preHandler',
+  await registerCallerRateLimit(app, {
     max,
-    timeWindow: 60_000,
-    keyGenerator: (request) => {
+    key: (request) => {
       const caller = request.v1Caller;
       return caller?.kind === 'token' ? `token ${caller.token.id}` : `user ${caller?.userId ?? request.ip}`;
     },
-    allowList: (request) => !request.routeOptions.config.v1,
-    enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) =>
-      new AppError(
-        'rate_limited',
-        `Request was throttled: at most ${max} requests per minute. Expected available in ${context.after}.`,
-      ),
+    covers: (request) => Boolean(request.routeOptions.config.v1),
+    message: (after) =>
+      `Request was throttled: at most ${max} requests per minute. Expected available in ${after}.`,
   });
 
   app.addHook('onSend', async (request, reply) => {

@@ -5,11 +5,11 @@
  * write (403 `read_only_token`) → the scope (403 `missing_scope`). Rate limits are per token.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import rateLimit from '@fastify/rate-limit';
 import { AppError } from '../../domain/errors.ts';
 import { authorize, type Requirement } from '../../domain/scopes.ts';
 import type { TokenAuth } from '../../domain/actor.ts';
 import type { Services } from '../../main.ts';
+import { registerCallerRateLimit } from '../rate-limit.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import { cveRoutes } from './cves.routes.ts';
 import { vendorRoutes } from './vendors.routes.ts';
@@ -83,18 +83,12 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
     return payload;
   });
 
-  await app.register(rateLimit, {
-    hook: 'preHandler',
-    max: services.config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    keyGenerator: (request) => request.auth?.id ?? request.ip,
-    allowList: (request) => !request.routeOptions.config.auth,
-    enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) =>
-      new AppError(
-        'rate_limited',
-        `Too many requests: at most ${context.max} per minute for a token; retry in ${context.after}.`,
-      ),
+  const max = services.config.rateLimitPerMinute;
+  await registerCallerRateLimit(app, {
+    max,
+    key: (request) => request.auth?.id ?? request.ip,
+    covers: (request) => Boolean(request.routeOptions.config.auth),
+    message: (after) => `Too many requests: at most ${max} per minute for a token; retry in ${after}.`,
   });
 
   const register = (plugin: FastifyPluginAsync<{ services: Services }>) => app.register(plugin, { services });
