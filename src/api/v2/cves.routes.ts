@@ -19,8 +19,6 @@ import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
-import { responseKey } from './response-cache.ts';
-import { authOf } from './v2.plugin.ts';
 
 const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 30 }) });
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
@@ -68,14 +66,10 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asyn
         .filter(Boolean);
       const unknown = requested.filter((s) => !(CVE_INCLUDES as readonly string[]).includes(s));
       if (unknown.length) throw validationError({ include: unknown.map((s) => `unknown value "${s}"`) });
-      const auth = authOf(request);
-      const cache = app.responseCache;
-      if (cache.enabled) {
-        const hit = cache.serve(responseKey(request, auth, String(request.catalogVersion)), reply);
-        if (hit) return hit;
-      }
+      const hit = app.responseCache.answered(request, reply, request.catalogVersion);
+      if (hit) return hit;
       const cve = await catalog.getCve(request.params.cve_id);
-      if (cache.enabled) request.responseCacheKey = responseKey(request, auth, String(cve.catalog_version));
+      app.responseCache.remember(request, cve.catalog_version);
       return cveDetail(cve, new Set(requested as CveInclude[]));
     },
   );

@@ -15,7 +15,6 @@
  * Per process, bounded by the bytes of the answers kept (least recently used first).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TokenAuth } from '../../domain/actor.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,9 +34,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export class ResponseCache {
   private readonly entries = new Map<string, string>();
   private bytes = 0;
-  /** Answers served from the cache, and answers computed for a cacheable request (tests, metrics). */
+  /** Answers served from the cache (tests). */
   hits = 0;
-  misses = 0;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -45,18 +43,31 @@ export class ResponseCache {
     return this.maxBytes > 0;
   }
 
-  /** Sends the kept answer for `key` and returns the reply; undefined when there is none. */
-  serve(key: string, reply: FastifyReply): FastifyReply | undefined {
+  /**
+   * Sends the answer kept for this GET at `catalogVersion` (and `scope`: more versions its answer
+   * depends on) and returns the reply; undefined when there is none, or no version to key it by.
+   */
+  answered(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    catalogVersion: number | undefined,
+    scope = '',
+  ): FastifyReply | undefined {
+    if (!this.enabled || catalogVersion === undefined) return undefined;
+    const key = responseKey(request, catalogVersion, scope);
     const body = this.entries.get(key);
-    if (body === undefined) {
-      this.misses++;
-      return undefined;
-    }
+    if (body === undefined) return undefined;
     this.hits++;
     // Refresh its place in the eviction order.
     this.entries.delete(key);
     this.entries.set(key, body);
     return reply.type(JSON_TYPE).send(body);
+  }
+
+  /** Keeps this GET's answer, once sent with 200 (v2.plugin.ts), under the versions it was read at. */
+  remember(request: FastifyRequest, catalogVersion: number | undefined, scope = ''): void {
+    if (this.enabled && catalogVersion !== undefined)
+      request.responseCacheKey = responseKey(request, catalogVersion, scope);
   }
 
   /** Keeps `body` under `key` (an answer larger than a tenth of the budget is not kept). */
@@ -78,12 +89,9 @@ export class ResponseCache {
   }
 }
 
-/**
- * The key of a GET's answer read at `versions` (the catalog version, and the project's list version
- * for a project's list): the caller's organization and the URL as called.
- */
-export function responseKey(request: FastifyRequest, auth: TokenAuth, versions: string): string {
-  return `${auth.organizationId} ${versions} ${request.protocol}://${request.host}${request.url}`;
+/** The key of a GET's answer: the caller's organization, the versions it was read at, the URL as called. */
+function responseKey(request: FastifyRequest, catalogVersion: number, scope: string): string {
+  return `${request.auth!.organizationId} ${catalogVersion} ${scope} ${request.protocol}://${request.host}${request.url}`;
 }
 
 /** Whether an advanced query may name projects (then its list is not cached): any mention of the field. */

@@ -20,7 +20,7 @@ import {
   TriageStatus,
 } from './tracker.presenter.ts';
 import { authOf } from './v2.plugin.ts';
-import { mayNameProjects, responseKey } from './response-cache.ts';
+import { mayNameProjects } from './response-cache.ts';
 
 const read = { auth: { scope: 'tracker:read', write: false } } as const;
 const write = { auth: { scope: 'tracker:write', write: true } } as const;
@@ -95,12 +95,11 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       }
       // The cached answer for the catalog version and the project's list version, else read.
       const cache = app.responseCache;
-      const cacheable = cache.enabled && !mayNameProjects(query.q);
+      const cacheable = !mayNameProjects(query.q);
       const project = await tracker.listedProject(auth.organizationId, params.project);
-      const key = (catalogVersion: number | undefined) =>
-        responseKey(request, auth, `${catalogVersion} ${project.id}:${project.listVersion}`);
+      const scope = `${project.id}:${project.listVersion}`;
       if (cacheable) {
-        const hit = cache.serve(key(request.catalogVersion), reply);
+        const hit = cache.answered(request, reply, request.catalogVersion, scope);
         if (hit) return hit;
       }
       const page = pageOf(query);
@@ -111,7 +110,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         page,
         project,
       );
-      if (cacheable && version !== undefined) request.responseCacheKey = key(version);
+      if (cacheable) cache.remember(request, version, scope);
       return pageEnvelope(request, baseUrl, page, count, items.map(projectCveItem));
     },
   );
