@@ -4,7 +4,7 @@ import { chain } from '../input.ts';
 import { isCveId, normalizeCweId } from '../../domain/cve-id.ts';
 import { emptyDocument } from '../../domain/cve.ts';
 import { toIsoUtc, toSecondsZ } from '../../domain/timestamps.ts';
-import { streamArrayOf } from '../nvd/nvd.source.ts';
+import { jsonArrayElements } from '../json-array.ts';
 import { errorReason, type ImportItem, type Source } from '../source.ts';
 
 type Json = Record<string, unknown>;
@@ -49,8 +49,11 @@ export const kevSource: Source = {
         }
         return;
       }
-      for await (const { index, value } of streamArrayOf(stream, 'vulnerabilities')) {
-        yield kevItem(value, `${file.name}:vulnerabilities[${index}]`);
+      for await (const element of jsonArrayElements(stream, 'vulnerabilities')) {
+        const position = `${file.name}:vulnerabilities[${element.index}]`;
+        yield 'error' in element
+          ? { kind: 'skip', position, reason: element.error }
+          : kevItem(element.value, position);
       }
     } catch (err) {
       yield {

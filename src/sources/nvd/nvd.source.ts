@@ -1,32 +1,13 @@
 /**
  * NVD inputs. A file is told apart by its first bytes: a 1.1 feed (`CVE_Items`), an API 2.0 response
  * page (`vulnerabilities`), or a single record of either layout. Arrays are streamed element by
- * element, so an 80 MB feed never sits in memory whole.
+ * element (json-array.ts), so an 80 MB feed never sits in memory whole.
  */
-import type { Readable } from 'node:stream';
-import StreamJson from 'stream-json';
-import Pick from 'stream-json/filters/Pick.js';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
-import { chain, peek, readAll } from '../input.ts';
+import { peek, readAll } from '../input.ts';
+import { jsonArrayElements } from '../json-array.ts';
 import { errorReason, type ImportItem, type Source } from '../source.ts';
 import { parseNvd11, parseNvd20 } from './nvd.parse.ts';
 import type { SourceRecord } from '../../domain/cve.ts';
-
-/** Streams the elements of the top-level array `key` of a JSON document. */
-export async function* streamArrayOf(
-  stream: Readable,
-  key: string,
-): AsyncGenerator<{ index: number; value: unknown }> {
-  const elements = chain(
-    stream,
-    StreamJson.parser({ streamKeys: false, streamStrings: false, streamNumbers: false }),
-    Pick.pick({ filter: key }),
-    StreamArray.streamArray(),
-  );
-  for await (const { key: index, value } of elements as AsyncIterable<{ key: number; value: unknown }>) {
-    yield { index, value };
-  }
-}
 
 function item(parse: (v: unknown) => SourceRecord, value: unknown, position: string): ImportItem {
   try {
@@ -65,9 +46,10 @@ export const nvdSource: Source = {
         : undefined;
     if (layout) {
       try {
-        for await (const { index, value } of streamArrayOf(stream, layout)) {
-          const position = `${file.name}:${layout}[${index}]`;
-          yield layout === 'CVE_Items' ? item(parseNvd11, value, position) : item(parseAny, value, position);
+        for await (const element of jsonArrayElements(stream, layout)) {
+          const position = `${file.name}:${layout}[${element.index}]`;
+          if ('error' in element) yield { kind: 'skip', position, reason: element.error };
+          else yield item(layout === 'CVE_Items' ? parseNvd11 : parseAny, element.value, position);
         }
       } catch (err) {
         yield {
