@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { killChildren, runChild } from './lib/child.ts';
+import { killChildren } from './lib/child.ts';
+import { runPhase } from './import/run-phase.ts';
 import { machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
 import { createDatabase, DEFAULT_SERVER_URL, dropDatabase, serverInfo } from './lib/pg-admin.ts';
@@ -24,7 +25,7 @@ import {
   type BenchRun,
   type ProfileReport,
 } from './import/report.ts';
-import type { DbTarget, ImportResult, PhaseResults, PhaseSpec } from './import/types.ts';
+import type { DbTarget, ImportResult } from './import/types.ts';
 
 const PHASES = ['parse', 'pg', 'embedded', 'catalog'] as const;
 type PhaseGroup = (typeof PHASES)[number];
@@ -89,12 +90,6 @@ function parseOptions(args: string[]): Options | undefined {
       catalogSize === TARGETS.catalogRecords &&
       batchSize === undefined,
   };
-}
-
-const phaseScript = path.join(benchDir, 'import', 'phase.ts');
-
-function runPhase<S extends PhaseSpec>(spec: S): Promise<PhaseResults[S['kind']]> {
-  return runChild(phaseScript, spec);
 }
 
 /** One line per finished phase, so a long run shows its progress. */
