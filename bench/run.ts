@@ -14,7 +14,8 @@ const benchmarks: Record<string, Benchmark> = {
     load: () => import('./import.bench.ts'),
   },
   sync: {
-    summary: 'cve5 history stream (199 commits), one NVD window of 2,000 records, and the import rate they are held to (--no-reference)',
+    summary:
+      'cve5 history stream (199 commits), one NVD window of 2,000 records, and the import rate they are held to (--no-reference)',
     load: () => import('./sync.bench.ts'),
   },
   api: {
