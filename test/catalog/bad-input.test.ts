@@ -196,6 +196,32 @@ describeEachDatabase('ImportService with bad input', (use) => {
     });
   });
 
+  describe('importInputs(nvd, API 2.0 page with an element that is not JSON)', () => {
+    it('reports that element by its index and imports the ones before and after it', async () => {
+      const record = async (id: string) => fs.readFile(fixture('nvd', `${id}.json`), 'utf8');
+      const page = [
+        '{"resultsPerPage": 3, "startIndex": 0, "totalResults": 3, "format": "NVD_CVE", "version": "2.0",',
+        ' "vulnerabilities": [',
+        `  {"cve": ${await record('CVE-2019-25161')}},`,
+        '  {"cve": {"id": "CVE-2021-36593", "descriptions": [{"lang": "en", "value": "cut \\" here"}], }},',
+        `  {"cve": ${await record('CVE-2024-31331')}}`,
+        ']}',
+      ].join('\n');
+      const file = path.join(dir, 'nvd-page-with-broken-element.json');
+      await fs.writeFile(file, page);
+
+      const report = await service.importInputs(sources.nvd, [file]);
+      expect(report.status).toBe('partial');
+      expect(report.counts.skipped).toBe(1);
+      expect(report.problems).toEqual([
+        { position: `${file}:vulnerabilities[1]`, reason: expect.stringMatching(/^not valid JSON/) },
+      ]);
+      expect(await cveRow(use().db, 'CVE-2019-25161')).toBeDefined();
+      expect(await cveRow(use().db, 'CVE-2024-31331')).toBeDefined();
+      expect(await cveRow(use().db, 'CVE-2021-36593')).toBeUndefined();
+    });
+  });
+
   describe('importInputs(kev, catalog with bad entries)', () => {
     it('imports the good entries and reports bad ids and dates by vulnerabilities index', async () => {
       const catalog = JSON.parse(
