@@ -22,6 +22,7 @@ import { machineInfo } from './lib/machine.ts';
 import { createDatabase, DEFAULT_SERVER_URL, dropDatabase } from './lib/pg-admin.ts';
 import { corpusFile } from './import/corpus.ts';
 import { runPhase } from './import/run-phase.ts';
+import type { DbTarget } from './import/types.ts';
 import { benchDir, projectRoot } from './lib/paths.ts';
 
 interface Row {
@@ -76,37 +77,30 @@ function nvdRecords(): unknown[] {
  * held to, measured on the machine as it is now (its speed drifts between runs).
  */
 async function referenceImport(target: string): Promise<Row> {
-  const file = corpusFile();
-  const what = "reference: the import benchmark's first import (44,130 CVE 5 records)";
+  let dbTarget: DbTarget;
+  let cleanUp: () => Promise<void>;
   if (target === 'embedded') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-bench-sync-ref-'));
-    try {
-      const r = await runPhase({ kind: 'import', file, target: { dataDir }, label: 'reference' });
-      return {
-        target,
-        what,
-        seconds: r.ms / 1000,
-        detail: `${Math.round(r.records / (r.ms / 1000))} records/s`,
-        rate: r.records / (r.ms / 1000),
-      };
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    dbTarget = { dataDir };
+    cleanUp = async () => fs.rmSync(dataDir, { recursive: true, force: true });
+  } else {
+    const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
+    const name = `vt_bench_sync_ref_${process.pid}`;
+    dbTarget = { url: await createDatabase(serverUrl, name) };
+    cleanUp = () => dropDatabase(serverUrl, name);
   }
-  const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
-  const name = `vt_bench_sync_ref_${process.pid}`;
-  const url = await createDatabase(serverUrl, name);
   try {
-    const r = await runPhase({ kind: 'import', file, target: { url }, label: 'reference' });
+    const r = await runPhase({ kind: 'import', file: corpusFile(), target: dbTarget, label: 'reference' });
+    const rate = r.records / (r.ms / 1000);
     return {
       target,
-      what,
+      what: "reference: the import benchmark's first import (44,130 CVE 5 records)",
       seconds: r.ms / 1000,
-      detail: `${Math.round(r.records / (r.ms / 1000))} records/s`,
-      rate: r.records / (r.ms / 1000),
+      detail: `${Math.round(rate)} records/s`,
+      rate,
     };
   } finally {
-    await dropDatabase(serverUrl, name);
+    await cleanUp();
   }
 }
 
