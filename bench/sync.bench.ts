@@ -39,11 +39,14 @@ const exec = promisify(execFile);
 
 async function withDatabase<T>(target: string, fn: (db: Database) => Promise<T>): Promise<T> {
   if (target === 'embedded') {
-    const database = await openDatabase({ dataDir: 'memory://', migrate: true });
+    // File-backed, as in production and as the reference import runs (memory:// skips the disk).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-bench-sync-'));
+    const database = await openDatabase({ dataDir, migrate: true });
     try {
       return await fn(database);
     } finally {
       await database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }
   const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
