@@ -1,6 +1,8 @@
 /** What every upstream source produces: a stream of items, each a CVE statement, a weakness or a skip. */
 import type { Provider, SourceRecord } from '../domain/cve.ts';
+import type { Readable } from 'node:stream';
 import type { InputFile } from './input.ts';
+import { jsonArrayElements } from './json-array.ts';
 
 export interface WeaknessRecord {
   cweId: string;
@@ -65,4 +67,41 @@ export function errorReason(err: unknown): string {
   if (err instanceof RecordError) return err.message;
   if (err instanceof SyntaxError) return `malformed JSON (${err.message})`;
   return err instanceof Error ? err.message : String(err);
+}
+
+const UNREADABLE = 'the rest of the file is unreadable';
+
+/**
+ * The skip that ends a file whose rest cannot be read (a cut download, a broken archive): the items
+ * before it stand, and a sync round treats it as a failure (isUnreadableRest).
+ */
+export function unreadableRest(position: string, err: unknown): ImportItem {
+  return { kind: 'skip', position, reason: `${UNREADABLE}: ${errorReason(err)}` };
+}
+
+export function isUnreadableRest(reason: string): boolean {
+  return reason.startsWith(UNREADABLE);
+}
+
+/**
+ * The items of the array under the top-level key `key` of a JSON file (json-array.ts), each at
+ * `file:key[index]`: an element that is not JSON is skipped on its own, a cut file ends in
+ * unreadableRest.
+ */
+export async function* jsonArrayItems(
+  file: InputFile,
+  stream: Readable,
+  key: string,
+  toItem: (value: unknown, position: string) => ImportItem,
+): AsyncGenerator<ImportItem> {
+  try {
+    for await (const element of jsonArrayElements(stream, key)) {
+      const position = `${file.name}:${key}[${element.index}]`;
+      yield 'error' in element
+        ? { kind: 'skip', position, reason: element.error }
+        : toItem(element.value, position);
+    }
+  } catch (err) {
+    yield unreadableRest(file.name, err);
+  }
 }

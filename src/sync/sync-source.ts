@@ -1,6 +1,7 @@
 /** What each upstream sync implements, and what a sync round reports. */
 import type { ImportCounts, ImportProgress, ImportReport } from '../services/import.service.ts';
 import type { InputFile } from '../sources/input.ts';
+import { isUnreadableRest } from '../sources/source.ts';
 
 export interface SyncContext {
   /** The cursor kept for this source (`{}` before its first sync). */
@@ -59,7 +60,7 @@ export class OutcomeBuilder {
       this.outcome.counts[key] += report.counts[key];
     this.outcome.changes += report.changes;
     // A truncated or corrupt download is a failure of the round, not a malformed record.
-    const unreadable = report.problems.find((p) => p.reason.startsWith('the rest of the file is unreadable'));
+    const unreadable = report.problems.find((p) => isUnreadableRest(p.reason));
     if (unreadable) throw new SyncError(`${unreadable.position}: ${unreadable.reason}`);
   }
 

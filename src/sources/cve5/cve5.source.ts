@@ -1,7 +1,7 @@
 /** CVE 5 inputs: one record per `.json` file (cvelistV5 layout or loose), or JSON Lines. */
 import { createHash } from 'node:crypto';
 import { byteLines, readAllBytes } from '../input.ts';
-import { errorReason, type ImportItem, type RawItem, type Source } from '../source.ts';
+import { errorReason, unreadableRest, type ImportItem, type RawItem, type Source } from '../source.ts';
 import { cve5Item } from './cve5.parse.ts';
 
 /**
@@ -64,11 +64,7 @@ async function* scan(file: Parameters<Source['parse']>[0]): AsyncGenerator<Impor
       }
     } catch (err) {
       // A truncated or corrupt archive: keep what was read, report the rest.
-      yield {
-        kind: 'skip',
-        position: `${file.name}:${last + 1}`,
-        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
-      };
+      yield unreadableRest(`${file.name}:${last + 1}`, err);
     }
     return;
   }

@@ -2,7 +2,7 @@
 import { parse as parseCsv } from 'csv-parse';
 import { SaxesParser } from 'saxes';
 import { normalizeCweId } from '../../domain/cve-id.ts';
-import { errorReason, type ImportItem, type Source } from '../source.ts';
+import { unreadableRest, type ImportItem, type Source } from '../source.ts';
 import { chain, type InputFile } from '../input.ts';
 
 async function* parseCsvFile(file: InputFile): AsyncGenerator<ImportItem> {
@@ -85,11 +85,7 @@ export const cweSource: Source = {
     try {
       yield* /\.xml$/i.test(file.logicalName) ? parseXmlFile(file) : parseCsvFile(file);
     } catch (err) {
-      yield {
-        kind: 'skip',
-        position: file.name,
-        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
-      };
+      yield unreadableRest(file.name, err);
     }
   },
 };

@@ -3,7 +3,7 @@ import { parse as parseCsv } from 'csv-parse';
 import { chain } from '../input.ts';
 import { isCveId } from '../../domain/cve-id.ts';
 import { emptyDocument } from '../../domain/cve.ts';
-import { errorReason, type ImportItem, type Source } from '../source.ts';
+import { unreadableRest, type ImportItem, type Source } from '../source.ts';
 
 function probability(v: unknown): number | undefined {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
@@ -45,11 +45,7 @@ export const epssSource: Source = {
         }
       }
     } catch (err) {
-      yield {
-        kind: 'skip',
-        position: `${file.name}:row ${row + 1}`,
-        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
-      };
+      yield unreadableRest(`${file.name}:row ${row + 1}`, err);
     }
   },
 };

@@ -4,8 +4,7 @@ import { chain } from '../input.ts';
 import { isCveId, normalizeCweId } from '../../domain/cve-id.ts';
 import { emptyDocument } from '../../domain/cve.ts';
 import { toIsoUtc, toSecondsZ } from '../../domain/timestamps.ts';
-import { jsonArrayElements } from '../json-array.ts';
-import { errorReason, type ImportItem, type Source } from '../source.ts';
+import { jsonArrayItems, unreadableRest, type ImportItem, type Source } from '../source.ts';
 
 type Json = Record<string, unknown>;
 
@@ -49,18 +48,9 @@ export const kevSource: Source = {
         }
         return;
       }
-      for await (const element of jsonArrayElements(stream, 'vulnerabilities')) {
-        const position = `${file.name}:vulnerabilities[${element.index}]`;
-        yield 'error' in element
-          ? { kind: 'skip', position, reason: element.error }
-          : kevItem(element.value, position);
-      }
+      yield* jsonArrayItems(file, stream, 'vulnerabilities', kevItem);
     } catch (err) {
-      yield {
-        kind: 'skip',
-        position: file.name,
-        reason: `the rest of the file is unreadable: ${errorReason(err)}`,
-      };
+      yield unreadableRest(file.name, err);
     }
   },
 };

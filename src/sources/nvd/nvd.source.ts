@@ -4,8 +4,7 @@
  * element (json-array.ts), so an 80 MB feed never sits in memory whole.
  */
 import { peek, readAll } from '../input.ts';
-import { jsonArrayElements } from '../json-array.ts';
-import { errorReason, type ImportItem, type Source } from '../source.ts';
+import { errorReason, jsonArrayItems, type ImportItem, type Source } from '../source.ts';
 import { parseNvd11, parseNvd20 } from './nvd.parse.ts';
 import type { SourceRecord } from '../../domain/cve.ts';
 
@@ -45,19 +44,8 @@ export const nvdSource: Source = {
         ? 'vulnerabilities'
         : undefined;
     if (layout) {
-      try {
-        for await (const element of jsonArrayElements(stream, layout)) {
-          const position = `${file.name}:${layout}[${element.index}]`;
-          if ('error' in element) yield { kind: 'skip', position, reason: element.error };
-          else yield item(layout === 'CVE_Items' ? parseNvd11 : parseAny, element.value, position);
-        }
-      } catch (err) {
-        yield {
-          kind: 'skip',
-          position: file.name,
-          reason: `the rest of the file is unreadable: ${errorReason(err)}`,
-        };
-      }
+      const parse = layout === 'CVE_Items' ? parseNvd11 : parseAny;
+      yield* jsonArrayItems(file, stream, layout, (value, position) => item(parse, value, position));
       return;
     }
     let value: unknown;
