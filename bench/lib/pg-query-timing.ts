@@ -27,11 +27,16 @@ function statementOf(text: string): string {
 }
 
 /**
- * Starts timing; the returned function gives the timings so far, slowest statement first. For a
- * PostgreSQL `database` on this machine, also the backends' CPU time per statement: the import runs
- * one statement at a time, so the backends' CPU between call and result is that statement's.
+ * Starts timing: `results()` gives the timings so far, slowest statement first; `reset()` forgets
+ * them. For a PostgreSQL `database` on this machine, also the backends' CPU time per statement: the
+ * import runs one statement at a time, so the backends' CPU between call and result is that
+ * statement's. Start it before the database is opened: each pooled connection binds the driver's
+ * query method as it connects (src/db/client.ts), so a later patch would time nothing.
  */
-export function timeQueries(target: { embedded: true } | { database: string }): () => QueryTiming[] {
+export function timeQueries(target: { embedded: true } | { database: string }): {
+  results(): QueryTiming[];
+  reset(): void;
+} {
   const timings = new Map<string, QueryTiming>();
   const serverCpu = 'database' in target ? backendCpuReader(target.database) : () => undefined;
   // Both drivers take (text, params, …) and return a promise; PGlite's query is inherited, so
@@ -61,5 +66,8 @@ export function timeQueries(target: { embedded: true } | { database: string }): 
     if (result instanceof Promise) result.then(done, done);
     return result;
   };
-  return () => [...timings.values()].sort((a, b) => b.ms - a.ms);
+  return {
+    results: () => [...timings.values()].sort((a, b) => b.ms - a.ms),
+    reset: () => timings.clear(),
+  };
 }
