@@ -5,7 +5,13 @@
  */
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
-import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
+import {
+  RECORD_PROVIDERS,
+  scoreOf,
+  type MergedCve,
+  type Provider,
+  type SourceDocument,
+} from '../domain/cve.ts';
 import type { CveChange } from '../domain/cve-change.ts';
 import type { WeaknessRecord } from '../sources/source.ts';
 
@@ -136,6 +142,22 @@ export class CatalogWriteRepository {
               cve (cve_id, state, created_at, updated_at, cvss20, cvss30, cvss31, cvss40, kev, epss,
                    vendors, weaknesses, search),
               cve_vendor, cve_change (cve_id, created_at, seq), cve_input (source, cve_id)`.execute(this.db);
+  }
+
+  /**
+   * The statements of `provider`, each with whether it is its CVE's only record statement (the one
+   * the CVE is listed from: RECORD_PROVIDERS).
+   */
+  async statementsBy(provider: Provider): Promise<{ cveId: string; doc: SourceDocument; alone: boolean }[]> {
+    const { rows } = await sql<{ cve_id: string; data: SourceDocument; alone: boolean }>`
+      SELECT s.cve_id, s.data, NOT EXISTS (
+               SELECT 1 FROM cve_source o
+                WHERE o.cve_id = s.cve_id AND o.provider <> s.provider
+                  AND o.provider = any(${[...RECORD_PROVIDERS]}::text[])) AS alone
+        FROM cve_source s
+       WHERE s.provider = ${provider}
+       ORDER BY s.cve_id`.execute(this.db);
+    return rows.map((r) => ({ cveId: r.cve_id, doc: r.data, alone: r.alone }));
   }
 
   /** Whether any raw record of this source was fingerprinted (none before a first import). */

@@ -17,6 +17,7 @@ import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
 import {
+  emptyDocument,
   mergeCve,
   RECORD_PROVIDERS,
   type MergedCve,
@@ -209,6 +210,8 @@ export class ImportService {
     let rawBatch: RawItem[] = [];
     let lookups: boolean | undefined;
     let weaknessBatch: WeaknessRecord[] = [];
+    /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
+    const listed = new Set<string>();
     // One batch is written while the next one is parsed: on a PostgreSQL server the database works on
     // the other core. Batches still apply strictly in order, each after the previous one committed.
     let inflight: Promise<void> | undefined;
@@ -262,6 +265,7 @@ export class ImportService {
         if (weaknessBatch.length >= batchSize) await flush();
       } else {
         // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
+        if (source.snapshotOf) listed.add(item.cveId);
         cveBatch.push(input ? { ...item, input } : item);
         batchIds.add(item.cveId);
         if (cveBatch.length >= batchSize) await flush();
@@ -322,6 +326,11 @@ export class ImportService {
       await resolveRaw();
       await flush();
       await inflight;
+      if (source.snapshotOf) {
+        await this.retireUnlisted(source.name, source.snapshotOf, listed, counts, problems, reads, accept);
+        await flush();
+        await inflight;
+      }
       if (atomic) {
         await options.atomic!.beforeCommit(atomic.db);
         await atomic.commit();
@@ -343,6 +352,45 @@ export class ImportService {
     await this.runs.finish(runId, result.status, counts, problems.slice(0, 100));
     if (counts.imported + counts.updated) await this.afterImport();
     return result;
+  }
+
+  /**
+   * After a snapshot source's import (Source.snapshotOf): deletes `provider`'s statements about the
+   * CVEs the input no longer lists, through `accept` like any item, so each CVE is merged again and
+   * the change recorded. Only after an input read whole: an entry skipped as unreadable is not one
+   * upstream removed, and an input listing nothing is more likely a broken mirror than an empty list.
+   */
+  private async retireUnlisted(
+    sourceName: string,
+    provider: Provider,
+    listed: ReadonlySet<string>,
+    counts: ImportCounts,
+    problems: ImportProblem[],
+    reads: CatalogWriteRepository,
+    accept: (item: ImportItem) => Promise<void>,
+  ): Promise<void> {
+    const unlisted = (await reads.statementsBy(provider)).filter((s) => !listed.has(s.cveId));
+    if (!unlisted.length) return;
+    if (counts.skipped || !listed.size) {
+      const why = counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
+      problems.push({
+        position: '',
+        reason: `the ${sourceName} entries of ${unlisted.length} CVE${unlisted.length === 1 ? '' : 's'} not in the input were kept: ${why}`,
+      });
+      return;
+    }
+    for (const { cveId, doc, alone } of unlisted) {
+      // A CVE the catalog lists from this statement alone stays listed with what it says, less its
+      // metrics (the KEV entry): every listed CVE keeps a record statement to merge from.
+      const records = alone ? [{ cveId, provider, doc: { ...doc, metrics: emptyDocument().metrics } }] : [];
+      await accept({
+        kind: 'cve',
+        cveId,
+        position: `no longer listed by ${sourceName}`,
+        records,
+        replaces: [provider],
+      });
+    }
   }
 
   /**

@@ -52,6 +52,12 @@ export interface Source {
    * record may come as a `raw` item, parsed only if its fingerprint is not the stored one.
    */
   scan?(file: InputFile): AsyncGenerator<ImportItem | RawItem>;
+  /**
+   * The provider whose whole list one input of this source is (the KEV catalog is every entry CISA
+   * keeps): after an import read without problems, this provider's statements about CVEs the input
+   * no longer lists are deleted, as upstream removed those entries.
+   */
+  snapshotOf?: Provider;
 }
 
 export function isSourceName(name: string): name is SourceName {

@@ -33,6 +33,8 @@ export function kevItem(value: unknown, position: string): ImportItem {
 
 export const kevSource: Source = {
   name: 'kev',
+  // CISA removes an entry now and then (a CVE found not to be exploited after all).
+  snapshotOf: 'cisa',
   accept: (name) => /known_exploited|kev/i.test(name) && /\.(json|csv)$/i.test(name),
   async *parse(file): AsyncGenerator<ImportItem> {
     const stream = await file.open();

@@ -1,0 +1,168 @@
+/**
+ * CISA removes a KEV entry now and then. A KEV catalog is the whole list (Source.snapshotOf), so an
+ * import of one retires the `cisa` statements of the CVEs it no longer lists: each CVE is merged
+ * again, the change recorded, and the KEV flag falls back to the next provider (CISA-ADP) or goes.
+ * An input that is not read whole retires nothing.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImportService, type ImportReport } from '../../src/services/import.service.ts';
+import { sources } from '../../src/sources/index.ts';
+import { describeEachDatabase } from '../helpers/databases.ts';
+import { changesOf, fixture, mustCveRow, readJson, sourceRow, tempDir } from '../helpers/catalog.ts';
+
+type Json = Record<string, unknown>;
+
+const LOG4SHELL = 'CVE-2021-44228';
+const PHP_CGI = 'CVE-2024-4577';
+/** In the KEV excerpt, with no CVE record imported here: listed from its KEV entry alone. */
+const HEARTBLEED = 'CVE-2014-0160';
+
+describeEachDatabase('KEV entries removed upstream', (use) => {
+  let service: ImportService;
+  let dir: string;
+  let remove: () => Promise<void>;
+  let excerpt: Json & { vulnerabilities: Json[] };
+
+  /** The excerpt's catalog with only the entries `keep` accepts (and its count to match). */
+  async function kevFile(name: string, keep: (entry: Json) => boolean, extra: unknown[] = []) {
+    const vulnerabilities = [...excerpt.vulnerabilities.filter(keep), ...extra];
+    const file = path.join(dir, `known_exploited_vulnerabilities-${name}.json`);
+    await fs.writeFile(file, JSON.stringify({ ...excerpt, count: vulnerabilities.length, vulnerabilities }));
+    return file;
+  }
+
+  beforeAll(async () => {
+    service = new ImportService(use().db);
+    ({ dir, remove } = await tempDir());
+    excerpt = await readJson(fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'));
+    await service.importInputs(sources.cve5, [
+      fixture('cve5', 'cves', '2021', '44xxx', `${LOG4SHELL}.json`),
+      fixture('cve5', 'cves', '2024', '4xxx', `${PHP_CGI}.json`),
+    ]);
+    const report = await service.importInputs(sources.kev, [
+      fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),
+    ]);
+    expect(report.counts).toEqual({ imported: 2, updated: 2, unchanged: 0, skipped: 0, pending: 0 });
+  });
+  afterAll(async () => {
+    await remove();
+  });
+
+  it('starts with both CVEs flagged KEV by the CISA catalog', async () => {
+    for (const id of [LOG4SHELL, PHP_CGI]) {
+      expect((await mustCveRow(use().db, id)).metrics.kev.provider).toBe('cisa');
+    }
+  });
+
+  describe('a catalog without Log4Shell', () => {
+    let report: ImportReport;
+    let changesBefore: number;
+    beforeAll(async () => {
+      changesBefore = (await changesOf(use().db, LOG4SHELL)).length;
+      report = await service.importInputs(sources.kev, [
+        await kevFile('without-log4shell', (e) => e.cveID !== LOG4SHELL),
+      ]);
+    });
+
+    it('deletes the CISA statement of Log4Shell and counts the CVE updated', async () => {
+      expect(report.status).toBe('completed');
+      expect(report.counts).toEqual({ imported: 0, updated: 1, unchanged: 3, skipped: 0, pending: 0 });
+      expect(await sourceRow(use().db, LOG4SHELL, 'cisa')).toBeUndefined();
+      expect(await sourceRow(use().db, PHP_CGI, 'cisa')).toBeDefined();
+    });
+
+    it('falls back to the KEV entry of the CISA-ADP container, and the view no longer names cisa', async () => {
+      const row = await mustCveRow(use().db, LOG4SHELL);
+      expect(row.kev).toBe(true);
+      expect(row.metrics.kev.provider).toBe('vulnrichment');
+      expect(row.providers).not.toContain('cisa');
+    });
+
+    it('records the switch as one metrics change', async () => {
+      const changes = await changesOf(use().db, LOG4SHELL);
+      expect(changes).toHaveLength(changesBefore + 1);
+      const last = changes.at(-1)!;
+      expect(last.types).toEqual(['metrics']);
+      const [entry] = last.data as { type: string; details: { updated: Json } }[];
+      expect(Object.keys(entry!.details.updated)).toEqual(['kev']);
+    });
+
+    it('changes nothing when the same catalog is imported again', async () => {
+      const again = await service.importInputs(sources.kev, [
+        path.join(dir, 'known_exploited_vulnerabilities-without-log4shell.json'),
+      ]);
+      expect(again.counts).toEqual({ imported: 0, updated: 0, unchanged: 3, skipped: 0, pending: 0 });
+      expect(again.changes).toBe(0);
+    });
+  });
+
+  describe('a catalog with an unreadable entry', () => {
+    let report: ImportReport;
+    beforeAll(async () => {
+      // PHP-CGI is missing and one entry has no valid CVE id: the list cannot be trusted to be whole.
+      report = await service.importInputs(sources.kev, [
+        await kevFile('broken', (e) => e.cveID !== PHP_CGI && e.cveID !== LOG4SHELL, [
+          { cveID: 'CVE-2024-x' },
+        ]),
+      ]);
+    });
+
+    it('retires nothing and says why', async () => {
+      expect(report.status).toBe('partial');
+      expect(report.counts.skipped).toBe(1);
+      expect(report.problems.map((p) => p.reason)).toContain(
+        'the kev entries of 1 CVE not in the input were kept: the input has unreadable entries',
+      );
+      expect(await sourceRow(use().db, PHP_CGI, 'cisa')).toBeDefined();
+      expect((await mustCveRow(use().db, PHP_CGI)).metrics.kev.provider).toBe('cisa');
+    });
+  });
+
+  describe('a catalog that lists nothing', () => {
+    it('retires nothing: an empty list is more likely a broken mirror', async () => {
+      const report = await service.importInputs(sources.kev, [await kevFile('empty', () => false)]);
+      expect(report.counts).toEqual({ imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 });
+      expect(report.problems.map((p) => p.reason)).toEqual([
+        'the kev entries of 3 CVEs not in the input were kept: the input lists none',
+      ]);
+      expect(await sourceRow(use().db, PHP_CGI, 'cisa')).toBeDefined();
+    });
+  });
+
+  describe('a catalog without PHP-CGI and without Heartbleed', () => {
+    let report: ImportReport;
+    beforeAll(async () => {
+      report = await service.importInputs(sources.kev, [
+        await kevFile('smaller', (e) => ![LOG4SHELL, PHP_CGI, HEARTBLEED].includes(e.cveID as string)),
+      ]);
+    });
+
+    it('retires both, and PHP-CGI falls back to the CISA-ADP entry', async () => {
+      expect(report.counts).toEqual({ imported: 0, updated: 2, unchanged: 1, skipped: 0, pending: 0 });
+      expect(await sourceRow(use().db, PHP_CGI, 'cisa')).toBeUndefined();
+      expect((await mustCveRow(use().db, PHP_CGI)).metrics.kev.provider).toBe('vulnrichment');
+    });
+
+    it('keeps Heartbleed, listed from its KEV entry alone, with what CISA said of it but no longer KEV', async () => {
+      const row = await mustCveRow(use().db, HEARTBLEED);
+      expect(row.kev).toBe(false);
+      expect(row.metrics.kev).toEqual({ data: {}, provider: null });
+      expect(row.providers).toEqual(['cisa']);
+      expect(row.title).toBe(excerpt.vulnerabilities.find((e) => e.cveID === HEARTBLEED)!.vulnerabilityName);
+      expect(((await sourceRow(use().db, HEARTBLEED, 'cisa'))?.data as Json).metrics).toEqual({});
+      const last = (await changesOf(use().db, HEARTBLEED)).at(-1)!;
+      expect(last.types).toEqual(['metrics']);
+    });
+
+    it('brings an entry back when CISA lists it again', async () => {
+      const back = await service.importInputs(sources.kev, [
+        fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),
+      ]);
+      expect(back.counts).toEqual({ imported: 0, updated: 3, unchanged: 1, skipped: 0, pending: 0 });
+      for (const id of [LOG4SHELL, PHP_CGI, HEARTBLEED])
+        expect((await mustCveRow(use().db, id)).metrics.kev.provider).toBe('cisa');
+    });
+  });
+});
