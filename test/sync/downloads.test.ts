@@ -31,13 +31,14 @@ const epss = (score: string) =>
 type Mode = 'ok' | '500' | 'truncated';
 const modes: Record<string, Mode> = {};
 let epssBody = epss('0.97565');
+let kevBody = kev;
 
 let server: UpstreamServer;
 beforeAll(async () => {
   server = await startUpstream((url, request) => {
     const body =
       url.pathname === '/kev/known_exploited_vulnerabilities.json'
-        ? kev
+        ? kevBody
         : url.pathname === '/epss/epss_scores-current.csv.gz'
           ? epssBody
           : url.pathname === '/cwe/1000.csv.gz'
@@ -66,6 +67,7 @@ describeEachDatabase('SyncService (KEV, EPSS, CWE downloads)', (use) => {
     // The server is shared by the backends' runs: each starts from a healthy upstream.
     for (const key of Object.keys(modes)) delete modes[key];
     epssBody = epss('0.97565');
+    kevBody = kev;
     api = await buildTestApi(use(), {
       KEV_URL: `${server.base}/kev/known_exploited_vulnerabilities.json`,
       EPSS_URL: `${server.base}/epss/epss_scores-current.csv.gz`,
@@ -120,6 +122,29 @@ describeEachDatabase('SyncService (KEV, EPSS, CWE downloads)', (use) => {
       const report = await api.services.sync.run('epss');
       expect(report.counts).toMatchObject({ imported: 0, skipped: 0 });
       expect(report.imports).toBe(1);
+    });
+
+    it('takes a KEV entry CISA removed off the catalog on the next round', async () => {
+      const kevFlag = async (cveId: string) =>
+        (await use().db.selectFrom('cve').select('kev').where('cve_id', '=', cveId).executeTakeFirstOrThrow())
+          .kev;
+      expect(await kevFlag('CVE-2021-44228')).toBe(true);
+      const catalog = JSON.parse(kev.toString('utf8')) as {
+        count: number;
+        vulnerabilities: { cveID: string }[];
+      };
+      const kept = catalog.vulnerabilities.filter((v) => v.cveID !== 'CVE-2021-44228');
+      kevBody = Buffer.from(JSON.stringify({ ...catalog, count: kept.length, vulnerabilities: kept }));
+      try {
+        const report = await api.services.sync.run('kev');
+        expect(report.counts).toMatchObject({ updated: 1, unchanged: 3, skipped: 0 });
+        expect(await kevFlag('CVE-2021-44228')).toBe(false);
+        expect(await kevFlag('CVE-2014-0160')).toBe(true);
+      } finally {
+        kevBody = kev;
+      }
+      expect((await api.services.sync.run('kev')).counts).toMatchObject({ updated: 1, unchanged: 3 });
+      expect(await kevFlag('CVE-2021-44228')).toBe(true);
     });
 
     it('records failures (500, connection refused, truncated gzip) and the other sources go on', async () => {
