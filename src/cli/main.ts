@@ -7,8 +7,6 @@ import { InputError } from '../sources/input.ts';
 import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
 import { SCOPES } from '../domain/scopes.ts';
 import { migrateCommand } from './migrate.command.ts';
-import { serveCommand } from './serve.command.ts';
-import { workerCommand } from './worker.command.ts';
 import { createOutput, EXIT, UsageError, type Output } from './output.ts';
 import { runServiceCommand } from './run-command.ts';
 import { absoluteTargets } from './service-commands.ts';
@@ -30,6 +28,9 @@ program
   .command('serve')
   .description('HTTP API and web UI (what `npm start` runs)')
   .action(async () => {
+    // Loaded when used: the HTTP app is most of the module graph, and every other command (and
+    // --help) starts that much sooner without it.
+    const { serveCommand } = await import('./serve.command.ts');
     exitCode = await serveCommand();
   });
 
@@ -37,6 +38,7 @@ program
   .command('worker')
   .description('jobs and schedules only, no HTTP (scale-out on a PostgreSQL server)')
   .action(async () => {
+    const { workerCommand } = await import('./worker.command.ts');
     exitCode = await workerCommand(out());
   });
 
