@@ -35,6 +35,17 @@ function rawItem(bytes: Buffer, position: string, parse: () => ImportItem): RawI
   return { kind: 'raw', cveId, position, fingerprint, parse };
 }
 
+/** The index of the first byte of `bytes` that is not JSON whitespace (bytes.length if none). */
+function firstNonSpace(bytes: Buffer): number {
+  let i = 0;
+  while (
+    i < bytes.length &&
+    (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)
+  )
+    i++;
+  return i;
+}
+
 function parseText(text: string, position: string): ImportItem {
   let value: unknown;
   try {
@@ -76,8 +87,8 @@ async function* scan(file: Parameters<Source['parse']>[0]): AsyncGenerator<Impor
     return;
   }
   const text = () => bytes.toString('utf8');
-  // A bulk file may also hold an array of records.
-  if (!text().trimStart().startsWith('[')) {
+  // A bulk file may also hold an array of records (told by its first byte that is not whitespace).
+  if (bytes[firstNonSpace(bytes)] !== 0x5b) {
     const raw = rawItem(bytes, file.name, () => parseText(text(), file.name));
     if (raw) {
       yield raw;
