@@ -316,6 +316,26 @@ describeEachDatabase('ImportService with bad input', (use) => {
       await expect(service.importInputs(sources.cve5, [file])).rejects.toBeInstanceOf(InputError);
     });
   });
+
+  describe('importInputs(cve5, one .json file holding an array of records)', () => {
+    it('imports each element and reports a bad one by file[index], whatever blanks come first', async () => {
+      const records = await Promise.all(
+        [
+          ['2024', '3xxx', 'CVE-2024-3094.json'],
+          ['2024', '6xxx', 'CVE-2024-6387.json'],
+        ].map((p) => fs.readFile(fixture('cve5', 'cves', ...p), 'utf8')),
+      );
+      const file = path.join(dir, 'bulk.json');
+      await fs.writeFile(file, `\r\n\t [${records[0]}, {"cveMetadata": {}}, ${records[1]}]`);
+
+      const report = await service.importInputs(sources.cve5, [file]);
+      expect(report.status).toBe('partial');
+      // Both came in the zip above, as files of their own: as elements they make the same statements.
+      expect(report.counts).toEqual({ imported: 0, updated: 0, unchanged: 2, skipped: 1, pending: 0 });
+      expect(report.problems.map((p) => p.position)).toEqual([`${file}[1]`]);
+      expect((await mustCveRow(use().db, 'CVE-2024-6387')).state).toBe('PUBLISHED');
+    });
+  });
 });
 
 // No database involved: once per run, not per backend.
