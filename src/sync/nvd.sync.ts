@@ -5,9 +5,8 @@
  * all of its pages are imported. Without a cursor: NVD_SYNC_START, or a full load (no dates) whose
  * cursor is the time it started. See docs/sync.md.
  */
-import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { InputFile } from '../sources/input.ts';
 import {
   fetchWithRetry,
   redact,
@@ -56,30 +55,25 @@ export class NvdSync implements SourceSync {
   async run(context: SyncContext): Promise<SyncOutcome> {
     const now = (this.options.now ?? (() => new Date()))();
     const outcome = new OutcomeBuilder(context.cursor);
-    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vulntrack-nvd-'));
-    try {
-      const cursorValue = context.cursor.lastModEnd;
-      const first = typeof cursorValue === 'string' ? new Date(cursorValue) : this.options.start;
-      if (!first) {
-        outcome.note('no cursor: full load of every NVD record');
-        await this.fetchWindow(undefined, dir, context, outcome);
-        await this.advance(now, context, outcome);
-        return outcome.get();
-      }
-      let windows = 0;
-      let start: Date = first;
-      while (start < now) {
-        const end: Date = new Date(Math.min(start.getTime() + NVD_MAX_WINDOW_MS, now.getTime()));
-        await this.fetchWindow({ start, end }, dir, context, outcome);
-        await this.advance(end, context, outcome);
-        windows++;
-        start = end;
-      }
-      outcome.note(`${windows} window${windows === 1 ? '' : 's'} up to ${now.toISOString()}`);
+    const cursorValue = context.cursor.lastModEnd;
+    const first = typeof cursorValue === 'string' ? new Date(cursorValue) : this.options.start;
+    if (!first) {
+      outcome.note('no cursor: full load of every NVD record');
+      await this.fetchWindow(undefined, context, outcome);
+      await this.advance(now, context, outcome);
       return outcome.get();
-    } finally {
-      await fsp.rm(dir, { recursive: true, force: true });
     }
+    let windows = 0;
+    let start: Date = first;
+    while (start < now) {
+      const end: Date = new Date(Math.min(start.getTime() + NVD_MAX_WINDOW_MS, now.getTime()));
+      await this.fetchWindow({ start, end }, context, outcome);
+      await this.advance(end, context, outcome);
+      windows++;
+      start = end;
+    }
+    outcome.note(`${windows} window${windows === 1 ? '' : 's'} up to ${now.toISOString()}`);
+    return outcome.get();
   }
 
   private async advance(end: Date, context: SyncContext, outcome: OutcomeBuilder) {
@@ -91,7 +85,6 @@ export class NvdSync implements SourceSync {
   /** Fetches and imports every page of one window (or of everything, without a window). */
   private async fetchWindow(
     window: { start: Date; end: Date } | undefined,
-    dir: string,
     context: SyncContext,
     outcome: OutcomeBuilder,
   ): Promise<void> {
@@ -107,10 +100,8 @@ export class NvdSync implements SourceSync {
         }
         total = page.totalResults;
         if (page.vulnerabilities.length) {
-          const file = path.join(dir, `nvd-page-${startIndex}.json`);
-          await fsp.writeFile(file, text);
-          outcome.add(await context.importInputs([file]));
-          await fsp.rm(file, { force: true });
+          // Imported from memory (no temporary file): problems name the page, `nvd page 2000:…`.
+          outcome.add(await context.importFiles(onePage(`nvd page ${startIndex}`, text)));
         } else if (startIndex < total) {
           throw new SyncError(`NVD returned an empty page at startIndex ${startIndex} of ${total}`);
         }
@@ -169,4 +160,12 @@ export class NvdSync implements SourceSync {
       this.options.limiter,
     );
   }
+}
+
+async function* onePage(name: string, text: string): AsyncGenerator<InputFile> {
+  yield {
+    name,
+    logicalName: `${name}.json`,
+    open: () => Promise.resolve(Readable.from([Buffer.from(text)])),
+  };
 }

@@ -38,6 +38,8 @@ const modified = (r: NvdCve) => Date.parse(`${r.lastModified}Z`);
 let server: UpstreamServer;
 /** Statuses to answer instead of data, one per request, before serving normally again. */
 let injected: number[] = [];
+/** Ids to serve as this instead (a malformed record in a page). */
+let mangled: Record<string, string> = {};
 const served = new Set<string>();
 
 beforeAll(async () => {
@@ -80,7 +82,7 @@ beforeAll(async () => {
         format: 'NVD_CVE',
         version: '2.0',
         timestamp: new Date().toISOString(),
-        vulnerabilities: page.map((cve) => ({ cve })),
+        vulnerabilities: page.map((cve) => ({ cve: { ...cve, id: mangled[cve.id] ?? cve.id } })),
       }),
     };
   });
@@ -92,6 +94,7 @@ beforeEach(() => {
   server.log.length = 0;
   served.clear();
   injected = [];
+  mangled = {};
 });
 
 function syncService(database: Database, env: Record<string, string> = {}) {
@@ -179,6 +182,26 @@ describeEachDatabase('SyncService (nvd)', (use) => {
         records.filter((r) => modified(r) >= Date.parse('2024-01-01')).map((r) => r.id),
       );
       expect(report.status).toBe('succeeded');
+    });
+
+    it('imports the rest of a page around a malformed record and names the page in the problem', async () => {
+      const [first, second] = records;
+      // No cursor: a full load, pages of the records in order (the second is element 1 of page 0).
+      await new SyncStateRepository(use().db).saveCursor('nvd', {});
+      mangled = { [second!.id]: 'CVE-2024-x' };
+      const report = await syncService(use()).run('nvd');
+      expect(report.counts.skipped).toBe(1);
+      expect(served).toContain(first!.id);
+      const run = await use()
+        .db.selectFrom('import_run')
+        .select(['status', 'problems'])
+        .where('source', '=', 'nvd')
+        .where('status', '=', 'partial')
+        .orderBy('started_at', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(run.problems).toEqual([
+        { position: 'nvd page 0:vulnerabilities[1]', reason: expect.stringMatching(/CVE-2024-x/) },
+      ]);
     });
 
     it('fails after its attempts when the server keeps failing, records it, and keeps the cursor', async () => {
