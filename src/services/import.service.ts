@@ -107,9 +107,16 @@ const ANALYZE_GROWTH = 8;
 
 /**
  * A CVE item, with the fingerprint of its raw record when it came from one (and parsed to the id it
- * was looked up by); `known`: that fingerprint was stored, with the statements still current.
+ * was looked up by); `known`: that fingerprint was stored, with the statements still current. And its
+ * records serialized (`serialize`, in order), done as it is read: while the batch before is written,
+ * not inside this one's transaction, where the database would wait on it.
  */
-type CveItem = Extract<ImportItem, { kind: 'cve' }> & { input?: { fingerprint: string; known: boolean } };
+type CveItem = Extract<ImportItem, { kind: 'cve' }> & {
+  input?: { fingerprint: string; known: boolean };
+  serialized: Serialized[];
+};
+
+type Serialized = ReturnType<typeof serialize>;
 
 /**
  * Parsers build documents in a fixed key order, so the same upstream input always serializes to the
@@ -266,7 +273,8 @@ export class ImportService {
       } else {
         // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
         if (source.snapshotOf) listed.add(item.cveId);
-        cveBatch.push(input ? { ...item, input } : item);
+        const serialized = item.records.map((r) => serialize(r.doc, r.raw));
+        cveBatch.push(input ? { ...item, input, serialized } : { ...item, serialized });
         batchIds.add(item.cveId);
         if (cveBatch.length >= batchSize) await flush();
       }
@@ -419,8 +427,8 @@ export class ImportService {
       const before = current.get(item.cveId)!;
       const upserts: SourceUpsert[] = [];
       const hashes = new Map<string, string>();
-      for (const r of item.records) {
-        const { docJson, rawJson, hash } = serialize(r.doc, r.raw);
+      for (const [i, r] of item.records.entries()) {
+        const { docJson, rawJson, hash } = item.serialized[i]!;
         hashes.set(r.provider, hash);
         if (before.get(r.provider) !== hash) {
           upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, docJson, rawJson, hash });
