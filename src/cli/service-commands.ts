@@ -142,9 +142,10 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     const report = await services.imports.importInputs(sources[source], targets, {
       onProgress: (p) => progress(progressLine(p)),
     });
+    // A problem without a position is about the input as a whole (KEV entries kept), not a record.
     const notes = report.problems
       .slice(0, 20)
-      .map((p) => `skipped ${p.position}${p.id ? ` (${p.id})` : ''}: ${p.reason}`);
+      .map((p) => (p.position ? `skipped ${p.position}${p.id ? ` (${p.id})` : ''}: ${p.reason}` : p.reason));
     if (report.counts.skipped > 20)
       notes.push(`… and ${formatNumber(report.counts.skipped - 20)} more skipped records`);
     if (report.status === 'partial') {

@@ -7,6 +7,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceCommands } from '../../src/cli/service-commands.ts';
+import type { Services } from '../../src/main.ts';
 import { ImportService, type ImportReport } from '../../src/services/import.service.ts';
 import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
@@ -128,6 +130,20 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
         'the kev entries of 3 CVEs not in the input were kept: the input lists none',
       ]);
       expect(await sourceRow(use().db, PHP_CGI, 'cisa')).toBeDefined();
+    });
+
+    it('says so on the command line as a note of its own, not as a skipped record', async () => {
+      // `vulntrack import` runs this command; it uses nothing of the services but the importer.
+      const services = { imports: service } as unknown as Services;
+      const result = await serviceCommands.import!(
+        services,
+        { source: 'kev', targets: [path.join(dir, 'known_exploited_vulnerabilities-empty.json')] },
+        () => undefined,
+      );
+      expect(result.exitCode).toBe(0);
+      expect(result.notes).toEqual([
+        'the kev entries of 3 CVEs not in the input were kept: the input lists none',
+      ]);
     });
   });
 
