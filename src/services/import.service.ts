@@ -377,7 +377,10 @@ export class ImportService {
     reads: CatalogWriteRepository,
     accept: (item: ImportItem) => Promise<void>,
   ): Promise<void> {
-    const unlisted = (await reads.statementsBy(provider)).filter((s) => !listed.has(s.cveId));
+    // A statement kept without its metrics (below) has nothing more to retire.
+    const unlisted = (await reads.statementsBy(provider)).filter(
+      (s) => !listed.has(s.cveId) && !(s.alone && !Object.keys(s.doc.metrics).length),
+    );
     if (!unlisted.length) return;
     if (counts.skipped || !listed.size) {
       const why = counts.skipped ? 'the input has unreadable entries' : 'the input lists none';

@@ -172,6 +172,14 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
       expect(last.types).toEqual(['metrics']);
     });
 
+    it('has nothing more to retire when the same catalog comes again', async () => {
+      const again = await service.importInputs(sources.kev, [
+        path.join(dir, 'known_exploited_vulnerabilities-smaller.json'),
+      ]);
+      expect(again.counts).toEqual({ imported: 0, updated: 0, unchanged: 1, skipped: 0, pending: 0 });
+      expect(again.problems).toEqual([]);
+    });
+
     it('brings an entry back when CISA lists it again', async () => {
       const back = await service.importInputs(sources.kev, [
         fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),
