@@ -145,17 +145,20 @@ export class CatalogWriteRepository {
   }
 
   /**
-   * The statements of `provider`, each with whether it is its CVE's only record statement (the one
-   * the CVE is listed from: RECORD_PROVIDERS).
+   * The statements of `provider` about CVEs other than `except`, each with whether it is its CVE's
+   * only record statement (the one the CVE is listed from: RECORD_PROVIDERS).
    */
-  async statementsBy(provider: Provider): Promise<{ cveId: string; doc: SourceDocument; alone: boolean }[]> {
+  async statementsBy(
+    provider: Provider,
+    except: readonly string[],
+  ): Promise<{ cveId: string; doc: SourceDocument; alone: boolean }[]> {
     const { rows } = await sql<{ cve_id: string; data: SourceDocument; alone: boolean }>`
       SELECT s.cve_id, s.data, NOT EXISTS (
                SELECT 1 FROM cve_source o
                 WHERE o.cve_id = s.cve_id AND o.provider <> s.provider
                   AND o.provider = any(${[...RECORD_PROVIDERS]}::text[])) AS alone
         FROM cve_source s
-       WHERE s.provider = ${provider}
+       WHERE s.provider = ${provider} AND s.cve_id <> all(${[...except]}::text[])
        ORDER BY s.cve_id`.execute(this.db);
     return rows.map((r) => ({ cveId: r.cve_id, doc: r.data, alone: r.alone }));
   }

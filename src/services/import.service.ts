@@ -51,6 +51,7 @@ export interface ImportCounts {
 }
 
 export interface ImportProblem {
+  /** Where in the input (`file.jsonl:42`); '' for a problem of the input as a whole. */
   position: string;
   id?: string;
   reason: string;
@@ -378,8 +379,8 @@ export class ImportService {
     accept: (item: ImportItem) => Promise<void>,
   ): Promise<void> {
     // A statement kept without its metrics (below) has nothing more to retire.
-    const unlisted = (await reads.statementsBy(provider)).filter(
-      (s) => !listed.has(s.cveId) && !(s.alone && !Object.keys(s.doc.metrics).length),
+    const unlisted = (await reads.statementsBy(provider, [...listed])).filter(
+      (s) => !(s.alone && !Object.keys(s.doc.metrics).length),
     );
     if (!unlisted.length) return;
     if (counts.skipped || !listed.size) {

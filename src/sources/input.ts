@@ -25,6 +25,11 @@ export interface InputFile {
   open(): Promise<Readable>;
 }
 
+/** An input file already in memory (a git blob, an API response page). */
+export function memoryFile(name: string, logicalName: string, bytes: Buffer): InputFile {
+  return { name, logicalName, open: () => Promise.resolve(Readable.from([bytes], { objectMode: false })) };
+}
+
 export interface InputOptions {
   /** Folder walks keep only files whose logical name passes this test. */
   accept?: (logicalName: string) => boolean;

@@ -27,7 +27,8 @@ const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 
-function isSpace(b: number): boolean {
+/** A JSON whitespace byte. */
+export function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 

@@ -9,8 +9,7 @@
  * file says nothing about the CVE.
  */
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import type { InputFile } from '../sources/input.ts';
+import { memoryFile, type InputFile } from '../sources/input.ts';
 import { BlobReader, git } from './git.ts';
 import {
   OutcomeBuilder,
@@ -200,10 +199,6 @@ async function* blobFiles(
   for await (const { blob } of blobs.readAhead(specs)) {
     const { rev, path: p } = versions[i++]!;
     if (!blob) continue;
-    yield {
-      name: `${rev.slice(0, 12)}:${p}`,
-      logicalName: path.posix.basename(p),
-      open: () => Promise.resolve(Readable.from([blob], { objectMode: false })),
-    };
+    yield memoryFile(`${rev.slice(0, 12)}:${p}`, path.posix.basename(p), blob);
   }
 }

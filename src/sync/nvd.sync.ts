@@ -5,8 +5,7 @@
  * all of its pages are imported. Without a cursor: NVD_SYNC_START, or a full load (no dates) whose
  * cursor is the time it started. See docs/sync.md.
  */
-import { Readable } from 'node:stream';
-import type { InputFile } from '../sources/input.ts';
+import { memoryFile, type InputFile } from '../sources/input.ts';
 import {
   fetchWithRetry,
   redact,
@@ -163,9 +162,5 @@ export class NvdSync implements SourceSync {
 }
 
 async function* onePage(name: string, text: string): AsyncGenerator<InputFile> {
-  yield {
-    name,
-    logicalName: `${name}.json`,
-    open: () => Promise.resolve(Readable.from([Buffer.from(text)])),
-  };
+  yield memoryFile(name, `${name}.json`, Buffer.from(text));
 }

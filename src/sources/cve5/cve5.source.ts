@@ -1,6 +1,7 @@
 /** CVE 5 inputs: one record per `.json` file (cvelistV5 layout or loose), or JSON Lines. */
 import { createHash } from 'node:crypto';
 import { byteLines, readAllBytes } from '../input.ts';
+import { isSpace } from '../json-array.ts';
 import { errorReason, unreadableRest, type ImportItem, type RawItem, type Source } from '../source.ts';
 import { cve5Item } from './cve5.parse.ts';
 
@@ -38,11 +39,7 @@ function rawItem(bytes: Buffer, position: string, parse: () => ImportItem): RawI
 /** The index of the first byte of `bytes` that is not JSON whitespace (bytes.length if none). */
 function firstNonSpace(bytes: Buffer): number {
   let i = 0;
-  while (
-    i < bytes.length &&
-    (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)
-  )
-    i++;
+  while (i < bytes.length && isSpace(bytes[i]!)) i++;
   return i;
 }
 
