@@ -58,6 +58,16 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
+/**
+ * PGlite's start parameters, with the WAL kept small: PostgreSQL's default (1 GB) would leave
+ * hundreds of MB of WAL in the data dir after a large import. Given at every start, so they hold
+ * from the first one (ALTER SYSTEM would wait for a restart: PGlite cannot reload its settings).
+ */
+const EMBEDDED_START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  ...['-c', 'max_wal_size=64MB', '-c', 'min_wal_size=32MB'],
+];
+
 async function openEmbedded(
   dataDir: string,
   template?: string,
@@ -70,14 +80,7 @@ async function openEmbedded(
   const release = lockDataDir(dataDir);
   try {
     const pgDir = path.join(dataDir, 'pg');
-    const fresh = !fs.existsSync(path.join(pgDir, 'PG_VERSION'));
-    const pgl = await PGlite.create(pgDir, { extensions: { pg_trgm } });
-    if (fresh) {
-      // The defaults keep ~1 GB of WAL; 64 MB costs nothing measurable on import speed.
-      await pgl.exec(`ALTER SYSTEM SET max_wal_size = '64MB'`);
-      await pgl.exec(`ALTER SYSTEM SET min_wal_size = '32MB'`);
-      await pgl.exec(`SELECT pg_reload_conf()`);
-    }
+    const pgl = await PGlite.create(pgDir, { extensions: { pg_trgm }, startParams: EMBEDDED_START_PARAMS });
     return {
       pool: new PGlitePool(pgl),
       close: async () => {
