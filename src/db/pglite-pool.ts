@@ -2,18 +2,12 @@
  * Presents an embedded PGlite database as the small part of a `pg.Pool` that Kysely's
  * PostgresDialect uses. PGlite is a single session, so `connect()` hands out one client at a time:
  * a transaction holds the session until it is released and other callers wait their turn.
- *
- * It also checkpoints, which PGlite does not do by itself: it runs PostgreSQL as a single backend
- * without the server's checkpointer, so the WAL would grow with every write until the process ends
- * (and a restart after a crash would replay all of it).
+ * Between turns it checkpoints and vacuums, as a server's background processes would
+ * (pglite-maintenance.ts).
  */
 import type { PGlite } from '@electric-sql/pglite';
+import { PGliteMaintenance } from './pglite-maintenance.ts';
 import { preparedStatementName } from './prepared.ts';
-
-/** WAL written since the last checkpoint from which the pool runs one (the data dir's max_wal_size). */
-const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
-/** How often, at most, the pool looks at the WAL written since the last checkpoint. */
-const WAL_CHECK_INTERVAL_MS = 1000;
 
 interface QueryResult {
   rows: unknown[];
@@ -33,8 +27,7 @@ export class PGlitePool {
   /** Whether '…' literals take backslashes as they are (checked once); undefined until then. */
   private plainStrings: boolean | undefined;
 
-  private lastWalCheck = 0;
-  private walCheck: Promise<void> | undefined;
+  private readonly maintenance = new PGliteMaintenance((fn) => this.exclusive(fn));
 
   constructor(private readonly pg: PGlite) {}
 
@@ -108,7 +101,7 @@ export class PGlitePool {
         if (!released) {
           released = true;
           release();
-          this.checkpointIfDue();
+          this.maintenance.afterTurn();
         }
       },
     };
@@ -122,26 +115,6 @@ export class PGlitePool {
     } finally {
       client.release();
     }
-  }
-
-  /**
-   * Between two sessions' turns, at most once a second: a CHECKPOINT once the WAL written since the
-   * last one reaches CHECKPOINT_WAL_BYTES, as a server's checkpointer would. Older WAL segments are
-   * then removed or recycled, so the WAL on disk stays near that size however long the process runs.
-   */
-  private checkpointIfDue(): void {
-    const now = Date.now();
-    if (this.walCheck || now - this.lastWalCheck < WAL_CHECK_INTERVAL_MS) return;
-    this.lastWalCheck = now;
-    this.walCheck = this.exclusive(async (pg) => {
-      const { rows } = await pg.query<{ written: number }>(
-        `SELECT (pg_current_wal_lsn() - (pg_control_checkpoint()).redo_lsn)::float8 AS written`,
-      );
-      if ((rows[0]?.written ?? 0) >= CHECKPOINT_WAL_BYTES) await pg.exec('CHECKPOINT');
-    })
-      // A failed check (the database closing) is retried at the next turn; nothing waits on it.
-      .catch(() => {})
-      .finally(() => (this.walCheck = undefined));
   }
 
   async end(): Promise<void> {
