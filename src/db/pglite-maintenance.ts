@@ -10,8 +10,6 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 
-/** WAL written since the last checkpoint from which one runs (the data dir's max_wal_size). */
-const CHECKPOINT_WAL_BYTES = 64 * 1024 * 1024;
 /** How often, at most, the WAL written since the last checkpoint is looked at. */
 const WAL_CHECK_INTERVAL_MS = 1000;
 /** How often, at most, the tables' dead rows are counted. */
@@ -61,10 +59,14 @@ async function vacuum(pg: Session): Promise<void> {
   for (const { name } of rows) await pg.exec(`VACUUM ${name}`);
 }
 
-/** A CHECKPOINT once CHECKPOINT_WAL_BYTES have been written since the last: older WAL can go. */
+/**
+ * A CHECKPOINT once the WAL written since the last one reaches the session's max_wal_size (set where
+ * PGlite starts, client.ts): older WAL can then go.
+ */
 async function checkpoint(pg: Session): Promise<void> {
-  const { rows } = await pg.query<{ written: number }>(
-    `SELECT (pg_current_wal_lsn() - (pg_control_checkpoint()).redo_lsn)::float8 AS written`,
+  const { rows } = await pg.query<{ due: boolean }>(
+    `SELECT pg_current_wal_lsn() - (pg_control_checkpoint()).redo_lsn
+              >= pg_size_bytes(current_setting('max_wal_size')) AS due`,
   );
-  if ((rows[0]?.written ?? 0) >= CHECKPOINT_WAL_BYTES) await pg.exec('CHECKPOINT');
+  if (rows[0]?.due) await pg.exec('CHECKPOINT');
 }

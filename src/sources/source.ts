@@ -55,7 +55,7 @@ export interface Source {
   /**
    * The provider whose whole list one input of this source is (the KEV catalog is every entry CISA
    * keeps): after an import read without problems, this provider's statements about CVEs the input
-   * no longer lists are deleted, as upstream removed those entries.
+   * no longer lists are retired, as upstream removed those entries (ImportService.retireUnlisted).
    */
   snapshotOf?: Provider;
 }
