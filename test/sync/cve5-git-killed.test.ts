@@ -14,6 +14,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { SyncStateRepository } from '../../src/db/sync-state.repository.ts';
@@ -72,12 +73,45 @@ function waitForStderr(child: ChildProcess, pattern: RegExp, timeoutMs: number):
   });
 }
 
+/**
+ * Resolves while a transaction of the sync's catalog writes is open in `url`'s database, having
+ * written (it holds a transaction id), once it has been seen for `holdMs`, or as soon as a second
+ * writing transaction follows the first. A span is one transaction, so that is the middle of one,
+ * some of its batches written. Were batches committed one by one, the second case would kill the
+ * sync with the first batch committed past the cursor, which the test then finds.
+ */
+async function midSpanWrite(url: string, child: ChildProcess, holdMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    let first: { xid: string; seenAt: number } | undefined;
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
+      if (child.exitCode !== null) throw new Error('the sync exited before a span was half written');
+      const { rows } = await client.query<{ xid: string }>(`
+        SELECT backend_xid::text AS xid FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()
+           AND backend_xid IS NOT NULL AND query NOT ILIKE '%import_run%'`);
+      const xid = rows[0]?.xid;
+      if (xid && !first) first = { xid, seenAt: Date.now() };
+      else if (xid && first && (xid !== first.xid || Date.now() - first.seenAt >= holdMs)) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error('no span was written within 120 s');
+  } finally {
+    await client.end();
+  }
+}
+
 async function target(backend: Backend, dir: string) {
   if (backend === 'embedded') {
     const dataDir = path.join(dir, 'data');
     return {
       env: { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '' },
       open: () => openDatabase({ dataDir }),
+      // Another process cannot look into the embedded database: half the first span's time into
+      // the second (spans are about the same size, ~2,000 files), some of its batches are written.
+      midSpan: (_child: ChildProcess, firstSpanMs: number) =>
+        new Promise((resolve) => setTimeout(resolve, firstSpanMs / 2)),
       cleanup: () => Promise.resolve(),
     };
   }
@@ -85,6 +119,8 @@ async function target(backend: Backend, dir: string) {
   return {
     env: { DATABASE_URL: url, VULNTRACK_SECRET: randomBytes(32).toString('hex') },
     open: () => openDatabase({ url, poolSize: 2 }),
+    // Watched rather than timed: a timer raced the sync, which could commit every span first.
+    midSpan: (child: ChildProcess, firstSpanMs: number) => midSpanWrite(url, child, firstSpanMs / 4),
     cleanup: drop,
   };
 }
@@ -133,9 +169,7 @@ for (const backend of backends) {
       await waitForStderr(child, PULL, 120_000);
       const started = Date.now();
       await waitForStderr(child, SPAN_DONE, 120_000);
-      // Spans are about the same size (~2,000 files): half the first one's time into the second, some
-      // of its batches are written in its transaction.
-      await new Promise((resolve) => setTimeout(resolve, (Date.now() - started) / 2));
+      await t.midSpan(child, Date.now() - started);
       child.kill('SIGKILL');
       expect(await exited).toEqual([null, 'SIGKILL']);
       expect(output.stdout).toBe('');
