@@ -3,32 +3,13 @@
  * `previous` URLs on the host the client called (or VULNTRACK_BASE_URL), keeping the active filters.
  */
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../domain/errors.ts';
-
-export interface PageRequest {
-  page: number;
-  pageSize: number;
-}
+import { offsetOf, type PageRequest } from '../domain/paging.ts';
 
 export interface Page<T> {
   count: number;
   next: string | null;
   previous: string | null;
   results: T[];
-}
-
-export const offsetOf = (p: PageRequest) => (p.page - 1) * p.pageSize;
-
-/** A page past the last: a 404 `not_found` (API v1 words it differently, so it has its own class). */
-export class PageOutOfRangeError extends AppError {
-  constructor() {
-    super('not_found');
-  }
-}
-
-/** Throws 404 `not_found` for a page past the last (page 1 of an empty list is fine). */
-export function assertPageInRange(p: PageRequest, count: number): void {
-  if (p.page > 1 && offsetOf(p) >= count) throw new PageOutOfRangeError();
 }
 
 function pageUrl(

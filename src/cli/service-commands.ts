@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Services } from '../main.ts';
-import type { ImportProgress, ImportReport } from '../services/import.service.ts';
+import type { ImportProgress, ImportReport } from '../domain/import-report.ts';
 import { sources } from '../sources/index.ts';
 import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
 import { AppError } from '../domain/errors.ts';

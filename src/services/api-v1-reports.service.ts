@@ -8,7 +8,7 @@ import { ReportRepository, type ReportItemRow, type ReportRow } from '../db/repo
 import { UserScopeRepository } from '../db/user-scope.repository.ts';
 import { AppError } from '../domain/errors.ts';
 import { v1AlertEvents, v1EventTypes, type V1AlertEvent } from '../domain/v1-alerts.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
 export interface V1Alert {
   item: ReportItemRow;

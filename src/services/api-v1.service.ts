@@ -15,7 +15,7 @@ import { normalizeCweId } from '../domain/cve-id.ts';
 import { AppError } from '../domain/errors.ts';
 import { rawNvdData, type StoredNvdRecord } from '../domain/nvd11.ts';
 import { subscriptionsOfKeys, type SubscriptionSet } from '../domain/subscriptions.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { CatalogService } from './catalog.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TagService } from './tag.service.ts';

@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AuditLogTable, DB } from '../db/schema.ts';
 import { AuditRepository, type AuditFilter } from '../db/audit.repository.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
 export type AuditLogRow = Selectable<AuditLogTable>;
 

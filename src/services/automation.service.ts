@@ -25,7 +25,7 @@ import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
 import { isTimeZone, SCHEDULE_TIME, type ReportFrequency } from '../domain/report.ts';
 import { TRIAGE_STATUSES } from '../domain/triage.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { ProjectService } from './project.service.ts';
 import type { ReportService } from './report.service.ts';
 

@@ -9,7 +9,7 @@ import { AppError } from '../domain/errors.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader, type CountedRows } from './cve-list-reader.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
 export interface Counted<T> {
   count: number;

@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail } from '../domain/names.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
 const alreadyMember = () => validationError({ email: ['already a member or invited'] });
 

@@ -21,7 +21,7 @@ import type { SecretBox } from '../domain/secret-box.ts';
 import { newSigningSecret, validateOutboundUrl } from '../notifications/channel-sender.ts';
 import { escapeHtml } from '../notifications/email-message.ts';
 import type { EmailSender } from '../notifications/email-sender.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
 import { payloadCve } from './automation-actions.ts';

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { ORGANIZATION_NAME } from '../domain/names.ts';
-import { assertPageInRange, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, type PageRequest } from '../domain/paging.ts';
 
 export interface OrganizationSummary {
   id: string;

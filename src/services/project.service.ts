@@ -18,7 +18,7 @@ import {
   unknownSubscriptionDetails,
   type SubscriptionSet,
 } from '../domain/subscriptions.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
 export const PROJECT_DESCRIPTION_MAX = 2000;
 /** At most this many subscriptions (vendors and products) in one project. */

@@ -14,7 +14,7 @@ import { conditionsHold, type AutomationConfiguration } from '../domain/automati
 import { AppError } from '../domain/errors.ts';
 import { periodEvents } from '../domain/project-events.ts';
 import { buildReport, lastPeriod, newReportLink, type ReportFrequency } from '../domain/report.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sources } from '../sources/index.ts';
 import type { SourceName } from '../sources/source.ts';
-import type { ImportReport, ImportService } from './import.service.ts';
+import type { ImportService } from './import.service.ts';
+import type { ImportReport } from './../domain/import-report.ts';
 
 export const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 

@@ -14,7 +14,8 @@ import { DownloadSync } from '../sync/download.sync.ts';
 import { SlidingWindowRateLimiter, type RetryPolicy } from '../sync/http.ts';
 import { NvdSync } from '../sync/nvd.sync.ts';
 import type { SourceSync, SyncOutcome } from '../sync/sync-source.ts';
-import type { ImportProgress, ImportService } from './import.service.ts';
+import type { ImportService } from './import.service.ts';
+import type { ImportProgress } from './../domain/import-report.ts';
 
 export interface SyncReport extends SyncOutcome {
   source: SyncSourceName;

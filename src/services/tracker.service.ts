@@ -22,7 +22,7 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
 import type { TriageStatus } from '../domain/triage.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../api/pagination.ts';
+import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import { toSecondsZ } from '../domain/timestamps.ts';
 
 /** A CVE of a project as lists show it: the catalog list item's fields and the tracker entry. */

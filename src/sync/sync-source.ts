@@ -1,5 +1,5 @@
 /** What each upstream sync implements, and what a sync round reports. */
-import type { ImportCounts, ImportProgress, ImportReport } from '../services/import.service.ts';
+import type { ImportCounts, ImportProgress, ImportReport } from '../domain/import-report.ts';
 import type { InputFile } from '../sources/input.ts';
 import { isUnreadableRest } from '../sources/source.ts';
 

@@ -6,7 +6,8 @@ import zlib from 'node:zlib';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportService, type ImportReport } from '../../src/services/import.service.ts';
+import { ImportService } from '../../src/services/import.service.ts';
+import type { ImportReport } from '../../src/domain/import-report.ts';
 import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import {

@@ -8,7 +8,8 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ApiV1Shape } from '../../config.ts';
 import { AppError } from '../../domain/errors.ts';
-import { PageOutOfRangeError, pageEnvelope, type PageRequest } from '../pagination.ts';
+import { PageOutOfRangeError, type PageRequest } from '../../domain/paging.ts';
+import { pageEnvelope } from '../pagination.ts';
 
 export const PAGE_SIZE: Record<ApiV1Shape, number> = { paged: 10, legacy: 20 };
 

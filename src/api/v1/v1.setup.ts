@@ -11,7 +11,7 @@ import { AppError, RetryLaterError } from '../../domain/errors.ts';
 import { authorize, type Scope } from '../../domain/scopes.ts';
 import type { Services } from '../../main.ts';
 import { INVALID_CREDENTIALS } from '../../services/basic-auth.service.ts';
-import { PageOutOfRangeError } from '../pagination.ts';
+import { PageOutOfRangeError } from '../../domain/paging.ts';
 import { registerCallerRateLimit } from '../rate-limit.ts';
 
 declare module 'fastify' {
