@@ -1,6 +1,7 @@
-// Typed lint: the rules that catch real bugs in async, database-heavy code.
+// Typed lint: the rules that catch real bugs in async, database-heavy code, plus the layer rules.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'data/**', 'test/fixtures/**', 'bench/.work/**', 'scratch/**'] },
@@ -15,5 +16,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  ...layerRules,
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },
 );

@@ -40,42 +40,8 @@ import { AutomationService } from './services/automation.service.ts';
 import { ReportService } from './services/report.service.ts';
 import { ApiV1ReportService } from './services/api-v1-reports.service.ts';
 import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
+import type { Services } from './services/services.ts';
 
-export interface Services {
-  config: Config;
-  database: Database;
-  imports: ImportService;
-  health: HealthService;
-  catalog: CatalogService;
-  cveQuery: CveQueryService;
-  tokens: TokenService;
-  accounts: AccountService;
-  organizations: OrganizationService;
-  members: MemberService;
-  auditLog: AuditService;
-  projects: ProjectService;
-  tracker: TrackerService;
-  /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
-  tags: TagService;
-  /** API v1's HTTP Basic authentication, with its credential cache. */
-  basicAuth: BasicAuthService;
-  apiV1: ApiV1Service;
-  /** One sync round of an upstream source (`vulntrack sync`, the `sync` job). */
-  sync: SyncService;
-  metrics: MetricsService;
-  jobs: JobService;
-  /** Matches recorded changes to projects and runs alert automations (the `events.process` job). */
-  events: EventProcessor;
-  deliveries: DeliveryService;
-  notifications: NotificationService;
-  automations: AutomationService;
-  reports: ReportService;
-  /** API v1's reports and alerts of a user (legacy shape). */
-  apiV1Reports: ApiV1ReportService;
-  /** The server secret (keys for token hashing and signing). */
-  secret: string;
-  close(): Promise<void>;
-}
 
 export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: undefined });

@@ -12,7 +12,7 @@ import Fastify, {
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../domain/errors.ts';
 import type { Config } from '../config.ts';
-import type { Services } from '../main.ts';
+import type { Services } from '../services/services.ts';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import swagger from '@fastify/swagger';

@@ -4,7 +4,7 @@
  * unsubscribe POST is also RFC 8058's one-click target (`List-Unsubscribe=One-Click`).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../main.ts';
+import type { Services } from '../services/services.ts';
 import { escapeHtml } from '../notifications/email-message.ts';
 
 const page = (title: string, body: string) =>
@@ -23,7 +23,7 @@ const tokenOf = (query: unknown, body: unknown): string => {
   return typeof token === 'string' ? token : '';
 };
 
-export const emailLinkRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const emailLinkRoutes: FastifyPluginAsync<{ services: Pick<Services, 'notifications'> }> = async (app, { services }) => {
   // Forms post application/x-www-form-urlencoded; a tiny parser keeps the app free of a form plugin.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

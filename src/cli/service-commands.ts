@@ -4,7 +4,7 @@
  * way, with a serializable result.
  */
 import path from 'node:path';
-import type { Services } from '../main.ts';
+import type { Services } from '../services/services.ts';
 import type { ImportProgress, ImportReport } from '../domain/import-report.ts';
 import { sources } from '../sources/index.ts';
 import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';

@@ -2,20 +2,7 @@
 import { sql, type InferResult, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
-
-export type Role = 'owner' | 'member';
-
-/** A membership with the member's username (null while no user is linked). */
-export interface MemberRow {
-  id: string;
-  organization_id: string;
-  user_id: string | null;
-  email: string;
-  username: string | null;
-  role: Role;
-  date_invited: Date;
-  date_joined: Date | null;
-}
+import type { MemberRow, Role } from '../domain/member.ts';
 
 function organizationSummaryQuery(db: Kysely<DB>) {
   return db

@@ -1,6 +1,7 @@
 /** Automations of projects and their executions. */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AutomationTable, DB } from './schema.ts';
+import type { ExecutionRow } from '../domain/automation.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -20,17 +21,6 @@ export interface AutomationRow {
 }
 
 export type AutomationValues = Omit<AutomationRow, 'id' | 'created_at' | 'updated_at'>;
-
-export interface ExecutionRow {
-  id: string;
-  automation_id: string;
-  executed_at: Date;
-  window_start: Date;
-  window_end: Date;
-  matched_cves_count: number;
-  results: unknown[];
-  report_id: string | null;
-}
 
 export interface NewExecution {
   automation_id: string;

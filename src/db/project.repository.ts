@@ -2,19 +2,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
+import type { ProjectRow } from '../domain/project.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
-
-export interface ProjectRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string;
-  active: boolean;
-  created_at: Date;
-  updated_at: Date;
-  subscriptions_count: number;
-}
 
 /** A project as its CVE list needs it (see migration 0010 for `listVersion`). */
 export interface ListedProject {

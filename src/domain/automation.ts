@@ -291,3 +291,15 @@ export function conditionProblems(root: ConditionGroup): string[] {
   if (leaves > MAX_LEAVES) problems.push(`conditions: at most ${MAX_LEAVES} conditions`);
   return problems;
 }
+
+/** One run of an automation: the window it looked at, what it matched and each action's result. */
+export interface ExecutionRow {
+  id: string;
+  automation_id: string;
+  executed_at: Date;
+  window_start: Date;
+  window_end: Date;
+  matched_cves_count: number;
+  results: unknown[];
+  report_id: string | null;
+}

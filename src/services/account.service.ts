@@ -4,7 +4,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { AccountRepository, type MemberRow } from '../db/account.repository.ts';
+import { AccountRepository } from '../db/account.repository.ts';
+import type { MemberRow } from '../domain/member.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';

@@ -5,7 +5,8 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { AccountRepository, type MemberRow, type Role } from '../db/account.repository.ts';
+import { AccountRepository } from '../db/account.repository.ts';
+import type { MemberRow, Role } from '../domain/member.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';

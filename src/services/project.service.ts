@@ -4,7 +4,8 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { ProjectRepository, type ProjectRow } from '../db/project.repository.ts';
+import { ProjectRepository } from '../db/project.repository.ts';
+import type { ProjectRow } from '../domain/project.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';

@@ -5,7 +5,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
-import { ProjectRepository, type ListedProject, type ProjectRow } from '../db/project.repository.ts';
+import { ProjectRepository, type ListedProject } from '../db/project.repository.ts';
+import type { ProjectRow } from '../domain/project.ts';
 import {
   TrackerRepository,
   type ProjectCveRow,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.ts';
 import { parseConfig } from '../../src/config.ts';
-import { servicesFor, type Services } from '../../src/main.ts';
+import { servicesFor } from '../../src/main.ts';
+import type { Services } from '../../src/services/services.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import {
   bearer,

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceCommands } from '../../src/cli/service-commands.ts';
-import type { Services } from '../../src/main.ts';
+import type { Services } from '../../src/services/services.ts';
 import { ImportService } from '../../src/services/import.service.ts';
 import type { ImportReport } from '../../src/domain/import-report.ts';
 import { sources } from '../../src/sources/index.ts';

@@ -2,7 +2,8 @@
 import { buildApp } from '../../src/api/app.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/client.ts';
-import { servicesFor, type Services } from '../../src/main.ts';
+import { servicesFor } from '../../src/main.ts';
+import type { Services } from '../../src/services/services.ts';
 import type { Actor } from '../../src/domain/actor.ts';
 import type { TokenMode } from '../../src/domain/tokens.ts';
 

@@ -3,7 +3,7 @@
  * and real tokens of it. Names carry a prefix so that several per database do not collide.
  */
 import { expect } from 'vitest';
-import type { Services } from '../../src/main.ts';
+import type { Services } from '../../src/services/services.ts';
 import type { Actor } from '../../src/domain/actor.ts';
 import type { TokenMode } from '../../src/domain/tokens.ts';
 

@@ -9,7 +9,7 @@ import type { ApiV1Shape } from '../../config.ts';
 import type { V1Caller } from '../../domain/actor.ts';
 import { AppError, RetryLaterError } from '../../domain/errors.ts';
 import { authorize, type Scope } from '../../domain/scopes.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { INVALID_CREDENTIALS } from '../../services/basic-auth.service.ts';
 import { PageOutOfRangeError } from '../../domain/paging.ts';
 import { registerCallerRateLimit } from '../rate-limit.ts';

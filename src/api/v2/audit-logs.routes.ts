@@ -1,12 +1,12 @@
 /** `/organizations/<org>/audit-logs`: who changed what, newest first. Scope `audit_logs:read`. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { validationError } from '../../domain/errors.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { auditLogItem, AuditLogItem } from './organization.presenter.ts';
-import { OrgParam } from './organizations.routes.ts';
+import { OrgParam } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
 
 const read = { auth: { scope: 'audit_logs:read', write: false } } as const;
 const tags = ['audit-logs'];
@@ -52,7 +52,7 @@ function parseSince(value: string): Date {
   return instant;
 }
 
-export const auditLogRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const auditLogRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'auditLog'> }> = async (
   app,
   { services },
 ) => {

@@ -3,7 +3,7 @@
  * `…/projects/<project>/reports` (scope `reports:read`), SPEC §7.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import type { AutomationInput, AutomationPatch } from '../../services/automation.service.ts';
 import { pageEnvelope } from '../pagination.ts';
 import {
@@ -17,7 +17,7 @@ import {
   ReportItem,
   reportItem,
 } from './notification.presenter.ts';
-import { ProjectParams } from './projects.routes.ts';
+import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import { csvStream, FormatQuery, jsonOrCsv, sendCsv, type CsvColumn } from '../csv.ts';
 import { severityOf } from '../../domain/report.ts';
@@ -39,7 +39,7 @@ const REPORT_CSV_COLUMNS: readonly CsvColumn<ReportDetail['cves'][number]>[] = [
   { header: 'changes', value: (c) => c.changes.length },
   { header: 'change_types', value: (c) => join([...new Set(c.changes.flatMap((ch) => ch.types))]) },
 ];
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
 
 const read = { auth: { scope: 'automations:read', write: false } } as const;
 const write = { auth: { scope: 'automations:write', write: true } } as const;
@@ -77,7 +77,7 @@ const fields = {
   configuration: AutomationConfiguration,
 };
 
-export const automationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const automationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'automations' | 'reports'> }> = async (
   app,
   { services },
 ) => {

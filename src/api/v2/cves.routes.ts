@@ -1,7 +1,7 @@
 /** `/cves`: the catalog, one CVE (with `include`), its change history. Scope `catalog:read`. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { validationError } from '../../domain/errors.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import {
   changeItem,
@@ -24,7 +24,7 @@ const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: '^CVE-\\d{4}-\\d
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['cves'];
 
-export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'catalog' | 'cveQuery'> }> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
 

@@ -3,12 +3,12 @@
  * The last joined owner can be neither removed nor demoted.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { memberItem, MemberItem } from './organization.presenter.ts';
-import { OrgParam } from './organizations.routes.ts';
+import { OrgParam } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
 
 const read = { auth: { scope: 'members:read', write: false } } as const;
 const write = { auth: { scope: 'members:write', write: true } } as const;
@@ -16,7 +16,7 @@ const tags = ['members'];
 const Role = Type.Enum(['owner', 'member']);
 const MemberParams = Type.Object({ ...OrgParam.properties, id: Uuid });
 
-export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'members'> }> = async (app, { services }) => {
   const { members } = services;
   const baseUrl = services.config.baseUrl;
 

@@ -1,6 +1,6 @@
 /** Response shapes of notifications, deliveries, automations, executions and reports (SPEC §7). */
 import { Type } from '@fastify/type-provider-typebox';
-import type { ExecutionRow } from '../../db/automation.repository.ts';
+import type { ExecutionRow } from '../../domain/automation.ts';
 import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/automation.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 import type { AutomationView } from '../../services/automation.service.ts';

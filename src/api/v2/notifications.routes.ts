@@ -3,7 +3,7 @@
  * log. Scopes `notifications:read` / `notifications:write`. Secrets never come back (SPEC §7).
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import {
   CreatedNotification,
@@ -12,9 +12,9 @@ import {
   NotificationItem,
   notificationItem,
 } from './notification.presenter.ts';
-import { ProjectParams } from './projects.routes.ts';
+import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
 
 const read = { auth: { scope: 'notifications:read', write: false } } as const;
 const write = { auth: { scope: 'notifications:write', write: true } } as const;
@@ -43,7 +43,7 @@ const Configuration = Type.Object(
   },
 );
 
-export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'notifications'> }> = async (
   app,
   { services },
 ) => {

@@ -1,6 +1,6 @@
 /** Response shapes of organizations, members and audit-log entries (SPEC §5), timestamps in microseconds. */
 import { Type } from '@fastify/type-provider-typebox';
-import type { MemberRow } from '../../db/account.repository.ts';
+import type { MemberRow } from '../../domain/member.ts';
 import type { AuditLogRow } from '../../services/audit.service.ts';
 import type { OrganizationSummary } from '../../services/organization.service.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';

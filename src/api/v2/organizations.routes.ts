@@ -1,18 +1,18 @@
 /** `/organizations`: the token's organization, read and renamed. Scopes `org:read` / `org:write`. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { organizationItem, OrganizationItem } from './organization.presenter.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
+import { OrgParam } from './params.ts';
 
 const read = { auth: { scope: 'org:read', write: false } } as const;
 const write = { auth: { scope: 'org:write', write: true } } as const;
 const tags = ['organizations'];
 
-export const OrgParam = Type.Object({ org: Type.String({ minLength: 1, maxLength: 100 }) });
 
-export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'organizations'> }> = async (
   app,
   { services },
 ) => {

@@ -1,6 +1,6 @@
 /** Response shapes of projects and their subscription sets (seed §2.3). */
 import { Type } from '@fastify/type-provider-typebox';
-import type { ProjectRow } from '../../db/project.repository.ts';
+import type { ProjectRow } from '../../domain/project.ts';
 import type { SubscriptionSet } from '../../domain/subscriptions.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 import { Timestamp, Uuid } from './schemas.ts';

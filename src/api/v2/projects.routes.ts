@@ -1,22 +1,17 @@
 /** `/organizations/<org>/projects`: an organization's projects. Scopes `projects:read` / `projects:write`. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { PROJECT_DESCRIPTION_MAX } from '../../services/project.service.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { projectDetail, ProjectDetail, projectItem, ProjectItem } from './project.presenter.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
+import { OrgParam, ProjectParams } from './params.ts';
 
 const read = { auth: { scope: 'projects:read', write: false } } as const;
 const write = { auth: { scope: 'projects:write', write: true } } as const;
 const tags = ['projects'];
 
-// Loose on purpose: a name no project can have is a 404, not a 400.
-const OrgParam = Type.Object({ org: Type.String({ minLength: 1, maxLength: 100 }) });
-export const ProjectParams = Type.Object({
-  org: Type.String({ minLength: 1, maxLength: 100 }),
-  project: Type.String({ minLength: 1, maxLength: 200, description: 'The project name.' }),
-});
 
 const Name = Type.String({
   minLength: 1,
@@ -27,7 +22,7 @@ const Name = Type.String({
 const Description = Type.String({ maxLength: PROJECT_DESCRIPTION_MAX });
 const Active = Type.Boolean({ description: 'Inactive projects keep their data.' });
 
-export const projectRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const projectRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'projects'> }> = async (app, { services }) => {
   const { projects } = services;
   const baseUrl = services.config.baseUrl;
 

@@ -4,12 +4,12 @@
  * whole set or add/remove one item with `subscriptions:write`. Every write answers with the new set.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { MAX_SUBSCRIPTIONS } from '../../services/project.service.ts';
 import { Subscriptions } from './project.presenter.ts';
-import { ProjectParams } from './projects.routes.ts';
+import { ProjectParams } from './params.ts';
 import { commonErrors } from './schemas.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
 
 const read = {
   auth: { scope: 'subscriptions:read' as const, anyOf: ['projects:read' as const], write: false },
@@ -32,7 +32,7 @@ const Item = Type.Object(
   { additionalProperties: false },
 );
 
-export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'projects'> }> = async (
   app,
   { services },
 ) => {

@@ -4,13 +4,13 @@
  * Scopes `tracker:read` / `tracker:write`.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, NO_STATUS, TRIAGE_STATUSES } from '../../domain/triage.ts';
 import { csvStream, jsonOrCsv, sendCsv } from '../csv.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { PROJECT_CVE_CSV_COLUMNS, PROJECT_CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-filters.ts';
-import { ProjectParams } from './projects.routes.ts';
+import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import {
   commentItem,
@@ -19,7 +19,7 @@ import {
   ProjectCveItem,
   TriageStatus,
 } from './tracker.presenter.ts';
-import { authOf } from './v2.plugin.ts';
+import { authOf } from './auth.ts';
 import { mayNameProjects } from './response-cache.ts';
 
 const read = { auth: { scope: 'tracker:read', write: false } } as const;
@@ -53,7 +53,7 @@ const ProjectCveQuery = Type.Object({
   ),
 });
 
-export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'tracker' | 'cveQuery' | 'catalog'> }> = async (app, { services }) => {
   const { tracker } = services;
   const baseUrl = services.config.baseUrl;
   const path = '/organizations/:org/projects/:project/cves';

@@ -4,13 +4,13 @@
  * another organization is not found (404, existence is never disclosed) → a `read` token may not
  * write (403 `read_only_token`) → the scope (403 `missing_scope`). Rate limits are per token.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { authorize, type Requirement } from '../../domain/scopes.ts';
-import type { TokenAuth } from '../../domain/actor.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { registerCallerRateLimit } from '../rate-limit.ts';
 import { ErrorEnvelope } from './schemas.ts';
+import './auth.ts';
 import { cveRoutes } from './cves.routes.ts';
 import { vendorRoutes } from './vendors.routes.ts';
 import { weaknessRoutes } from './weaknesses.routes.ts';
@@ -22,22 +22,6 @@ import { subscriptionRoutes } from './subscriptions.routes.ts';
 import { trackerRoutes } from './tracker.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { automationRoutes } from './automations.routes.ts';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** What the route requires; routes without it are public (documentation). */
-    auth?: Requirement;
-  }
-  interface FastifyRequest {
-    auth?: TokenAuth;
-  }
-}
-
-/** The authenticated caller of a route that declared `config.auth`. */
-export function authOf(request: FastifyRequest): TokenAuth {
-  if (!request.auth) throw new AppError('invalid_token');
-  return request.auth;
-}
 
 /** A v2 route and what it requires: the input of the OpenAPI descriptions and of the route-walking tests. */
 export interface V2Route {

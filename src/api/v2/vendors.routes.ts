@@ -1,6 +1,6 @@
 /** `/vendors`, their products, and the CVEs of each. Scope `catalog:read`. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { CveListItem, namedItem, NamedItem } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-filters.ts';
@@ -17,7 +17,7 @@ const SearchQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the name.' })),
 });
 
-export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'catalog' | 'cveQuery'> }> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
 

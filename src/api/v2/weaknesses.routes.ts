@@ -1,6 +1,6 @@
 /** `/weaknesses` (CWE) and the CVEs of each. Scope `catalog:read`. */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { CveListItem, weaknessItem, WeaknessItem } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-filters.ts';
@@ -13,7 +13,7 @@ const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['weaknesses'];
 const CweParam = Type.Object({ cwe_id: Type.String({ pattern: '^CWE-\\d{1,6}$' }) });
 
-export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'catalog' | 'cveQuery'> }> = async (
   app,
   { services },
 ) => {

@@ -3,13 +3,13 @@
  * subscriptions of every project of the organizations they have joined. Not paged.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { userOf } from '../v1.setup.ts';
 import { product, productSubscription } from './legacy.presenter.ts';
 
 const config = { v1: { scope: 'projects:read' } } as const;
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1'> }> = async (app, { services }) => {
   const { apiV1 } = services;
 
   app.get('/account/subscriptions/vendors', { config, schema: { hide: true } }, async (request) => {

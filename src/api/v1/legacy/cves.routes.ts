@@ -1,6 +1,6 @@
 /** `/api/cve` with its filters and one CVE with `raw_nvd_data` (legacy shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { CveQuery, v1CveQuery } from '../cve-query.ts';
 import { pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
@@ -8,7 +8,7 @@ import { cveDetail, cveSummary } from './legacy.presenter.ts';
 
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1'> }> = async (app, { services }) => {
   const { apiV1 } = services;
 
   app.get('/cve', { config, schema: { hide: true, querystring: CveQuery } }, async (request) => {

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { setUpV1, type V1Options } from '../v1.setup.ts';
 
 type RoutesModule = { routes: FastifyPluginAsync<{ services: Services }> };

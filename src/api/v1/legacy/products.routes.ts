@@ -1,6 +1,6 @@
 /** `/api/vendors/<vendor>/products`, one product and its CVEs (legacy shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { CveQuery, v1CveQuery } from '../cve-query.ts';
 import { PageParam, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
@@ -9,7 +9,7 @@ import { cveSummary, product } from './legacy.presenter.ts';
 const config = { v1: { scope: 'catalog:read' } } as const;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1' | 'catalog'> }> = async (app, { services }) => {
   const { apiV1, catalog } = services;
 
   app.get(

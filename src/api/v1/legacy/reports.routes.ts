@@ -3,7 +3,7 @@
  * their alerts (one alert per CVE of a report). HTTP Basic users only.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { PageParam, pageOf } from '../paging.ts';
 import { userOf } from '../v1.setup.ts';
 import { alertItem, reportItem } from './legacy.presenter.ts';
@@ -13,7 +13,7 @@ const Link = Type.Object({ link: Type.String({ minLength: 1, maxLength: 100 }) }
 const AlertParams = Type.Object({ ...Link.properties, id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Page = Type.Object({ page: PageParam });
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1Reports'> }> = async (app, { services }) => {
   const { apiV1Reports } = services;
 
   app.get('/reports', { config, schema: { hide: true, querystring: Page } }, async (request) => {

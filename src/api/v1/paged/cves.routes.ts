@@ -1,6 +1,6 @@
 /** `/api/cve` with its filters, and one CVE (paged shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { CveQuery, v1CveQuery } from '../cve-query.ts';
 import { envelope, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
@@ -8,7 +8,7 @@ import { cveDetail, cveItem } from './paged.presenter.ts';
 
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1' | 'catalog'> }> = async (app, { services }) => {
   const { apiV1, catalog } = services;
   const baseUrl = services.config.baseUrl;
 

@@ -1,6 +1,6 @@
 /** `/api/organizations`, their projects and each project's CVEs (paged shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { envelope, PageParam, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
 import { cveItem, namedItem, projectDetail, projectItem } from './paged.presenter.ts';
@@ -8,7 +8,7 @@ import { cveItem, namedItem, projectDetail, projectItem } from './paged.presente
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Page = Type.Object({ page: PageParam });
 
-export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1'> }> = async (
   app,
   { services },
 ) => {

@@ -3,7 +3,7 @@
  * whole seconds, the service's own resources in microseconds (as API v2).
  */
 import type { CveRow } from '../../../db/schema.ts';
-import type { ProjectRow } from '../../../db/project.repository.ts';
+import type { ProjectRow } from '../../../domain/project.ts';
 import { METRIC_KEYS, type NvdConfiguration } from '../../../domain/cve.ts';
 import type { SubscriptionSet } from '../../../domain/subscriptions.ts';
 import { toMicrosZ, toSecondsZ } from '../../../domain/timestamps.ts';

@@ -1,6 +1,6 @@
 /** `/api/vendors`, their products and the CVEs of each (paged shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { envelope, PageParam, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
 import { cveItem, namedItem } from './paged.presenter.ts';
@@ -9,7 +9,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Page = Type.Object({ page: PageParam });
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1' | 'catalog'> }> = async (app, { services }) => {
   const { apiV1, catalog } = services;
   const baseUrl = services.config.baseUrl;
 

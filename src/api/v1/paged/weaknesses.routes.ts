@@ -1,6 +1,6 @@
 /** `/api/weaknesses` and the CVEs of each (paged shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Services } from '../../../main.ts';
+import type { Services } from '../../../services/services.ts';
 import { envelope, PageParam, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
 import { cveItem, weaknessItem } from './paged.presenter.ts';
@@ -9,7 +9,7 @@ const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
 const Page = Type.Object({ page: PageParam });
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (
+export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1' | 'catalog'> }> = async (
   app,
   { services },
 ) => {

@@ -1,0 +1,66 @@
+/**
+ * What the composition root (`src/main.ts`) hands to the layers above the services: every service of
+ * one process, over one database. Routes and commands take only the members they use
+ * (`Pick<Services, ...>`).
+ */
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import type { ImportService } from './import.service.ts';
+import type { HealthService } from './health.service.ts';
+import type { CatalogService } from './catalog.service.ts';
+import type { TokenService } from './token.service.ts';
+import type { AccountService } from './account.service.ts';
+import type { CveQueryService } from './cve-query.service.ts';
+import type { OrganizationService } from './organization.service.ts';
+import type { MemberService } from './member.service.ts';
+import type { AuditService } from './audit.service.ts';
+import type { ProjectService } from './project.service.ts';
+import type { TrackerService } from './tracker.service.ts';
+import type { TagService } from './tag.service.ts';
+import type { BasicAuthService } from './basic-auth.service.ts';
+import type { ApiV1Service } from './api-v1.service.ts';
+import type { SyncService } from './sync.service.ts';
+import type { MetricsService } from './metrics.service.ts';
+import type { JobService } from './job.service.ts';
+import type { DeliveryService } from './delivery.service.ts';
+import type { EventProcessor } from './event-processor.service.ts';
+import type { NotificationService } from './notification.service.ts';
+import type { AutomationService } from './automation.service.ts';
+import type { ReportService } from './report.service.ts';
+import type { ApiV1ReportService } from './api-v1-reports.service.ts';
+
+export interface Services {
+  config: Config;
+  database: Database;
+  imports: ImportService;
+  health: HealthService;
+  catalog: CatalogService;
+  cveQuery: CveQueryService;
+  tokens: TokenService;
+  accounts: AccountService;
+  organizations: OrganizationService;
+  members: MemberService;
+  auditLog: AuditService;
+  projects: ProjectService;
+  tracker: TrackerService;
+  /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
+  tags: TagService;
+  /** API v1's HTTP Basic authentication, with its credential cache. */
+  basicAuth: BasicAuthService;
+  apiV1: ApiV1Service;
+  /** One sync round of an upstream source (`vulntrack sync`, the `sync` job). */
+  sync: SyncService;
+  metrics: MetricsService;
+  jobs: JobService;
+  /** Matches recorded changes to projects and runs alert automations (the `events.process` job). */
+  events: EventProcessor;
+  deliveries: DeliveryService;
+  notifications: NotificationService;
+  automations: AutomationService;
+  reports: ReportService;
+  /** API v1's reports and alerts of a user (legacy shape). */
+  apiV1Reports: ApiV1ReportService;
+  /** The server secret (keys for token hashing and signing). */
+  secret: string;
+  close(): Promise<void>;
+}
