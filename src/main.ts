@@ -42,7 +42,6 @@ import { ApiV1ReportService } from './services/api-v1-reports.service.ts';
 import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
 import type { Services } from './services/services.ts';
 
-
 export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: undefined });
 }

@@ -23,7 +23,10 @@ const tokenOf = (query: unknown, body: unknown): string => {
   return typeof token === 'string' ? token : '';
 };
 
-export const emailLinkRoutes: FastifyPluginAsync<{ services: Pick<Services, 'notifications'> }> = async (app, { services }) => {
+export const emailLinkRoutes: FastifyPluginAsync<{ services: Pick<Services, 'notifications'> }> = async (
+  app,
+  { services },
+) => {
   // Forms post application/x-www-form-urlencoded; a tiny parser keeps the app free of a form plugin.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',

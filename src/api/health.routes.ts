@@ -6,7 +6,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { bearerCredential, sameSecret } from '../domain/tokens.ts';
 import type { Services } from '../services/services.ts';
 
-export const healthRoutes: FastifyPluginAsync<{ services: Pick<Services, 'config' | 'health' | 'metrics'> }> = async (app, { services }) => {
+export const healthRoutes: FastifyPluginAsync<{
+  services: Pick<Services, 'config' | 'health' | 'metrics'>;
+}> = async (app, { services }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const readiness = await services.health.readiness();

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseNvd11, parseNvd20 } from '../../src/sources/nvd/nvd.parse.ts';
-import { configurations11, nvd11FromCatalog, nvd20To11, rawNvdData, toMinuteZ } from '../../src/domain/nvd11.ts';
+import {
+  configurations11,
+  nvd11FromCatalog,
+  nvd20To11,
+  rawNvdData,
+  toMinuteZ,
+} from '../../src/domain/nvd11.ts';
 
 type Json = Record<string, unknown>;
 const record = (id: string) => JSON.parse(fs.readFileSync(`test/fixtures/nvd/${id}.json`, 'utf8')) as Json;

@@ -52,10 +52,9 @@ function parseSince(value: string): Date {
   return instant;
 }
 
-export const auditLogRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'auditLog'> }> = async (
-  app,
-  { services },
-) => {
+export const auditLogRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'auditLog'>;
+}> = async (app, { services }) => {
   const { auditLog } = services;
   const baseUrl = services.config.baseUrl;
 

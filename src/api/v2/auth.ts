@@ -22,4 +22,3 @@ export function authOf(request: FastifyRequest): TokenAuth {
   if (!request.auth) throw new AppError('invalid_token');
   return request.auth;
 }
-

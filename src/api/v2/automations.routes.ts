@@ -77,10 +77,9 @@ const fields = {
   configuration: AutomationConfiguration,
 };
 
-export const automationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'automations' | 'reports'> }> = async (
-  app,
-  { services },
-) => {
+export const automationRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'automations' | 'reports'>;
+}> = async (app, { services }) => {
   const { automations, reports } = services;
   const baseUrl = services.config.baseUrl;
   const base = '/organizations/:org/projects/:project/automations';

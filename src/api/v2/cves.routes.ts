@@ -24,7 +24,9 @@ const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: '^CVE-\\d{4}-\\d
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['cves'];
 
-export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'catalog' | 'cveQuery'> }> = async (app, { services }) => {
+export const cveRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'catalog' | 'cveQuery'>;
+}> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
 

@@ -16,7 +16,9 @@ const tags = ['members'];
 const Role = Type.Enum(['owner', 'member']);
 const MemberParams = Type.Object({ ...OrgParam.properties, id: Uuid });
 
-export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'members'> }> = async (app, { services }) => {
+export const memberRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'members'>;
+}> = async (app, { services }) => {
   const { members } = services;
   const baseUrl = services.config.baseUrl;
 

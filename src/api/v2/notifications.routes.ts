@@ -43,10 +43,9 @@ const Configuration = Type.Object(
   },
 );
 
-export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'notifications'> }> = async (
-  app,
-  { services },
-) => {
+export const notificationRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'notifications'>;
+}> = async (app, { services }) => {
   const { notifications } = services;
   const baseUrl = services.config.baseUrl;
   const base = '/organizations/:org/projects/:project/notifications';

@@ -11,11 +11,9 @@ const read = { auth: { scope: 'org:read', write: false } } as const;
 const write = { auth: { scope: 'org:write', write: true } } as const;
 const tags = ['organizations'];
 
-
-export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'organizations'> }> = async (
-  app,
-  { services },
-) => {
+export const organizationRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'organizations'>;
+}> = async (app, { services }) => {
   const { organizations } = services;
   const baseUrl = services.config.baseUrl;
 

@@ -12,7 +12,6 @@ const read = { auth: { scope: 'projects:read', write: false } } as const;
 const write = { auth: { scope: 'projects:write', write: true } } as const;
 const tags = ['projects'];
 
-
 const Name = Type.String({
   minLength: 1,
   maxLength: 100,
@@ -22,7 +21,9 @@ const Name = Type.String({
 const Description = Type.String({ maxLength: PROJECT_DESCRIPTION_MAX });
 const Active = Type.Boolean({ description: 'Inactive projects keep their data.' });
 
-export const projectRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'projects'> }> = async (app, { services }) => {
+export const projectRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'projects'>;
+}> = async (app, { services }) => {
   const { projects } = services;
   const baseUrl = services.config.baseUrl;
 

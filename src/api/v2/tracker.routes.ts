@@ -53,7 +53,9 @@ const ProjectCveQuery = Type.Object({
   ),
 });
 
-export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'tracker' | 'cveQuery' | 'catalog'> }> = async (app, { services }) => {
+export const trackerRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'tracker' | 'cveQuery' | 'catalog'>;
+}> = async (app, { services }) => {
   const { tracker } = services;
   const baseUrl = services.config.baseUrl;
   const path = '/organizations/:org/projects/:project/cves';

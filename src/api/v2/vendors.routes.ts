@@ -17,7 +17,9 @@ const SearchQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200, description: 'Part of the name.' })),
 });
 
-export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'catalog' | 'cveQuery'> }> = async (app, { services }) => {
+export const vendorRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'catalog' | 'cveQuery'>;
+}> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
 

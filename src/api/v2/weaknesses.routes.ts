@@ -13,10 +13,9 @@ const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['weaknesses'];
 const CweParam = Type.Object({ cwe_id: Type.String({ pattern: '^CWE-\\d{1,6}$' }) });
 
-export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'catalog' | 'cveQuery'> }> = async (
-  app,
-  { services },
-) => {
+export const weaknessRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'catalog' | 'cveQuery'>;
+}> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
 

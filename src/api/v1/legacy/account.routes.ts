@@ -9,7 +9,10 @@ import { product, productSubscription } from './legacy.presenter.ts';
 
 const config = { v1: { scope: 'projects:read' } } as const;
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1'> }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1'> }> = async (
+  app,
+  { services },
+) => {
   const { apiV1 } = services;
 
   app.get('/account/subscriptions/vendors', { config, schema: { hide: true } }, async (request) => {

@@ -8,7 +8,10 @@ import { cveDetail, cveSummary } from './legacy.presenter.ts';
 
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1'> }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1'> }> = async (
+  app,
+  { services },
+) => {
   const { apiV1 } = services;
 
   app.get('/cve', { config, schema: { hide: true, querystring: CveQuery } }, async (request) => {

@@ -9,7 +9,10 @@ import { cveSummary, cwe } from './legacy.presenter.ts';
 const config = { v1: { scope: 'catalog:read' } } as const;
 const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1' | 'catalog'> }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1' | 'catalog'> }> = async (
+  app,
+  { services },
+) => {
   const { apiV1, catalog } = services;
 
   app.get(

@@ -9,7 +9,10 @@ import { cveSummary, product } from './legacy.presenter.ts';
 const config = { v1: { scope: 'catalog:read' } } as const;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1' | 'catalog'> }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1' | 'catalog'> }> = async (
+  app,
+  { services },
+) => {
   const { apiV1, catalog } = services;
 
   app.get(

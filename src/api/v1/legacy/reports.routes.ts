@@ -13,7 +13,10 @@ const Link = Type.Object({ link: Type.String({ minLength: 1, maxLength: 100 }) }
 const AlertParams = Type.Object({ ...Link.properties, id: Type.String({ minLength: 1, maxLength: 100 }) });
 const Page = Type.Object({ page: PageParam });
 
-export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1Reports'> }> = async (app, { services }) => {
+export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1Reports'> }> = async (
+  app,
+  { services },
+) => {
   const { apiV1Reports } = services;
 
   app.get('/reports', { config, schema: { hide: true, querystring: Page } }, async (request) => {

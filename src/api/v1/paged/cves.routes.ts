@@ -8,7 +8,9 @@ import { cveDetail, cveItem } from './paged.presenter.ts';
 
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const cveRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1' | 'catalog'> }> = async (app, { services }) => {
+export const cveRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'apiV1' | 'catalog'>;
+}> = async (app, { services }) => {
   const { apiV1, catalog } = services;
   const baseUrl = services.config.baseUrl;
 

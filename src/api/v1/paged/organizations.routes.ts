@@ -8,10 +8,9 @@ import { cveItem, namedItem, projectDetail, projectItem } from './paged.presente
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Page = Type.Object({ page: PageParam });
 
-export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1'> }> = async (
-  app,
-  { services },
-) => {
+export const organizationRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'apiV1'>;
+}> = async (app, { services }) => {
   const { apiV1 } = services;
   const baseUrl = services.config.baseUrl;
   const org = { v1: { scope: 'org:read' } } as const;

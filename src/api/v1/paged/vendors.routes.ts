@@ -9,7 +9,9 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Page = Type.Object({ page: PageParam });
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const vendorRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1' | 'catalog'> }> = async (app, { services }) => {
+export const vendorRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'apiV1' | 'catalog'>;
+}> = async (app, { services }) => {
   const { apiV1, catalog } = services;
   const baseUrl = services.config.baseUrl;
 

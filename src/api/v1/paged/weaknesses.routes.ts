@@ -9,10 +9,9 @@ const Id = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
 const Page = Type.Object({ page: PageParam });
 const config = { v1: { scope: 'catalog:read' } } as const;
 
-export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'config' | 'apiV1' | 'catalog'> }> = async (
-  app,
-  { services },
-) => {
+export const weaknessRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'config' | 'apiV1' | 'catalog'>;
+}> = async (app, { services }) => {
   const { apiV1, catalog } = services;
   const baseUrl = services.config.baseUrl;
 
