@@ -100,7 +100,7 @@ export interface WorkerConfig {
   retryMaxMs: number;
 }
 
-/** SPEC §3.4: cve5 and nvd every 15 minutes, kev and epss daily, cwe weekly. */
+/** Default schedules (docs/jobs.md): cve5 and nvd every 15 minutes, kev and epss daily, cwe weekly. */
 export const DEFAULT_SCHEDULES: Record<SyncSourceName, string> = {
   cve5: '*/15 * * * *',
   nvd: '7,22,37,52 * * * *',
@@ -226,7 +226,7 @@ function notificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
     smtpFrom,
     outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE', env.OUTBOUND_ALLOW_PRIVATE, false),
     deliveryTimeoutMs: integer('DELIVERY_TIMEOUT_MS', env.DELIVERY_TIMEOUT_MS, 10_000, 100, 300_000),
-    // SPEC §7: at least 5 attempts over at least an hour (1+2+4+8 min base doubling ≥ 15 min, capped
+    // A delivery gets at least 5 attempts over at least an hour (docs/notifications.md) (1+2+4+8 min base doubling ≥ 15 min, capped
     // by JOB_RETRY_MAX_SECONDS; the default 8 attempts from 60 s span 2+ hours).
     deliveryAttempts: integer('DELIVERY_ATTEMPTS', env.DELIVERY_ATTEMPTS, 8, 5, 50),
     deliveryRetryBaseMs:

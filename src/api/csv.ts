@@ -1,5 +1,5 @@
 /**
- * CSV downloads (SPEC §7: reports and CVE searches): a header row, then the rows streamed through
+ * CSV downloads (docs/api-v2.md: reports and CVE searches): a header row, then the rows streamed through
  * csv-stringify as they are read, never one string in memory. Any list that offers `format=csv`
  * describes its columns once (`CsvColumn`) and answers with `sendCsv(reply, name, csvStream(...))`.
  */

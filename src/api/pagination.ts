@@ -1,5 +1,5 @@
 /**
- * Page-numbered lists (seed §2.1, §8): `{count, next, previous, results}` with absolute `next` and
+ * Page-numbered lists (docs/api-v2.md): `{count, next, previous, results}` with absolute `next` and
  * `previous` URLs on the host the client called (or VULNTRACK_BASE_URL), keeping the active filters.
  */
 import type { FastifyRequest } from 'fastify';

@@ -4,7 +4,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Exit statuses (SPEC §10), plus 3 for an import that completed but skipped malformed records. */
+/** Exit statuses (README.md), plus 3 for an import that completed but skipped malformed records. */
 export const EXIT = { ok: 0, failure: 1, usage: 2, partial: 3 } as const;
 
 export interface Output {

@@ -1,5 +1,5 @@
 /**
- * Automations (SPEC §7), the pure part: which alert triggers a recorded change fires for a project,
+ * Automations (docs/notifications.md), the pure part: which alert triggers a recorded change fires for a project,
  * and whether a CVE meets an automation's condition tree. No I/O.
  */
 import { CVSS_METRICS, type CvssMetric } from './cve.ts';

@@ -1,6 +1,6 @@
 /**
  * The catalog's model of a CVE: what each provider says about it (a SourceDocument, normalized from
- * its upstream form) and the merged view built from all of them (SPEC §3.2).
+ * its upstream form) and the merged view built from all of them (docs/catalog.md).
  */
 
 /** Who said it. Order of MERGE_ORDER is the priority for single-valued fields. */
@@ -67,7 +67,7 @@ export interface Reference {
   source?: string;
 }
 
-/** NVD CPE configuration in the API 2.0 layout (seed §2.7 `nvd_cpe_configurations`). */
+/** NVD CPE configuration in the API 2.0 layout (docs/api-v2.md `nvd_cpe_configurations`). */
 export interface NvdConfiguration {
   operator?: 'AND' | 'OR';
   negate?: boolean;
@@ -187,7 +187,7 @@ function mergeReferences(docs: Map<Provider, SourceDocument>): Reference[] {
   return [...byUrl.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
 }
 
-/** Builds the merged view (SPEC §3.2) of one CVE from the documents of its providers. Pure. */
+/** Builds the merged view (docs/catalog.md) of one CVE from the documents of its providers. Pure. */
 export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>): MergedCve {
   const metric = (key: MetricKey | 'epss', order: readonly Provider[] = MERGE_ORDER): MetricView => {
     const found = firstBy(sources, order, (d) => d.metrics[key]);

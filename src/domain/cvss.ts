@@ -1,4 +1,4 @@
-/** CVSS qualitative levels on CVSS v3.1 base scores (SPEC §5): the API's `cvss` filter. */
+/** CVSS qualitative levels on CVSS v3.1 base scores (docs/api-v2.md): the API's `cvss` filter. */
 export const CVSS_LEVELS = ['empty', 'low', 'medium', 'high', 'critical'] as const;
 export type CvssLevel = (typeof CVSS_LEVELS)[number];
 

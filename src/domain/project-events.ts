@@ -1,5 +1,5 @@
 /**
- * How a recorded change (or an EPSS move) concerns a project (SPEC §7), the pure part: which of the
+ * How a recorded change (or an EPSS move) concerns a project (docs/notifications.md), the pure part: which of the
  * project's subscribed keys the CVE carries, whether the CVE enters the project with it, and the
  * events it brings. The event processor applies it to every active project at once (SQL aggregates
  * the key flags), a report to one project; both through these functions. No I/O.

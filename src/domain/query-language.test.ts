@@ -404,7 +404,7 @@ describe('query-language', () => {
   });
 
   describe('QUERY_FIELD_SPECS', () => {
-    it('describes every field of SPEC §5.1 with operators from the operator list', () => {
+    it('describes every field of docs/query-language.md with operators from the operator list', () => {
       expect(Object.keys(QUERY_FIELD_SPECS).sort()).toEqual([...QUERY_FIELDS].sort());
       expect([...QUERY_FIELDS].sort()).toEqual(
         [

@@ -1,5 +1,5 @@
 /**
- * The advanced CVE query language `q` (SPEC §5.1; reference in docs/query-language.md): parses a query
+ * The advanced CVE query language `q` (reference: docs/query-language.md): parses a query
  * such as `log4j vendor=apache_software_foundation AND (cvss31>=9 OR kev=true)` into a tree with
  * normalized values. Pure: no I/O; "now" for relative dates is injected. Every malformed query is an
  * AppError `validation_error` with `details.q` naming the problem and its (0-based) position.

@@ -1,5 +1,5 @@
 /**
- * Reports (SPEC §7), the pure part: the period a report automation covers, the link of a report,
+ * Reports (docs/notifications.md), the pure part: the period a report automation covers, the link of a report,
  * and a report's CVEs and summary from what the period's changes brought to the project.
  */
 import { randomInt } from 'node:crypto';

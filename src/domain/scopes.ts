@@ -1,6 +1,6 @@
 /**
  * Token scopes (`<area>:read` / `<area>:write`; a write scope includes the read scope of its area) and
- * the order of checks of SPEC §4: valid token → a `read` token may not write → the scope.
+ * the order of checks of docs/api-v2.md: valid token → a `read` token may not write → the scope.
  */
 import { AppError } from './errors.ts';
 import type { TokenMode } from './tokens.ts';

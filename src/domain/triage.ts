@@ -1,5 +1,5 @@
 /**
- * Triage of a project's CVEs (SPEC §5): eight statuses with no prescribed order. Any status may move
+ * Triage of a project's CVEs (docs/api-v2.md): eight statuses with no prescribed order. Any status may move
  * to any other (a triage team's order is its own); a CVE without a tracker entry has no status.
  */
 export const TRIAGE_STATUSES = [

@@ -1,5 +1,5 @@
 /**
- * API v1's alerts (OpenCVE 1.x, seed §2.8): an alert is one CVE of a report; its details are the
+ * API v1's alerts (OpenCVE 1.x, docs/api-v1.md): an alert is one CVE of a report; its details are the
  * report's change entries in v1's event names (`new_cve`, `first_time`, `references`, `cpes`, `cvss`,
  * `summary`, `cwes`), each as `{changed, added, removed}`. Pure.
  */

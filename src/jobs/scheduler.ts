@@ -25,7 +25,7 @@ export interface Schedule {
 /** A tick's identity: its scheduled time to the second, in UTC (`2024-05-01T10:15:00Z`). */
 export const tickKey = (tick: Date) => `${tick.toISOString().slice(0, 19)}Z`;
 
-/** The `sync {source}` schedule of each configured source (SPEC §3.4). */
+/** The `sync {source}` schedule of each configured source (docs/sync.md). */
 export function syncSchedules(
   sources: readonly SyncSourceName[],
   patterns: Record<SyncSourceName, string>,

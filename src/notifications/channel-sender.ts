@@ -1,6 +1,6 @@
 /**
  * One delivery attempt on one channel: render the payload for the channel, send it once, and say how
- * it went (SPEC §7). Retrying, recording and scheduling attempts is the caller's. `send` never throws.
+ * it went (docs/notifications.md). Retrying, recording and scheduling attempts is the caller's. `send` never throws.
  */
 import { performance } from 'node:perf_hooks';
 import { createEmailSender, type EmailSender } from './email-sender.ts';

@@ -13,7 +13,7 @@ export const EMAIL_MAX_CVES = 100;
 const TITLE_MAX = 200;
 const VENDORS_SHOWN = 5;
 
-/** Readable names of the SPEC §7 alert triggers; other event types are shown with spaces for `_`. */
+/** Readable names of the alert triggers (docs/notifications.md); other event types are shown with spaces for `_`. */
 const EVENT_LABELS: Record<string, string> = {
   cve_enters_project: 'entered the project',
   cvss_increased: 'CVSS increased',

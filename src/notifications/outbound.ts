@@ -1,5 +1,5 @@
 /**
- * Outbound HTTP for notification channels, with the SSRF guard (SPEC §7): the host of a URL is
+ * Outbound HTTP for notification channels, with the SSRF guard (docs/notifications.md): the host of a URL is
  * resolved once, every address it resolves to must be public unicast (unless the operator allows
  * private ones), and the connection goes to an address that was checked, so a DNS answer that
  * changes between check and connect (rebinding) cannot redirect it.

@@ -1,5 +1,5 @@
 /**
- * The SPEC §7 webhook payload. It is also the input of every channel: Slack, Teams and email render
+ * The webhook payload (docs/notifications.md). It is also the input of every channel: Slack, Teams and email render
  * it, a webhook receives it as it is.
  */
 export type NotificationType = 'alert' | 'report' | 'test';

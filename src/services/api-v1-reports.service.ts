@@ -1,5 +1,5 @@
 /**
- * API v1's reports and alerts (legacy shape, seed §4.4): the reports of the projects of the
+ * API v1's reports and alerts (legacy shape, docs/api-v1.md): the reports of the projects of the
  * organizations a user has joined, found by their 12-character link; an alert is one CVE of a report.
  */
 import type { Kysely } from 'kysely';

@@ -31,7 +31,7 @@ export interface CveFacts {
   vendors: string[];
 }
 
-/** The payload entry of a CVE (SPEC §7 `changes[].cve`). */
+/** The payload entry of a CVE (docs/notifications.md `changes[].cve`). */
 export function payloadCve(cveId: string, cve: CveFacts): NotificationCve {
   return {
     cve_id: cveId,

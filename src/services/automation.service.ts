@@ -1,5 +1,5 @@
 /**
- * Automations of a project (SPEC §7): alert automations run on each matched change (see
+ * Automations of a project (docs/notifications.md): alert automations run on each matched change (see
  * EventProcessor), report automations on their schedule (see ReportService). Here: create, read,
  * change, delete (each audited), their executions, and running a report automation now.
  */

@@ -1,5 +1,5 @@
 /**
- * Deliveries (SPEC §7): a payload for one notification, sent at least once. Each delivery is queued
+ * Deliveries (docs/notifications.md): a payload for one notification, sent at least once. Each delivery is queued
  * as a job; the job sends one attempt and records it; a failed attempt that may succeed later queues
  * the next one after an exponential backoff (DELIVERY_RETRY_BASE_SECONDS · 2^(n−1)), until
  * DELIVERY_ATTEMPTS have been made (then the delivery is `dead`). A failure no retry can fix (a
@@ -262,7 +262,7 @@ function attemptRecord(a: DeliveryAttempt) {
   return { at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error };
 }
 
-/** The payload (SPEC §7) without its `changes`. */
+/** The payload (docs/notifications.md) without its `changes`. */
 function payloadHeader(id: string, r: DeliveryRequest): Record<string, unknown> {
   return {
     id,

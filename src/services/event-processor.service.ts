@@ -1,5 +1,5 @@
 /**
- * From recorded changes to alert automations and deliveries (SPEC §7).
+ * From recorded changes to alert automations and deliveries (docs/notifications.md).
  *
  * The processor reads the change stream (and the EPSS moves) from a cursor kept in the database, a
  * chunk at a time; each chunk is one transaction that matches its items to the projects with alert

@@ -1,5 +1,5 @@
 /**
- * Notification channels of a project (SPEC §7): create, read, change, delete, send a test, list the
+ * Notification channels of a project (docs/notifications.md): create, read, change, delete, send a test, list the
  * deliveries; the double opt-in of email addresses outside the organization, and unsubscribing.
  *
  * Secrets (webhook URLs and header values, Slack/Teams URLs, the signing secret, the email link

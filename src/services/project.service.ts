@@ -192,7 +192,7 @@ export class ProjectService {
   }
 
   /**
-   * Makes the subscriptions exactly `set` (seed §4.2): every vendor and product must be in the catalog
+   * Makes the subscriptions exactly `set` (docs/api-v2.md): every vendor and product must be in the catalog
    * (else 400 naming each unknown one, and nothing changes); one transaction, all or nothing.
    */
   async replaceSubscriptions(

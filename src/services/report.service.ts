@@ -1,5 +1,5 @@
 /**
- * Reports (SPEC §7): for each enabled report automation, one report per period (daily or weekly at
+ * Reports (docs/notifications.md): for each enabled report automation, one report per period (daily or weekly at
  * its hour, in its time zone) listing every CVE of the project that changed in the period (that meets
  * the automation's conditions) with its changes, highest CVSS and counts by severity; delivered
  * through the automation's notifications, and recorded as an execution.

@@ -1,5 +1,5 @@
 /**
- * API v1 paging: `page` from 1, 10 items per page in the paged shape (the envelope of seed §2.1,
+ * API v1 paging: `page` from 1, 10 items per page in the paged shape (the envelope of docs/api-v1.md,
  * links without `page_size`), 20 in the legacy shape (a bare array). A `page` that is not a positive
  * integer is the paged shape's 404 `Invalid page.` (as Django REST framework answers) and the legacy
  * shape's 400; a page past the last is a 404 in both.

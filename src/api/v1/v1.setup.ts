@@ -1,5 +1,5 @@
 /**
- * What both shapes of API v1 share (SPEC §6): authentication (HTTP Basic with a user's credentials;
+ * What both shapes of API v1 share (docs/api-v1.md): authentication (HTTP Basic with a user's credentials;
  * the paged shape also takes an organization token), the deprecation headers on every response, and
  * errors in the shape's own form (`{"detail": …}` paged, `{"message": …}` legacy) with 404 and 405
  * for unknown paths under `/api`.

@@ -1,6 +1,6 @@
 /**
  * `…/projects/<project>/automations` (scopes `automations:read` / `automations:write`) and
- * `…/projects/<project>/reports` (scope `reports:read`), SPEC §7.
+ * `…/projects/<project>/reports` (scope `reports:read`), docs/notifications.md.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.ts';

@@ -1,4 +1,4 @@
-/** Response shapes of the catalog (seed §2.4–2.7): CVE dates in whole seconds, our own in microseconds. */
+/** Response shapes of the catalog (docs/api-v2.md): CVE dates in whole seconds, our own in microseconds. */
 import { Type } from '@fastify/type-provider-typebox';
 import type { CveRow } from '../../db/schema.ts';
 import { toMicrosZ, toSecondsZ } from '../../domain/timestamps.ts';

@@ -1,4 +1,4 @@
-/** Response shapes of notifications, deliveries, automations, executions and reports (SPEC §7). */
+/** Response shapes of notifications, deliveries, automations, executions and reports (docs/notifications.md). */
 import { Type } from '@fastify/type-provider-typebox';
 import type { ExecutionRow } from '../../domain/automation.ts';
 import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/automation.ts';

@@ -1,6 +1,6 @@
 /**
  * `…/projects/<project>/notifications`: a project's notification channels, a test send, the delivery
- * log. Scopes `notifications:read` / `notifications:write`. Secrets never come back (SPEC §7).
+ * log. Scopes `notifications:read` / `notifications:write`. Secrets never come back (docs/notifications.md).
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.ts';

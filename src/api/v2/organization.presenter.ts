@@ -1,4 +1,4 @@
-/** Response shapes of organizations, members and audit-log entries (SPEC §5), timestamps in microseconds. */
+/** Response shapes of organizations, members and audit-log entries (docs/api-v2.md), timestamps in microseconds. */
 import { Type } from '@fastify/type-provider-typebox';
 import type { MemberRow } from '../../domain/member.ts';
 import type { AuditLogRow } from '../../services/audit.service.ts';

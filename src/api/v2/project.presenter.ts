@@ -1,4 +1,4 @@
-/** Response shapes of projects and their subscription sets (seed §2.3). */
+/** Response shapes of projects and their subscription sets (docs/api-v2.md). */
 import { Type } from '@fastify/type-provider-typebox';
 import type { ProjectRow } from '../../domain/project.ts';
 import type { SubscriptionSet } from '../../domain/subscriptions.ts';

@@ -1,5 +1,5 @@
 /**
- * `/organizations/<org>/projects/<project>/subscriptions` (seed §4.2): read with `subscriptions:read`
+ * `/organizations/<org>/projects/<project>/subscriptions` (docs/api-v2.md): read with `subscriptions:read`
  * or `projects:read` (the seed's sync token holds `projects:read` + `subscriptions:write`), replace the
  * whole set or add/remove one item with `subscriptions:write`. Every write answers with the new set.
  */

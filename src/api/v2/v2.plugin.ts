@@ -1,6 +1,6 @@
 /**
  * API v2 (`/api/v2`, organization tokens only). Every route declares what it requires in
- * `config.auth`; one hook checks it in the order of SPEC §4: a valid token (401) → a path naming
+ * `config.auth`; one hook checks it in the order of docs/api-v2.md: a valid token (401) → a path naming
  * another organization is not found (404, existence is never disclosed) → a `read` token may not
  * write (403 `read_only_token`) → the scope (403 `missing_scope`). Rate limits are per token.
  */

@@ -1,5 +1,5 @@
 /**
- * API v1, legacy array shape (seed §4.4; `API_V1_SHAPE=legacy`): bare arrays of 20, errors
+ * API v1, legacy array shape (docs/api-v1.md; `API_V1_SHAPE=legacy`): bare arrays of 20, errors
  * `{"message": …}`, HTTP Basic only. Deprecated: no new features.
  *
  * Every `*.routes.ts` file of this folder is a resource and is registered here: a file's export named

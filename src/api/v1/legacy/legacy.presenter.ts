@@ -1,4 +1,4 @@
-/** Response shapes of API v1's legacy array shape (seed §2.8), as OpenCVE 1.x answered. */
+/** Response shapes of API v1's legacy array shape (docs/api-v1.md), as OpenCVE 1.x answered. */
 import type { CveRow } from '../../../db/schema.ts';
 import { splitVendorKey } from '../../../domain/cpe.ts';
 import { toMicrosZ, toSecondsZ } from '../../../domain/timestamps.ts';

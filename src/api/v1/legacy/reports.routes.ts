@@ -1,5 +1,5 @@
 /**
- * `/api/reports…` (legacy shape, seed §4.4): the reports of the authenticated user's projects and
+ * `/api/reports…` (legacy shape, docs/api-v1.md): the reports of the authenticated user's projects and
  * their alerts (one alert per CVE of a report). HTTP Basic users only.
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';

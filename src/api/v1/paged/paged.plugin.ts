@@ -1,5 +1,5 @@
 /**
- * API v1, paged shape (seed §4.3; `API_V1_SHAPE=paged`, the default): envelopes of 10 items, errors
+ * API v1, paged shape (docs/api-v1.md; `API_V1_SHAPE=paged`, the default): envelopes of 10 items, errors
  * `{"detail": …}`, HTTP Basic or an organization token. Deprecated: no new features.
  */
 import type { FastifyPluginAsync } from 'fastify';

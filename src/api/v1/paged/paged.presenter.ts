@@ -1,5 +1,5 @@
 /**
- * Response shapes of API v1's paged shape (seed §2.2–2.7): exactly the seed's fields. CVE dates in
+ * Response shapes of API v1's paged shape (docs/api-v1.md): exactly the seed's fields. CVE dates in
  * whole seconds, the service's own resources in microseconds (as API v2).
  */
 import type { CveRow } from '../../../db/schema.ts';
