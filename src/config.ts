@@ -1,6 +1,6 @@
 /**
  * Environment → validated, typed config. Parsed once; a bad value stops the process with a message
- * that names the variable. `resetConfig()` exists for tests.
+ * that names the variable. Tests build a config with `parseConfig(env)`.
  */
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
@@ -322,8 +322,4 @@ let cached: Config | undefined;
 export function getConfig(): Config {
   cached ??= parseConfig(process.env);
   return cached;
-}
-
-export function resetConfig(): void {
-  cached = undefined;
 }

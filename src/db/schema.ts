@@ -1,5 +1,5 @@
 /** Table types for Kysely. One interface per table; the migrations are the source of truth. */
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
@@ -372,4 +372,3 @@ export interface DB {
 }
 
 export type CveRow = Selectable<CveTable>;
-export type NewCveRow = Insertable<CveTable>;

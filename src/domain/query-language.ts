@@ -30,8 +30,6 @@ export type QueryField = (typeof QUERY_FIELDS)[number];
 export const QUERY_OPERATORS = ['!=', '>=', '<=', ':', '=', '>', '<'] as const;
 export type QueryOperator = (typeof QUERY_OPERATORS)[number];
 
-export const QUERY_KEYWORDS = ['AND', 'OR'] as const;
-
 export const MAX_QUERY_LENGTH = 1000;
 export const MAX_QUERY_TERMS = 50;
 export const MAX_QUERY_DEPTH = 10;

@@ -11,11 +11,6 @@ import { CveListReader, type CountedRows } from './cve-list-reader.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
-export interface Counted<T> {
-  count: number;
-  items: T[];
-}
-
 export class CatalogService {
   readonly cves: CveRepository;
   private readonly lists: CveListRepository;

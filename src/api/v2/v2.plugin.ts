@@ -4,7 +4,7 @@
  * another organization is not found (404, existence is never disclosed) → a `read` token may not
  * write (403 `read_only_token`) → the scope (403 `missing_scope`). Rate limits are per token.
  */
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { authorize, type Requirement } from '../../domain/scopes.ts';
 import type { Services } from '../../services/services.ts';
@@ -88,5 +88,3 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(notificationRoutes);
   await register(automationRoutes);
 };
-
-export type V2App = FastifyInstance;
