@@ -80,9 +80,9 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       const auth = authOf(request);
       const { query, params } = request;
       const { filters, ordering } = cveFiltersOf(query);
-      const byQuery = await services.cveQuery.compile(query.q, auth.organizationId);
       const listQuery = {
-        filters: { ...filters, ...byQuery },
+        filters,
+        q: query.q,
         ordering,
         status: query.status,
         assignee: query.assignee,

@@ -64,12 +64,12 @@ export const weaknessRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request, reply) => {
-      const weakness = await catalog.getWeakness(request.params.cwe_id);
+    (request, reply) => {
+      const weakness = request.params.cwe_id;
       return cveList(services, request, reply, request.query, {
-        scope: `weakness:${weakness.cwe_id}`,
-        fixed: { weakness: weakness.cwe_id },
-        filename: `cves-${weakness.cwe_id}`,
+        scope: `weakness:${weakness}`,
+        owner: { weakness },
+        filename: `cves-${weakness}`,
       });
     },
   );
