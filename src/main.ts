@@ -15,7 +15,6 @@ import { CatalogService } from './services/catalog.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
-import { CveQueryService } from './services/cve-query.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
@@ -106,7 +105,6 @@ export function servicesFor(config: Config, database: Database, secret: string):
     imports,
     health: new HealthService(database.db, database.kind, config.sync.sources),
     catalog,
-    cveQuery: new CveQueryService(database.db),
     tokens: new TokenService(database.db, secret),
     accounts: new AccountService(database.db),
     organizations: new OrganizationService(database.db),

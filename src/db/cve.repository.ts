@@ -46,45 +46,6 @@ export class CveRepository {
     );
   }
 
-  async count(filters: CveFilters): Promise<number> {
-    const row = await this.db
-      .selectFrom('cve')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where((eb) => eb.and(cveConditions(eb, filters)))
-      .executeTakeFirstOrThrow();
-    return row.n;
-  }
-
-  /**
-   * One page of list items, in a deterministic order (ties broken by cve_id). The page's ids are
-   * chosen first (through the ordering index, reading no other column), then their rows fetched: a
-   * deep page skips index entries instead of 100,000 table rows.
-   */
-  list(filters: CveFilters, ordering: CveOrdering, limit: number, offset: number) {
-    const { columns: sortKeys, direction } = ORDER[ordering];
-    let page = this.db
-      .selectFrom('cve')
-      .select('cve_id')
-      .where((eb) => eb.and(cveConditions(eb, filters)));
-    for (const key of sortKeys) page = page.orderBy(key, direction);
-    let rows = this.db
-      .selectFrom('cve')
-      .select([
-        'cve_id',
-        'description',
-        'title',
-        'created_at',
-        'updated_at',
-        'cvss31',
-        'kev',
-        'epss',
-        'state',
-      ])
-      .where('cve_id', 'in', page.limit(limit).offset(offset));
-    for (const key of sortKeys) rows = rows.orderBy(key, direction);
-    return rows.execute();
-  }
-
   /**
    * The ids of the first `limit` CVEs of a list in its order, read through the ordering index alone:
    * one snapshot of what an export holds (its rows are then read by `exportRows`).

@@ -6,7 +6,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
+import type { CveFacts } from '../domain/cve-facts.ts';
 import { matchProjects, type KeyFlag, type ProjectMatch } from '../domain/project-events.ts';
+import { CVE_FACT_COLUMNS, cveFactsOf, type PrefixedCveFacts } from './cve-facts.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -21,21 +23,7 @@ export interface StreamItem {
   changedAt: Date;
   entries: ChangeEntry[];
   epss: { old: number | null; new: number } | null;
-  cve: CveNow;
-}
-
-export interface CveNow {
-  state: string;
-  title: string | null;
-  description: string | null;
-  created_at: Date;
-  cvss20: number | null;
-  cvss30: number | null;
-  cvss31: number | null;
-  cvss40: number | null;
-  epss: number | null;
-  kev: boolean;
-  vendors: string[];
+  cve: CveFacts;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -58,8 +46,10 @@ export class EventRepository {
 
   /** Up to `limit` items after `afterSeq`, in order, with their CVE as it is now. */
   async readChunk(stream: EventStream, afterSeq: number, limit: number): Promise<StreamItem[]> {
-    const cveColumns = sql`c.state, c.title, c.description, c.created_at AS cve_created_at, c.cvss20, c.cvss30,
-      c.cvss31, c.cvss40, c.epss, c.kev, c.vendors`;
+    // The CVE's columns as `cve_<column>` (the change's own `created_at` is another).
+    const cveColumns = sql.join(
+      CVE_FACT_COLUMNS.map((c) => sql`${sql.ref(`c.${c}`)} AS ${sql.ref(`cve_${c}`)}`),
+    );
     const rows =
       stream === 'changes'
         ? await sql<ChunkRow>`
@@ -81,19 +71,7 @@ export class EventRepository {
       changedAt: new Date(r.changed_at),
       entries: r.data,
       epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
-      cve: {
-        state: r.state,
-        title: r.title,
-        description: r.description,
-        created_at: new Date(r.cve_created_at),
-        cvss20: r.cvss20,
-        cvss30: r.cvss30,
-        cvss31: r.cvss31,
-        cvss40: r.cvss40,
-        epss: r.epss,
-        kev: r.kev,
-        vendors: r.vendors,
-      },
+      cve: cveFactsOf(r, 'cve_'),
     }));
   }
 
@@ -181,7 +159,7 @@ export class EventRepository {
   }
 }
 
-interface ChunkRow {
+interface ChunkRow extends PrefixedCveFacts<'cve_'> {
   seq: string;
   change_id: string | null;
   cve_id: string;
@@ -189,15 +167,4 @@ interface ChunkRow {
   data: ChangeEntry[];
   old_score: number | null;
   new_score: number | null;
-  state: string;
-  title: string | null;
-  description: string | null;
-  cve_created_at: Date;
-  cvss20: number | null;
-  cvss30: number | null;
-  cvss31: number | null;
-  cvss40: number | null;
-  epss: number | null;
-  kev: boolean;
-  vendors: string[];
 }

@@ -3,6 +3,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
+import type { CveFacts } from '../domain/cve-facts.ts';
+import { CVE_FACT_COLUMNS, cveFactsOf } from './cve-facts.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -55,20 +57,6 @@ export interface PeriodItem {
   epss: { old: number | null; new: number } | null;
   cve: { state: string; vendors: string[] };
   highest_cvss: number | null;
-}
-
-export interface CveSummary {
-  cve_id: string;
-  title: string | null;
-  description: string | null;
-  created_at: Date;
-  cvss20: number | null;
-  cvss30: number | null;
-  cvss31: number | null;
-  cvss40: number | null;
-  kev: boolean;
-  epss: number | null;
-  vendors: string[];
 }
 
 export interface ReportChangeRow {
@@ -181,27 +169,15 @@ export class ReportRepository {
   }
 
   /** What reports and their payloads show of each CVE, as it is now. */
-  async cveSummaries(ids: readonly string[], tx: Executor = this.db): Promise<Map<string, CveSummary>> {
-    const out = new Map<string, CveSummary>();
+  async cveSummaries(ids: readonly string[], tx: Executor = this.db): Promise<Map<string, CveFacts>> {
+    const out = new Map<string, CveFacts>();
     if (!ids.length) return out;
     const rows = await tx
       .selectFrom('cve')
-      .select([
-        'cve_id',
-        'title',
-        'description',
-        'created_at',
-        'cvss20',
-        'cvss30',
-        'cvss31',
-        'cvss40',
-        'kev',
-        'epss',
-        'vendors',
-      ])
+      .select(CVE_FACT_COLUMNS)
       .where('cve_id', 'in', [...ids])
       .execute();
-    for (const r of rows) out.set(r.cve_id, { ...r, created_at: new Date(r.created_at) });
+    for (const r of rows) out.set(r.cve_id, cveFactsOf(r, ''));
     return out;
   }
 

@@ -4,6 +4,7 @@
  */
 import { CVSS_METRICS, type CvssMetric } from './cve.ts';
 import type { ChangeEntry } from './cve-change.ts';
+import type { CveFacts } from './cve-facts.ts';
 import { TRIAGE_STATUSES } from './triage.ts';
 
 export const ALERT_TRIGGERS = [
@@ -68,19 +69,13 @@ export interface ProjectEventEntry {
 }
 
 /** What conditions look at: the CVE as it is now, and the project's tracker entry for it. */
-export interface ConditionSubject {
-  cvss20: number | null;
-  cvss30: number | null;
-  cvss31: number | null;
-  cvss40: number | null;
-  epss: number | null;
-  kev: boolean;
-  vendors: string[];
-  /** The CVE's publication date. */
-  createdAt: Date;
+export type ConditionSubject = Pick<
+  CveFacts,
+  'cvss20' | 'cvss30' | 'cvss31' | 'cvss40' | 'epss' | 'kev' | 'vendors' | 'created_at'
+> & {
   status: string | null;
   assignee: string | null;
-}
+};
 
 const PRODUCT_SEPARATOR = '$PRODUCT$';
 
@@ -204,7 +199,7 @@ function leafHolds(leaf: ConditionLeaf, subject: ConditionSubject, now: Date): b
       return subject.vendors.some((k) => k.endsWith(`${PRODUCT_SEPARATOR}${product}`));
     }
     case 'cve_newer_than':
-      return now.getTime() - subject.createdAt.getTime() <= (value as number) * DAY_MS;
+      return now.getTime() - subject.created_at.getTime() <= (value as number) * DAY_MS;
     case 'cve_unassigned':
       return subject.assignee === null;
     case 'cve_status':

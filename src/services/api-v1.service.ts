@@ -16,7 +16,7 @@ import { AppError } from '../domain/errors.ts';
 import { rawNvdData, type StoredNvdRecord } from '../domain/nvd11.ts';
 import { subscriptionsOfKeys, type SubscriptionSet } from '../domain/subscriptions.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
-import type { CatalogService } from './catalog.service.ts';
+import type { CatalogService, CveListOwner } from './catalog.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TagService } from './tag.service.ts';
 import type { TrackerService } from './tracker.service.ts';
@@ -109,24 +109,22 @@ export class ApiV1Service {
   }
 
   /**
-   * A page of CVEs with v1's filters; `fixed` are those the path sets (a vendor's, a weakness's
-   * list). Counts are cached per catalog version, except with `tag` (tags change without one).
+   * A page of CVEs with v1's filters, of the whole catalog or of `owner` (a weakness's list: 404 when
+   * the catalog lacks it). Counts are cached per catalog version, except with `tag` (tags change
+   * without one).
    */
-  async listCves(caller: V1Caller, query: V1CveQuery, page: PageRequest, fixed: Partial<CveFilters> = {}) {
-    const filters: CveFilters = { ...(await this.filtersOf(caller, query)), ...fixed };
-    if (filters.where) {
-      const count = await this.catalog.cves.count(filters);
-      assertPageInRange(page, count);
-      return { count, items: await this.catalog.cves.list(filters, ORDERING, page.pageSize, offsetOf(page)) };
-    }
-    const key = JSON.stringify(['v1', Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1))]);
-    return this.catalog.listCves(filters, ORDERING, page, key);
+  async listCves(caller: V1Caller, query: V1CveQuery, page: PageRequest, owner?: CveListOwner) {
+    const filters = await this.filtersOf(caller, query);
+    const countKey = filters.where
+      ? undefined
+      : JSON.stringify(['v1', Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1)), owner ?? null]);
+    return this.catalog.listCves(filters, ORDERING, page, countKey, { owner });
   }
 
   /** One CVE with its `raw_nvd_data` (NVD JSON 1.1 layout). */
   async getCveWithNvdData(cveId: string) {
     const cve = await this.catalog.getCve(cveId);
-    const raw = await this.catalog.cves.nvdRecord(cveId);
+    const raw = await this.catalog.nvdRecord(cveId);
     const stored =
       raw && (raw.format === '1.1' || raw.format === '2.0') && raw.record && typeof raw.record === 'object'
         ? (raw as unknown as StoredNvdRecord)

@@ -7,6 +7,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { NotificationRow } from '../db/notification.repository.ts';
 import type { AutomationAction, ConditionSubject } from '../domain/automation.ts';
+import type { CveFacts } from '../domain/cve-facts.ts';
 import type { TriageStatus } from '../domain/triage.ts';
 import type { NotificationCve } from '../notifications/payload.ts';
 import type { TrackerService } from './tracker.service.ts';
@@ -15,20 +16,6 @@ export interface ActionResult {
   action: string;
   status: 'success' | 'skipped' | 'failed';
   details: Record<string, unknown>;
-}
-
-/** The fields of a CVE that conditions and payloads read. */
-export interface CveFacts {
-  title: string | null;
-  description: string | null;
-  created_at: Date;
-  cvss20: number | null;
-  cvss30: number | null;
-  cvss31: number | null;
-  cvss40: number | null;
-  epss: number | null;
-  kev: boolean;
-  vendors: string[];
 }
 
 /** The payload entry of a CVE (docs/notifications.md `changes[].cve`). */
@@ -51,7 +38,6 @@ export function conditionSubject(
 ): ConditionSubject {
   return {
     ...cve,
-    createdAt: cve.created_at,
     status: tracker?.status ?? null,
     assignee: tracker?.assignee ?? null,
   };

@@ -9,12 +9,27 @@ import { AppError } from '../domain/errors.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader, type CountedRows } from './cve-list-reader.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
+import { CveQueryService } from './cve-query.service.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
+/**
+ * Whose CVE list: a vendor's, a product's (`vendor` and `product`) or a weakness's. Each must be in the
+ * catalog (else 404 `not_found`); its list is the catalog's CVEs that carry it.
+ */
+export type CveListOwner = { vendor: string; product?: string | undefined } | { weakness: string };
+
+/** What a CVE list adds to its filters. */
+export interface CveListOptions {
+  /** The advanced query as the client wrote it; the projects it names are `organizationId`'s. */
+  q?: { text: string | undefined; organizationId: string } | undefined;
+  owner?: CveListOwner | undefined;
+}
+
 export class CatalogService {
-  readonly cves: CveRepository;
+  private readonly cves: CveRepository;
   private readonly lists: CveListRepository;
   private readonly reader: CveListReader;
+  private readonly query: CveQueryService;
   private readonly vendors: VendorRepository;
   private readonly weaknesses: WeaknessRepository;
 
@@ -22,19 +37,27 @@ export class CatalogService {
     this.cves = new CveRepository(db);
     this.lists = new CveListRepository(db);
     this.reader = new CveListReader(this.lists, cache);
+    this.query = new CveQueryService(db);
     this.vendors = new VendorRepository(db);
     this.weaknesses = new WeaknessRepository(db);
   }
 
-  /** A page of CVEs. `countKey` names the filters (as the client sent them) so the count can be cached. */
-  listCves(
+  /**
+   * A page of CVEs: `filters`, the owner's and those of the advanced query. `countKey` names the list
+   * (its filters as the client sent them, its owner, its organization) so its count can be cached;
+   * undefined when the list depends on more than the catalog (a user's tags) and nothing is cached.
+   * Throws 404 for an owner the catalog lacks, 400 for a malformed query.
+   */
+  async listCves(
     filters: CveFilters,
     ordering: CveOrdering,
     page: PageRequest,
-    countKey: string,
+    countKey: string | undefined,
+    options: CveListOptions = {},
   ): Promise<CountedRows<CveListRow>> {
-    return this.reader.read({ filters, countKey }, ordering, page, (window) =>
-      this.lists.page(filters, ordering, window),
+    const all = await this.filtersOf(filters, options);
+    return this.reader.read({ filters: all, countKey }, ordering, page, (window) =>
+      this.lists.page(all, ordering, window),
     );
   }
 
@@ -42,11 +65,27 @@ export class CatalogService {
   async exportCves(
     filters: CveFilters,
     ordering: CveOrdering,
-    countKey: string,
+    countKey: string | undefined,
+    options: CveListOptions = {},
   ): Promise<CveExport<CveExportRow>> {
-    const count = () => this.reader.count({ filters, countKey });
-    const ids = await exportIds(this.cves, filters, ordering, count);
+    const all = await this.filtersOf(filters, options);
+    const count = () => this.reader.count({ filters: all, countKey });
+    const ids = await exportIds(this.cves, all, ordering, count);
     return { count: ids.length, rows: inChunks(ids, (chunk) => this.cves.exportRows(chunk)) };
+  }
+
+  /** The repository filters of a list: the owner's (checked first) and the query's over `filters`. */
+  private async filtersOf(filters: CveFilters, { q, owner }: CveListOptions): Promise<CveFilters> {
+    const byOwner = owner ? await this.ownerFilters(owner) : {};
+    const byQuery = q ? await this.query.compile(q.text, q.organizationId) : {};
+    return { ...filters, ...byOwner, ...byQuery };
+  }
+
+  private async ownerFilters(owner: CveListOwner): Promise<Partial<CveFilters>> {
+    if ('weakness' in owner) return { weakness: (await this.getWeakness(owner.weakness)).cwe_id };
+    if (owner.product === undefined) return { vendor: (await this.getVendor(owner.vendor)).name };
+    const product = await this.getProduct(owner.vendor, owner.product);
+    return { vendor: owner.vendor, product: product.name };
   }
 
   async getCve(cveId: string) {
@@ -60,6 +99,11 @@ export class CatalogService {
     const count = await this.cves.countChanges(cveId);
     assertPageInRange(page, count);
     return { count, items: await this.cves.listChanges(cveId, page.pageSize, offsetOf(page)) };
+  }
+
+  /** NVD's record of a CVE as the importer kept it (`{format, record}`), for API v1's raw_nvd_data. */
+  nvdRecord(cveId: string): Promise<Record<string, unknown> | undefined> {
+    return this.cves.nvdRecord(cveId);
   }
 
   async getChange(cveId: string, id: string) {

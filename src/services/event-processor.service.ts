@@ -18,9 +18,11 @@ import { NotificationRepository, type NotificationRow } from '../db/notification
 import { ReportRepository } from '../db/report.repository.ts';
 import {
   conditionsHold,
+  type AutomationAction,
   type AutomationConfiguration,
   type ProjectEventEntry,
 } from '../domain/automation.ts';
+import type { CveFacts } from '../domain/cve-facts.ts';
 import { concernsProjects, itemEvents, keyFlags, type ProjectMatch } from '../domain/project-events.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
@@ -159,6 +161,11 @@ export class EventProcessor {
     return report;
   }
 
+  /**
+   * Runs the chunk's alert automations: what they read is read once for all of them (AlertReads),
+   * then each automation that matched events runs its actions in order, one function per action.
+   * The deliveries are queued together and each execution records the ones it queued.
+   */
   private async runAlerts(
     tx: Transaction<DB>,
     repo: EventRepository,
@@ -166,129 +173,46 @@ export class EventProcessor {
     automations: AutomationRow[],
     matches: ProjectMatch[],
   ): Promise<{ executions: number; deliveries: number }> {
-    const byProject = new Map<string, MatchedEvent[]>();
-    for (const m of matches)
-      byProject.set(
-        m.projectId,
-        m.seqs.map((seq, i) => chunk.event(seq, m.enters[i]!)),
-      );
-    const projectIds = [...new Set(automations.map((a) => a.project_id))];
-    const configOf = (a: AutomationRow) => a.configuration as unknown as AutomationConfiguration;
-    // Tracker entries only where a condition may read them, and subscribed keys only where a report is made.
-    const conditional = new Set(
-      automations.filter((a) => !alwaysHolds(configOf(a).conditions)).map((a) => a.project_id),
-    );
-    const tracker = await repo.trackerStates(
-      [...conditional].flatMap((projectId) =>
-        (byProject.get(projectId) ?? []).map((e) => ({ projectId, cveId: e.item.cveId })),
-      ),
-    );
-    const keys = await repo.subscribedKeys(
-      automations
-        .filter((a) => configOf(a).actions.some((x) => x.type === 'generate_report'))
-        .map((a) => a.project_id),
-    );
-    const projects = await repo.projectInfo(projectIds);
-    const notifications = new Map<string, NotificationRow>();
-    for (const n of await new NotificationRepository(tx).forProjects(projectIds, tx))
-      notifications.set(`${n.project_id} ${n.name}`, n);
-
+    const reads = await readForAlerts(tx, repo, chunk, automations, matches);
     const now = this.now();
     const executions: NewExecution[] = [];
     const requests: DeliveryRequest[] = [];
     for (const automation of automations) {
-      const config = configOf(automation);
-      const project = projects.get(automation.project_id)!;
-      const triggers = new Set<string>(config.triggers);
-      const always = alwaysHolds(config.conditions);
-      const matched = (byProject.get(automation.project_id) ?? []).filter((e) => {
-        if (!e.types.some((t) => triggers.has(t))) return false;
-        if (always) return true;
-        return conditionsHold(
-          config.conditions,
-          conditionSubject(e.item.cve, tracker.get(`${automation.project_id} ${e.item.cveId}`)),
-          now,
-        );
-      });
-      if (!matched.length) continue;
-
-      let start = Infinity;
-      let end = -Infinity;
-      for (const e of matched) {
-        start = Math.min(start, e.item.changedAt.getTime());
-        end = Math.max(end, e.item.changedAt.getTime());
-      }
-      const window = { start: new Date(start), end: new Date(end) };
-      const cveIds = [...new Set(matched.map((e) => e.item.cveId))];
-      const changes = chunk.payloadChanges(matched);
+      const run = alertRun(reads, automation, now);
+      if (!run) continue;
       const results: ActionResult[] = [];
       let reportId: string | null = null;
-      for (const action of config.actions) {
+      for (const action of run.config.actions) {
         switch (action.type) {
-          case 'send_notification': {
-            const n = notifications.get(`${automation.project_id} ${String(action.value)}`);
-            const refusal = notificationRefusal(action, n);
-            if (refusal) {
-              results.push(refusal);
-              break;
-            }
-            requests.push({
-              notification: n!,
-              kind: 'alert',
-              organization: project.organization,
-              project: project.name,
-              title: `${automation.name}: ${cveIds.length === 1 ? cveIds[0] : `${cveIds.length} CVEs`} in ${project.name}`,
-              period: window,
-              changes,
-            });
-            results.push({ action: action.type, status: 'success', details: { notification: n!.name } });
+          case 'send_notification':
+            results.push(sendNotification(reads, run, action, requests));
             break;
-          }
           case 'assign_user':
           case 'change_status':
             results.push(
-              await trackerAction(this.tracker, tx, automation, project.organizationId, action, cveIds),
+              await trackerAction(
+                this.tracker,
+                tx,
+                automation,
+                run.project.organizationId,
+                action,
+                run.cveIds,
+              ),
             );
             break;
           case 'generate_report': {
-            const subscribed = keys.get(automation.project_id) ?? new Set<string>();
-            const content = buildReport(
-              matched.map((e) => ({
-                cve_id: e.item.cveId,
-                change_id: e.item.changeId,
-                types: e.types,
-                matched_keys: e.item.cve.vendors.filter((k) => subscribed.has(k)),
-                events: e.events,
-                highest_cvss: highestCvss(e.item.cve),
-              })),
-            );
-            const report = await new ReportRepository(tx).create(
-              {
-                link: newReportLink(),
-                project_id: automation.project_id,
-                automation_id: automation.id,
-                period_start: window.start,
-                period_end: now,
-                summary: content.summary,
-              },
-              content.items,
-              tx,
-            );
-            reportId = report?.id ?? null;
-            results.push({
-              action: action.type,
-              status: report ? 'success' : 'skipped',
-              details: { report: reportId },
-            });
+            const result = await generateReport(tx, reads, run, now);
+            reportId = result.details.report as string | null;
+            results.push(result);
             break;
           }
         }
       }
       executions.push({
         automation_id: automation.id,
-        window_start: window.start,
-        window_end: window.end,
-        matched_cves_count: cveIds.length,
+        window_start: run.window.start,
+        window_end: run.window.end,
+        matched_cves_count: run.cveIds.length,
         results,
         report_id: reportId,
       });
@@ -304,9 +228,164 @@ export class EventProcessor {
   }
 }
 
-export function highestCvss(
-  cve: Pick<StreamItem['cve'], 'cvss20' | 'cvss30' | 'cvss31' | 'cvss40'>,
-): number | null {
+type ProjectInfo = { name: string; organizationId: string; organization: string };
+
+/** What the chunk's alert automations read, once for all of them. */
+interface AlertReads {
+  chunk: Chunk;
+  /** The events of each project. */
+  byProject: Map<string, MatchedEvent[]>;
+  /** Tracker entries by `${projectId} ${cveId}`, only of projects whose conditions may read them. */
+  tracker: Map<string, { status: string | null; assignee: string | null }>;
+  /** Subscribed keys, only of projects that make a report. */
+  keys: Map<string, Set<string>>;
+  projects: Map<string, ProjectInfo>;
+  /** Notifications by `${projectId} ${name}`. */
+  notifications: Map<string, NotificationRow>;
+}
+
+/** One automation's run: the events it matched, their window, their CVEs and their payload entries. */
+interface AlertRun {
+  automation: AutomationRow;
+  config: AutomationConfiguration;
+  project: ProjectInfo;
+  matched: MatchedEvent[];
+  window: { start: Date; end: Date };
+  cveIds: string[];
+  changes: NotificationChange[];
+}
+
+const configOf = (a: AutomationRow) => a.configuration as unknown as AutomationConfiguration;
+
+async function readForAlerts(
+  tx: Transaction<DB>,
+  repo: EventRepository,
+  chunk: Chunk,
+  automations: AutomationRow[],
+  matches: ProjectMatch[],
+): Promise<AlertReads> {
+  const byProject = new Map<string, MatchedEvent[]>();
+  for (const m of matches)
+    byProject.set(
+      m.projectId,
+      m.seqs.map((seq, i) => chunk.event(seq, m.enters[i]!)),
+    );
+  const projectIds = [...new Set(automations.map((a) => a.project_id))];
+  // Tracker entries only where a condition may read them, and subscribed keys only where a report is made.
+  const conditional = new Set(
+    automations.filter((a) => !alwaysHolds(configOf(a).conditions)).map((a) => a.project_id),
+  );
+  const tracker = await repo.trackerStates(
+    [...conditional].flatMap((projectId) =>
+      (byProject.get(projectId) ?? []).map((e) => ({ projectId, cveId: e.item.cveId })),
+    ),
+  );
+  const keys = await repo.subscribedKeys(
+    automations
+      .filter((a) => configOf(a).actions.some((x) => x.type === 'generate_report'))
+      .map((a) => a.project_id),
+  );
+  const projects = await repo.projectInfo(projectIds);
+  const notifications = new Map<string, NotificationRow>();
+  for (const n of await new NotificationRepository(tx).forProjects(projectIds, tx))
+    notifications.set(`${n.project_id} ${n.name}`, n);
+  return { chunk, byProject, tracker, keys, projects, notifications };
+}
+
+/** The run of `automation` over the events of its project its triggers and conditions match; undefined for none. */
+function alertRun(reads: AlertReads, automation: AutomationRow, now: Date): AlertRun | undefined {
+  const config = configOf(automation);
+  const triggers = new Set<string>(config.triggers);
+  const always = alwaysHolds(config.conditions);
+  const matched = (reads.byProject.get(automation.project_id) ?? []).filter((e) => {
+    if (!e.types.some((t) => triggers.has(t))) return false;
+    if (always) return true;
+    return conditionsHold(
+      config.conditions,
+      conditionSubject(e.item.cve, reads.tracker.get(`${automation.project_id} ${e.item.cveId}`)),
+      now,
+    );
+  });
+  if (!matched.length) return undefined;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const e of matched) {
+    start = Math.min(start, e.item.changedAt.getTime());
+    end = Math.max(end, e.item.changedAt.getTime());
+  }
+  return {
+    automation,
+    config,
+    project: reads.projects.get(automation.project_id)!,
+    matched,
+    window: { start: new Date(start), end: new Date(end) },
+    cveIds: [...new Set(matched.map((e) => e.item.cveId))],
+    changes: reads.chunk.payloadChanges(matched),
+  };
+}
+
+/** `send_notification`: a delivery request added to `requests` (queued with the chunk's others). */
+function sendNotification(
+  reads: AlertReads,
+  run: AlertRun,
+  action: AutomationAction,
+  requests: DeliveryRequest[],
+): ActionResult {
+  const { automation, project, cveIds } = run;
+  const n = reads.notifications.get(`${automation.project_id} ${String(action.value)}`);
+  const refusal = notificationRefusal(action, n);
+  if (refusal) return refusal;
+  requests.push({
+    notification: n!,
+    kind: 'alert',
+    organization: project.organization,
+    project: project.name,
+    title: `${automation.name}: ${cveIds.length === 1 ? cveIds[0] : `${cveIds.length} CVEs`} in ${project.name}`,
+    period: run.window,
+    changes: run.changes,
+  });
+  return { action: action.type, status: 'success', details: { notification: n!.name } };
+}
+
+/** `generate_report`: a report of the matched events, from the window's start to now (`details.report`: its id). */
+async function generateReport(
+  tx: Transaction<DB>,
+  reads: AlertReads,
+  run: AlertRun,
+  now: Date,
+): Promise<ActionResult> {
+  const { automation } = run;
+  const subscribed = reads.keys.get(automation.project_id) ?? new Set<string>();
+  const content = buildReport(
+    run.matched.map((e) => ({
+      cve_id: e.item.cveId,
+      change_id: e.item.changeId,
+      types: e.types,
+      matched_keys: e.item.cve.vendors.filter((k) => subscribed.has(k)),
+      events: e.events,
+      highest_cvss: highestCvss(e.item.cve),
+    })),
+  );
+  const report = await new ReportRepository(tx).create(
+    {
+      link: newReportLink(),
+      project_id: automation.project_id,
+      automation_id: automation.id,
+      period_start: run.window.start,
+      period_end: now,
+      summary: content.summary,
+    },
+    content.items,
+    tx,
+  );
+  return {
+    action: 'generate_report',
+    status: report ? 'success' : 'skipped',
+    details: { report: report?.id ?? null },
+  };
+}
+
+export function highestCvss(cve: Pick<CveFacts, 'cvss20' | 'cvss30' | 'cvss31' | 'cvss40'>): number | null {
   const scores = [cve.cvss20, cve.cvss30, cve.cvss31, cve.cvss40].filter((s): s is number => s !== null);
   return scores.length ? Math.max(...scores) : null;
 }

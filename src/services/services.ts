@@ -10,7 +10,6 @@ import type { HealthService } from './health.service.ts';
 import type { CatalogService } from './catalog.service.ts';
 import type { TokenService } from './token.service.ts';
 import type { AccountService } from './account.service.ts';
-import type { CveQueryService } from './cve-query.service.ts';
 import type { OrganizationService } from './organization.service.ts';
 import type { MemberService } from './member.service.ts';
 import type { AuditService } from './audit.service.ts';
@@ -35,7 +34,6 @@ export interface Services {
   imports: ImportService;
   health: HealthService;
   catalog: CatalogService;
-  cveQuery: CveQueryService;
   tokens: TokenService;
   accounts: AccountService;
   organizations: OrganizationService;

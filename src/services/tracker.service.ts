@@ -17,6 +17,7 @@ import {
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader } from './cve-list-reader.ts';
+import { CveQueryService } from './cve-query.service.ts';
 import { CveListRepository } from '../db/cve-list.repository.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import type { Actor } from '../domain/actor.ts';
@@ -45,6 +46,8 @@ export interface TrackerPatch {
 
 export interface ProjectCveQuery {
   filters: CveFilters;
+  /** The advanced query as the client wrote it (the projects it names are the organization's). */
+  q?: string | undefined;
   ordering: CveOrdering;
   /** A status, or `no_status`. */
   status?: TriageStatus | 'no_status' | undefined;
@@ -78,6 +81,7 @@ export class TrackerService {
   private readonly cves: CveRepository;
   private readonly lists: CveListRepository;
   private readonly reader: CveListReader;
+  private readonly query: CveQueryService;
   private readonly projects: ProjectRepository;
   private readonly tracker: TrackerRepository;
   private readonly audit: AuditRepository;
@@ -89,6 +93,7 @@ export class TrackerService {
     this.cves = new CveRepository(db);
     this.lists = new CveListRepository(db);
     this.reader = new CveListReader(this.lists, cache);
+    this.query = new CveQueryService(db);
     this.projects = new ProjectRepository(db);
     this.tracker = new TrackerRepository(db);
     this.audit = new AuditRepository(db);
@@ -171,15 +176,17 @@ export class TrackerService {
     listed?: ListedProject,
   ): Promise<ProjectList | undefined> {
     const { id: projectId, keys } = listed ?? (await this.listedProject(organizationId, projectName));
+    const byQuery = await this.query.compile(query.q, organizationId);
     const trackerFilter: TrackerFilter = {};
     if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
     const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
     if (assignee !== undefined) trackerFilter.assigneeId = await this.tracker.userIdByEmail(assignee);
     if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) return;
     const byTracker = this.tracker.filter(projectId, trackerFilter);
-    const where = query.filters.where;
+    const where = byQuery.where ?? query.filters.where;
     const filters: CveFilters = {
       ...query.filters,
+      ...byQuery,
       anyVendorKeys: keys,
       excludeRejected: true,
       where:

@@ -25,7 +25,7 @@ const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['cves'];
 
 export const cveRoutes: FastifyPluginAsyncTypebox<{
-  services: Pick<Services, 'config' | 'catalog' | 'cveQuery'>;
+  services: Pick<Services, 'config' | 'catalog'>;
 }> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;

@@ -54,7 +54,7 @@ const ProjectCveQuery = Type.Object({
 });
 
 export const trackerRoutes: FastifyPluginAsyncTypebox<{
-  services: Pick<Services, 'config' | 'tracker' | 'cveQuery' | 'catalog'>;
+  services: Pick<Services, 'config' | 'tracker'>;
 }> = async (app, { services }) => {
   const { tracker } = services;
   const baseUrl = services.config.baseUrl;
@@ -82,9 +82,9 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
       const auth = authOf(request);
       const { query, params } = request;
       const { filters, ordering } = cveFiltersOf(query);
-      const byQuery = await services.cveQuery.compile(query.q, auth.organizationId);
       const listQuery = {
-        filters: { ...filters, ...byQuery },
+        filters,
+        q: query.q,
         ordering,
         status: query.status,
         assignee: query.assignee,

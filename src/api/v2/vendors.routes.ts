@@ -18,7 +18,7 @@ const SearchQuery = Type.Object({
 });
 
 export const vendorRoutes: FastifyPluginAsyncTypebox<{
-  services: Pick<Services, 'config' | 'catalog' | 'cveQuery'>;
+  services: Pick<Services, 'config' | 'catalog'>;
 }> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
@@ -67,12 +67,12 @@ export const vendorRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request, reply) => {
-      const vendor = await catalog.getVendor(request.params.vendor);
+    (request, reply) => {
+      const { vendor } = request.params;
       return cveList(services, request, reply, request.query, {
-        scope: `vendor:${vendor.name}`,
-        fixed: { vendor: vendor.name },
-        filename: `cves-${vendor.name}`,
+        scope: `vendor:${vendor}`,
+        owner: { vendor },
+        filename: `cves-${vendor}`,
       });
     },
   );
@@ -126,13 +126,12 @@ export const vendorRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request, reply) => {
-      const product = await catalog.getProduct(request.params.vendor, request.params.product);
-      const vendor = request.params.vendor;
+    (request, reply) => {
+      const { vendor, product } = request.params;
       return cveList(services, request, reply, request.query, {
-        scope: `product:${vendor}:${product.name}`,
-        fixed: { vendor, product: product.name },
-        filename: `cves-${vendor}-${product.name}`,
+        scope: `product:${vendor}:${product}`,
+        owner: { vendor, product },
+        filename: `cves-${vendor}-${product}`,
       });
     },
   );

@@ -14,7 +14,7 @@ const tags = ['weaknesses'];
 const CweParam = Type.Object({ cwe_id: Type.String({ pattern: '^CWE-\\d{1,6}$' }) });
 
 export const weaknessRoutes: FastifyPluginAsyncTypebox<{
-  services: Pick<Services, 'config' | 'catalog' | 'cveQuery'>;
+  services: Pick<Services, 'config' | 'catalog'>;
 }> = async (app, { services }) => {
   const { catalog } = services;
   const baseUrl = services.config.baseUrl;
@@ -63,12 +63,12 @@ export const weaknessRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: jsonOrCsv(Paginated(CveListItem), CVE_CSV_DESCRIPTION), ...commonErrors },
       },
     },
-    async (request, reply) => {
-      const weakness = await catalog.getWeakness(request.params.cwe_id);
+    (request, reply) => {
+      const weakness = request.params.cwe_id;
       return cveList(services, request, reply, request.query, {
-        scope: `weakness:${weakness.cwe_id}`,
-        fixed: { weakness: weakness.cwe_id },
-        filename: `cves-${weakness.cwe_id}`,
+        scope: `weakness:${weakness}`,
+        owner: { weakness },
+        filename: `cves-${weakness}`,
       });
     },
   );

@@ -40,9 +40,8 @@ export const routes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'apiV1
     { config, schema: { hide: true, params: Id, querystring: CveQuery } },
     async (request) => {
       const page = pageOf(request.query.page, 'legacy');
-      const weakness = await catalog.getWeakness(request.params.id);
       const query = { ...v1CveQuery(request.query, 'legacy'), weakness: undefined };
-      const { items } = await apiV1.listCves(callerOf(request), query, page, { weakness: weakness.cwe_id });
+      const { items } = await apiV1.listCves(callerOf(request), query, page, { weakness: request.params.id });
       return items.map(cveSummary);
     },
   );

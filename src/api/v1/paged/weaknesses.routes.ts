@@ -30,9 +30,8 @@ export const weaknessRoutes: FastifyPluginAsyncTypebox<{
     { config, schema: { hide: true, params: Id, querystring: Page } },
     async (request) => {
       const page = pageOf(request.query.page, 'paged');
-      const weakness = await catalog.getWeakness(request.params.id);
       const { count, items } = await apiV1.listCves(callerOf(request), {}, page, {
-        weakness: weakness.cwe_id,
+        weakness: request.params.id,
       });
       return envelope(request, baseUrl, page, count, items.map(cveItem));
     },
