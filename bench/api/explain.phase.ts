@@ -7,13 +7,13 @@
  */
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
-import type { CveFilters } from '../../src/db/cve.repository.ts';
+import type { CveFilters } from '../../src/db/cve-list-conditions.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { TokenRepository } from '../../src/db/token.repository.ts';
 import { AccountService } from '../../src/services/account.service.ts';
 import { ListCache } from '../../src/services/list-cache.ts';
 import { CatalogService } from '../../src/services/catalog.service.ts';
-import { CveQueryService } from '../../src/services/cve-query.service.ts';
+import { QueryCompiler } from '../../src/services/query-compiler.ts';
 import { OrganizationService } from '../../src/services/organization.service.ts';
 import { TrackerService } from '../../src/services/tracker.service.ts';
 import type { ExplainedStatement, ExplainSpec } from './types.ts';
@@ -58,7 +58,7 @@ export async function explainPhase(spec: ExplainSpec): Promise<ExplainedStatemen
     // A cache that keeps nothing: every call runs (and shows) its count and anchors statements.
     const cache = new ListCache({ counts: 0, anchorTables: 0 });
     const catalog = new CatalogService(db, cache);
-    const cveQuery = new CveQueryService(db);
+    const cveQuery = new QueryCompiler(db);
     const tracker = new TrackerService(db, cache);
     const page1 = { page: 1, pageSize: 20 };
     const list = (filters: CveFilters, page = page1) =>

@@ -4,7 +4,6 @@ import { getConfig } from '../config.ts';
 import { lockHolder } from '../db/data-dir-lock.ts';
 import { AppError } from '../domain/errors.ts';
 import { createServices } from '../main.ts';
-import type { Services } from '../services/services.ts';
 import { sendControl, socketPath, type ErrorClassifier } from './control-socket.ts';
 import { EXIT, UsageError, type Output } from './output.ts';
 import { serviceCommands, type CommandResult } from './service-commands.ts';

@@ -6,7 +6,6 @@
 import { getConfig } from '../config.ts';
 import { buildApp } from '../api/app.ts';
 import { createLogger, createServices, startJobs } from '../main.ts';
-import type { Services } from '../services/services.ts';
 import { loadSample } from '../services/sample.service.ts';
 import { startControlSocket } from './control-socket.ts';
 import { classifyError } from './run-command.ts';

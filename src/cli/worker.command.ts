@@ -4,7 +4,6 @@
  */
 import { getConfig } from '../config.ts';
 import { createLogger, createServices, startJobs } from '../main.ts';
-import type { Services } from '../services/services.ts';
 import { EXIT, type Output } from './output.ts';
 
 export async function workerCommand(out: Output): Promise<number> {

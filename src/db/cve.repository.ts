@@ -3,9 +3,8 @@ import { sql, type SqlBool } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CveRow, DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
-import { cveConditions, ORDER, type CveFilters, type CveOrdering } from './cve-filters.ts';
-
-export { CVE_ORDERINGS, type CveFilters, type CveOrdering } from './cve-filters.ts';
+import { cveConditions, ORDER, type CveFilters } from './cve-list-conditions.ts';
+import { type CveOrdering } from '../domain/cve-list.ts';
 
 /** The columns of `CveRow`, named (a prepared statement never selects `*`). */
 const CVE_COLUMNS = [

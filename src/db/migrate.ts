@@ -29,7 +29,6 @@ const migrations: Record<string, Migration> = {
   '0011-lz4-documents': m0011,
 };
 
-
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
   const { error, results } = await migrator.migrateToLatest();

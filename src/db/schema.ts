@@ -1,4 +1,5 @@
 /** Table types for Kysely. One interface per table; the migrations are the source of truth. */
+import type { CatalogCve } from '../domain/cve-facts.ts';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -372,3 +373,7 @@ export interface DB {
 }
 
 export type CveRow = Selectable<CveTable>;
+/** A row of `cve` is the domain's CatalogCve: the compiler refuses the two declarations disagreeing. */
+type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type CveRowIsCatalogCve = Assert<Agree<CveRow, CatalogCve>>;
+type Assert<T extends true> = T;

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { CveFilters } from '../db/cve.repository.ts';
+import type { CveFilters } from '../db/cve-list-conditions.ts';
 import { AccountRepository } from '../db/account.repository.ts';
 import { UserScopeRepository } from '../db/user-scope.repository.ts';
 import type { V1Caller } from '../domain/actor.ts';

@@ -1,7 +1,9 @@
 /** Reading the catalog: CVEs with filters, one CVE and its changes, vendors, products, weaknesses. */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
+import { CveRepository } from '../db/cve.repository.ts';
+import type { CveFilters } from '../db/cve-list-conditions.ts';
+import { type CveOrdering } from '../domain/cve-list.ts';
 import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
@@ -9,7 +11,7 @@ import { AppError } from '../domain/errors.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader, type CountedRows } from './cve-list-reader.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
-import { CveQueryService } from './cve-query.service.ts';
+import { QueryCompiler } from './query-compiler.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 
 /**
@@ -29,7 +31,7 @@ export class CatalogService {
   private readonly cves: CveRepository;
   private readonly lists: CveListRepository;
   private readonly reader: CveListReader;
-  private readonly query: CveQueryService;
+  private readonly query: QueryCompiler;
   private readonly vendors: VendorRepository;
   private readonly weaknesses: WeaknessRepository;
 
@@ -37,7 +39,7 @@ export class CatalogService {
     this.cves = new CveRepository(db);
     this.lists = new CveListRepository(db);
     this.reader = new CveListReader(this.lists, cache);
-    this.query = new CveQueryService(db);
+    this.query = new QueryCompiler(db);
     this.vendors = new VendorRepository(db);
     this.weaknesses = new WeaknessRepository(db);
   }

@@ -4,7 +4,9 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { CveRepository, type CveFilters, type CveOrdering } from '../db/cve.repository.ts';
+import { CveRepository } from '../db/cve.repository.ts';
+import type { CveFilters } from '../db/cve-list-conditions.ts';
+import { type CveOrdering } from '../domain/cve-list.ts';
 import { ProjectRepository, type ListedProject } from '../db/project.repository.ts';
 import type { ProjectRow } from '../domain/project.ts';
 import {
@@ -17,7 +19,7 @@ import {
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader } from './cve-list-reader.ts';
-import { CveQueryService } from './cve-query.service.ts';
+import { QueryCompiler } from './query-compiler.ts';
 import { CveListRepository } from '../db/cve-list.repository.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import type { Actor } from '../domain/actor.ts';
@@ -81,7 +83,7 @@ export class TrackerService {
   private readonly cves: CveRepository;
   private readonly lists: CveListRepository;
   private readonly reader: CveListReader;
-  private readonly query: CveQueryService;
+  private readonly query: QueryCompiler;
   private readonly projects: ProjectRepository;
   private readonly tracker: TrackerRepository;
   private readonly audit: AuditRepository;
@@ -93,7 +95,7 @@ export class TrackerService {
     this.cves = new CveRepository(db);
     this.lists = new CveListRepository(db);
     this.reader = new CveListReader(this.lists, cache);
-    this.query = new CveQueryService(db);
+    this.query = new QueryCompiler(db);
     this.projects = new ProjectRepository(db);
     this.tracker = new TrackerRepository(db);
     this.audit = new AuditRepository(db);

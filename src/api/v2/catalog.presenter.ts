@@ -1,6 +1,6 @@
 /** Response shapes of the catalog (docs/api-v2.md): CVE dates in whole seconds, our own in microseconds. */
 import { Type } from '@fastify/type-provider-typebox';
-import type { CveRow } from '../../db/schema.ts';
+import type { CatalogCve } from '../../domain/cve-facts.ts';
 import { toMicrosZ, toSecondsZ } from '../../domain/timestamps.ts';
 import { Timestamp, Uuid } from './schemas.ts';
 
@@ -86,7 +86,7 @@ export function cveListItem(row: {
   };
 }
 
-export function cveDetail(row: CveRow, include: ReadonlySet<CveInclude>) {
+export function cveDetail(row: CatalogCve, include: ReadonlySet<CveInclude>) {
   const detail: Record<string, unknown> = {
     ...cveListItem(row),
     title: row.title ?? '',

@@ -13,7 +13,7 @@ import {
   CVE_INCLUDES,
   type CveInclude,
 } from './catalog.presenter.ts';
-import { CveListQuery } from './cve-filters.ts';
+import { CveListQuery } from './cve-list-params.ts';
 import { cveList } from './cve-list.ts';
 import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { jsonOrCsv } from '../csv.ts';

@@ -9,7 +9,7 @@ import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, NO_STATUS, TRIAGE_STATUSES } from '.
 import { csvStream, jsonOrCsv, sendCsv } from '../csv.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { PROJECT_CVE_CSV_COLUMNS, PROJECT_CVE_CSV_DESCRIPTION } from './cve-csv.ts';
-import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-filters.ts';
+import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-list-params.ts';
 import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import {

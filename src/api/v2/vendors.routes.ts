@@ -3,7 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { CveListItem, namedItem, NamedItem } from './catalog.presenter.ts';
-import { CveListQuery } from './cve-filters.ts';
+import { CveListQuery } from './cve-list-params.ts';
 import { cveList } from './cve-list.ts';
 import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { jsonOrCsv } from '../csv.ts';

@@ -1,7 +1,7 @@
 /** `/api/cwe`, one CWE and its CVEs (legacy shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../services/services.ts';
-import { CveQuery, v1CveQuery } from '../cve-query.ts';
+import { CveQuery, v1CveQuery } from '../cve-list-params.ts';
 import { PageParam, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
 import { cveSummary, cwe } from './legacy.presenter.ts';

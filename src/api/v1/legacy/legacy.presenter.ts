@@ -1,5 +1,5 @@
 /** Response shapes of API v1's legacy array shape (docs/api-v1.md), as OpenCVE 1.x answered. */
-import type { CveRow } from '../../../db/schema.ts';
+import type { CatalogCve } from '../../../domain/cve-facts.ts';
 import { splitVendorKey } from '../../../domain/cpe.ts';
 import { toMicrosZ, toSecondsZ } from '../../../domain/timestamps.ts';
 
@@ -34,7 +34,7 @@ function vendorsOf(keys: readonly string[]): Record<string, string[]> {
   return vendors;
 }
 
-export const cveDetail = (row: CveRow, rawNvdData: Record<string, unknown>) => ({
+export const cveDetail = (row: CatalogCve, rawNvdData: Record<string, unknown>) => ({
   ...cveSummary(row),
   cvss: { v2: row.cvss20, v3: row.cvss31 ?? row.cvss30 },
   vendors: vendorsOf(row.vendors),

@@ -1,7 +1,7 @@
 /** `/api/cve` with its filters, and one CVE (paged shape). */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../../services/services.ts';
-import { CveQuery, v1CveQuery } from '../cve-query.ts';
+import { CveQuery, v1CveQuery } from '../cve-list-params.ts';
 import { envelope, pageOf } from '../paging.ts';
 import { callerOf } from '../v1.setup.ts';
 import { cveDetail, cveItem } from './paged.presenter.ts';

@@ -2,7 +2,7 @@
  * Response shapes of API v1's paged shape (docs/api-v1.md): exactly the seed's fields. CVE dates in
  * whole seconds, the service's own resources in microseconds (as API v2).
  */
-import type { CveRow } from '../../../db/schema.ts';
+import type { CatalogCve } from '../../../domain/cve-facts.ts';
 import type { ProjectRow } from '../../../domain/project.ts';
 import { METRIC_KEYS, type NvdConfiguration } from '../../../domain/cve.ts';
 import type { SubscriptionSet } from '../../../domain/subscriptions.ts';
@@ -61,7 +61,7 @@ function metricsOf(stored: Record<string, unknown>) {
   );
 }
 
-export function cveDetail(row: CveRow, withConfigurations: boolean) {
+export function cveDetail(row: CatalogCve, withConfigurations: boolean) {
   const detail: Record<string, unknown> = {
     ...cveItem(row),
     title: row.title ?? '',

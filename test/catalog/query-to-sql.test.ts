@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileCveQuery, resolveQueryProjects, type CveQueryContext } from '../../src/db/cve-query.ts';
+import { compileCveQuery, resolveQueryProjects, type CveQueryContext } from '../../src/db/query-to-sql.ts';
 import { AppError } from '../../src/domain/errors.ts';
 import { parseQuery } from '../../src/domain/query-language.ts';
 import { ImportService } from '../../src/services/import.service.ts';
@@ -54,7 +54,7 @@ describeEachDatabase('compileCveQuery', (use) => {
       fixture('cwe', 'cwe_v4.14_view_1000-excerpt.csv.gz'),
     ]);
     // No EPSS fixture: a small file in the FIRST format, scores made up for the test.
-    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'vt-cve-query-'));
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'vt-query-to-sql-'));
     const epss = path.join(tmp, 'epss.csv');
     await fs.writeFile(
       epss,

@@ -1,12 +1,12 @@
 /** The advanced query `q` of CVE lists: parsed, project names resolved in the caller's organization, compiled to SQL. */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import type { CveFilters } from '../db/cve.repository.ts';
-import { compileCveQuery, resolveQueryProjects, splitRequiredVendors } from '../db/cve-query.ts';
+import type { CveFilters } from '../db/cve-list-conditions.ts';
+import { compileCveQuery, resolveQueryProjects, splitRequiredVendors } from '../db/query-to-sql.ts';
 import { collectProjectNames, parseQuery } from '../domain/query-language.ts';
 import { validationError } from '../domain/errors.ts';
 
-export class CveQueryService {
+export class QueryCompiler {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**

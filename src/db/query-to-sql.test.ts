@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../domain/query-language.ts';
-import { splitRequiredVendors } from './cve-query.ts';
+import { splitRequiredVendors } from './query-to-sql.ts';
 
 /** A query's tree without where its terms were written. */
 const shape = (node: unknown) =>
