@@ -42,15 +42,6 @@ export interface NotificationSecrets {
   email_token?: string;
 }
 
-export interface DeliveryView {
-  id: string;
-  created_at: Date;
-  kind: string;
-  status: DeliveryStatus;
-  attempts: { at: string; status_code: number | null; duration_ms: number; error: string | null }[];
-  payload_id: string;
-}
-
 /**
  * What a new delivery is about: who, which notification, and the CVEs with their events. Requests
  * queued together that share a `changes` entry (the same object) store it once.
@@ -68,22 +59,6 @@ export interface DeliveryRequest {
 /** The hash under which an email token is looked up (the token itself is only in the sealed secrets). */
 export function emailTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
-}
-
-export function deliveryView(row: DeliveryRow): DeliveryView {
-  return {
-    id: row.id,
-    created_at: row.created_at,
-    kind: row.kind,
-    status: row.status,
-    attempts: (row.attempts as DeliveryAttempt[]).map((a) => ({
-      at: a.at,
-      status_code: a.status_code,
-      duration_ms: a.duration_ms,
-      error: a.error,
-    })),
-    payload_id: String(row.payload.id),
-  };
 }
 
 export class DeliveryService {
@@ -152,7 +127,7 @@ export class DeliveryService {
   }
 
   /** `POST …/notifications/<name>/test`: a sample payload sent now, once; the delivery with its attempt. */
-  async sendTest(request: DeliveryRequest, notification: NotificationRow): Promise<DeliveryView> {
+  async sendTest(request: DeliveryRequest, notification: NotificationRow): Promise<DeliveryRow> {
     const [row] = await this.db.transaction().execute((tx) => this.create(tx, [request], () => 'test'));
     const payload = { ...row!.header, changes: request.changes } as unknown as OutgoingPayload;
     const result = await this.send(notification, payload);
@@ -161,7 +136,7 @@ export class DeliveryService {
       attemptRecord(result),
       result.ok ? 'succeeded' : 'failed',
     );
-    return deliveryView(recorded!);
+    return recorded!;
   }
 
   /** Deletes the deliveries older than DELIVERY_RETENTION_DAYS with their attempts (the daily purge job). */

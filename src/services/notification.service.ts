@@ -9,7 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
+import {
+  NotificationRepository,
+  type DeliveryRow,
+  type NotificationRow,
+} from '../db/notification.repository.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
 import { JobRepository } from '../db/job.repository.ts';
@@ -28,13 +32,7 @@ import { payloadCve } from './automation-actions.ts';
 import { ReportRepository } from '../db/report.repository.ts';
 import { AutomationRepository } from '../db/automation.repository.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
-import {
-  deliveryView,
-  emailTokenHash,
-  type DeliveryService,
-  type DeliveryView,
-  type NotificationSecrets,
-} from './delivery.service.ts';
+import { emailTokenHash, type DeliveryService, type NotificationSecrets } from './delivery.service.ts';
 
 export const NOTIFICATION_TYPES = ['email', 'webhook', 'slack', 'teams'] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -65,28 +63,11 @@ export interface NotificationPatch {
   configuration?: NotificationConfigurationInput | undefined;
 }
 
-export interface NotificationView {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  name: string;
-  type: NotificationType;
-  is_enabled: boolean;
-  configuration: Record<string, unknown>;
-}
-
-export function notificationView(row: NotificationRow): NotificationView {
-  const configuration =
-    row.type === 'email' ? { ...row.configuration, status: row.email_status } : { ...row.configuration };
-  return {
-    id: row.id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    name: row.name,
-    type: row.type,
-    is_enabled: row.is_enabled,
-    configuration,
-  };
+/** A created notification, with the webhook signing secret that only the create call returns. */
+export interface CreatedNotification {
+  notification: NotificationRow;
+  /** Webhook only: shown once. */
+  signingSecret?: string;
 }
 
 interface SealedConfiguration {
@@ -120,12 +101,11 @@ export class NotificationService {
     const project = await this.projects.find(organizationId, projectName);
     const count = await this.notifications.count(project.id);
     assertPageInRange(page, count);
-    const rows = await this.notifications.list(project.id, page.pageSize, offsetOf(page));
-    return { count, items: rows.map(notificationView) };
+    return { count, items: await this.notifications.list(project.id, page.pageSize, offsetOf(page)) };
   }
 
-  async get(organizationId: string, projectName: string, name: string): Promise<NotificationView> {
-    return notificationView(await this.find(organizationId, projectName, name));
+  get(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
+    return this.find(organizationId, projectName, name);
   }
 
   async create(
@@ -133,7 +113,7 @@ export class NotificationService {
     projectName: string,
     input: NotificationInput,
     actor: Actor,
-  ): Promise<NotificationView & { signing_secret?: string }> {
+  ): Promise<CreatedNotification> {
     checkName(input.name);
     const project = await this.projects.find(organizationId, projectName);
     const sealed = sealedConfiguration(input.type, input.configuration);
@@ -170,8 +150,9 @@ export class NotificationService {
         return created;
       }),
     );
-    const view = notificationView(row);
-    return input.type === 'webhook' ? { ...view, signing_secret: sealed.secrets.signing_secret! } : view;
+    return input.type === 'webhook'
+      ? { notification: row, signingSecret: sealed.secrets.signing_secret! }
+      : { notification: row };
   }
 
   async update(
@@ -180,7 +161,7 @@ export class NotificationService {
     name: string,
     patch: NotificationPatch,
     actor: Actor,
-  ): Promise<NotificationView> {
+  ): Promise<NotificationRow> {
     if (patch.name !== undefined) checkName(patch.name);
     const current = await this.find(organizationId, projectName, name);
     const values: Parameters<NotificationRepository['update']>[1] = {};
@@ -213,8 +194,8 @@ export class NotificationService {
       values.secrets = this.box.seal(sealed.secrets);
       changes.configuration = { old: current.configuration, new: sealed.configuration };
     }
-    if (!Object.keys(values).length) return notificationView(current);
-    const row = await this.uniqueName(() =>
+    if (!Object.keys(values).length) return current;
+    return this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const updated = await this.notifications.update(current.id, values, tx);
         // Automations send by name: they follow a rename.
@@ -241,7 +222,6 @@ export class NotificationService {
         return updated;
       }),
     );
-    return notificationView(row);
   }
 
   async delete(organizationId: string, projectName: string, name: string, actor: Actor): Promise<void> {
@@ -272,7 +252,7 @@ export class NotificationService {
     organizationName: string,
     projectName: string,
     name: string,
-  ): Promise<DeliveryView> {
+  ): Promise<DeliveryRow> {
     const n = await this.find(organizationId, projectName, name);
     const now = new Date();
     const { items } = await this.trackerService.listCves(
@@ -310,8 +290,7 @@ export class NotificationService {
     const n = await this.find(organizationId, projectName, name);
     const count = await this.notifications.countDeliveries(n.id);
     assertPageInRange(page, count);
-    const rows = await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page));
-    return { count, items: rows.map(deliveryView) };
+    return { count, items: await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page)) };
   }
 
   /** Confirms the email address whose link carries `token`; false for an unknown token. */

@@ -7,6 +7,7 @@ import type { Services } from '../../main.ts';
 import { pageEnvelope } from '../pagination.ts';
 import {
   CreatedNotification,
+  createdNotificationItem,
   Delivery,
   deliveryItem,
   NotificationItem,
@@ -107,7 +108,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         request.body,
         auth.actor,
       );
-      return reply.status(201).send(notificationItem(created));
+      return reply.status(201).send(createdNotificationItem(created));
     },
   );
 
