@@ -19,7 +19,8 @@ import type { NotificationConfig } from '../config.ts';
 import { type NewDelivery } from '../db/notification.repository.ts';
 import { EntryCache } from './entry-cache.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
-import type { ChannelSender, ChannelTarget, DeliveryAttempt } from '../notifications/channel-sender.ts';
+import type { ChannelSender, DeliveryAttempt } from '../notifications/channel-sender.ts';
+import { CHANNELS, type ChannelTarget } from '../notifications/channel-registry.ts';
 import {
   joinPayload,
   type NotificationChange,
@@ -32,15 +33,8 @@ export const DELIVER_JOB = 'notifications.deliver';
 /** The daily job that deletes deliveries older than DELIVERY_RETENTION_DAYS. */
 export const PURGE_DELIVERIES_JOB = 'notifications.purge';
 
-/** What is sealed in `notification.secrets`, per type. */
-export interface NotificationSecrets {
-  url?: string;
-  headers?: Record<string, string>;
-  signing_secret?: string;
-  webhook_url?: string;
-  /** Email: the token of the confirmation and unsubscribe links. */
-  email_token?: string;
-}
+/** What is sealed in `notification.secrets`: each channel's secrets (see its `configure`). */
+export type NotificationSecrets = Record<string, unknown>;
 
 /**
  * What a new delivery is about: who, which notification, and the CVEs with their events. Requests
@@ -211,25 +205,8 @@ export class DeliveryService {
 
   private targetOf(n: NotificationRow): ChannelTarget {
     const secrets = this.box.open<NotificationSecrets>(n.secrets);
-    switch (n.type) {
-      case 'webhook':
-        return {
-          type: 'webhook',
-          url: secrets.url!,
-          headers: secrets.headers ?? {},
-          signingSecret: secrets.signing_secret!,
-        };
-      case 'slack':
-        return { type: 'slack', webhookUrl: secrets.webhook_url! };
-      case 'teams':
-        return { type: 'teams', webhookUrl: secrets.webhook_url! };
-      case 'email':
-        return {
-          type: 'email',
-          to: String(n.configuration.email),
-          unsubscribeUrl: `${this.baseUrl}/notifications/unsubscribe?token=${secrets.email_token}`,
-        };
-    }
+    const stored = { configuration: n.configuration, secrets };
+    return { type: n.type, ...CHANNELS[n.type].target(stored, this.baseUrl) } as ChannelTarget;
   }
 }
 

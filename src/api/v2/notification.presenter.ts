@@ -5,6 +5,11 @@ import type { DeliveryRow, NotificationRow } from '../../db/notification.reposit
 import type { ReportRow } from '../../db/report.repository.ts';
 import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/automation.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
+import {
+  CHANNEL_TYPES,
+  shownConfigurationFields,
+  type ChannelType,
+} from '../../notifications/channel-registry.ts';
 import type { DeliveryAttempt } from '../../notifications/channel-sender.ts';
 import type { CreatedNotification as Created } from '../../services/notification.service.ts';
 import type { ReportDetail } from '../../services/report.service.ts';
@@ -12,39 +17,21 @@ import { Timestamp, Uuid } from './schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
+/** A registered channel type. */
+export const ChannelTypeSchema = Type.Unsafe<ChannelType>(
+  Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+);
+
 export const NotificationItem = Type.Object({
   id: Uuid,
   created_at: Timestamp,
   updated_at: Timestamp,
   name: Type.String(),
-  type: Type.Union([
-    Type.Literal('email'),
-    Type.Literal('webhook'),
-    Type.Literal('slack'),
-    Type.Literal('teams'),
-  ]),
+  type: ChannelTypeSchema,
   is_enabled: Type.Boolean(),
-  configuration: Type.Object(
-    {
-      email: Type.Optional(Type.String()),
-      status: Type.Optional(
-        Type.Union(
-          [Type.Literal('confirmed'), Type.Literal('pending'), Type.Literal('unsubscribed'), Type.Null()],
-          {
-            description: 'Email: addresses outside the organization must confirm (double opt-in).',
-          },
-        ),
-      ),
-      url_host: Type.Optional(
-        Type.String({ description: 'Webhook: the host of the URL (the URL is secret).' }),
-      ),
-      header_names: Type.Optional(
-        Type.Array(Type.String(), { description: 'Webhook: header names (values are secret).' }),
-      ),
-      webhook_host: Type.Optional(Type.String({ description: 'Slack and Teams: the host of the URL.' })),
-    },
-    { description: 'What may be shown of the configuration: never a full URL or a header value.' },
-  ),
+  configuration: Type.Object(shownConfigurationFields(), {
+    description: 'What may be shown of the configuration: never a full URL or a header value.',
+  }),
 });
 
 export const CreatedNotification = Type.Object({
