@@ -43,6 +43,7 @@ export interface ConfiguredChannel {
   secrets: Record<string, unknown>;
 }
 
+/** A notification channel: its configuration, what is shown of it, its send target and its sender. */
 export interface Channel<Target extends object = object> {
   /**
    * The configuration a client sends (`required` says which fields the channel needs). The request
@@ -63,6 +64,7 @@ export interface Channel<Target extends object = object> {
   lastingSecrets?(previous: Record<string, unknown> | undefined): Record<string, unknown>;
   /** The send target of a stored notification; `baseUrl` is VULNTRACK_BASE_URL (for links). */
   target(stored: ConfiguredChannel, baseUrl: string): Target;
+  /** Renders and sends; made once per `createChannelSender`. */
   sender(context: ChannelContext): ChannelSend<Target>;
 }
 
