@@ -43,6 +43,7 @@ export const CreatedNotification = Type.Object({
 
 /** What may be shown of a notification: its configuration without secrets (they are sealed apart). */
 export function notificationItem(n: NotificationRow) {
+  // An email's opt-in status is a column of its own, shown inside the configuration.
   const configuration =
     n.type === 'email' ? { ...n.configuration, status: n.email_status } : { ...n.configuration };
   return {
