@@ -46,7 +46,7 @@ export function configureChannel(
   for (const key of Object.keys(input)) {
     if (input[key] !== undefined && !fields.includes(key)) problems.push(`${key} does not apply to ${type}`);
   }
-  const configured = channel.configure(input, problems);
+  const configured = channel.configure(input, problems, type);
   if (problems.length) return { problems };
   if (channel.lastingSecrets) Object.assign(configured.secrets, channel.lastingSecrets(previous?.()));
   return configured;

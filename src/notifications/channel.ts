@@ -54,9 +54,10 @@ export interface Channel<Target extends object = object> {
   shown: TProperties;
   /**
    * Checks a configuration the request schema accepted and splits it; pushes one sentence per
-   * problem (the registry has already pushed one per field the channel does not declare).
+   * problem (the registry has already pushed one per field the channel does not declare). `type` is
+   * the channel's name in the registry, for those sentences.
    */
-  configure(input: Record<string, unknown>, problems: string[]): ConfiguredChannel;
+  configure(input: Record<string, unknown>, problems: string[], type: string): ConfiguredChannel;
   /**
    * Secrets that outlive a change of configuration, taken from the ones it replaces (`previous`),
    * or made for a new notification (undefined). Only asked of a valid configuration.

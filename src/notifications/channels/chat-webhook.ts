@@ -12,9 +12,8 @@ export interface ChatTarget {
   webhookUrl: string;
 }
 
-/** The channel `type` that posts `render(payload, VULNTRACK_BASE_URL)` to its webhook URL. */
+/** A channel that posts `render(payload, VULNTRACK_BASE_URL)` to its webhook URL. */
 export function chatWebhookChannel(
-  type: string,
   render: (payload: NotificationPayload, baseUrl: string | undefined) => unknown,
 ): Channel<ChatTarget> {
   return {
@@ -22,7 +21,7 @@ export function chatWebhookChannel(
     shown: {
       webhook_host: Type.String({ description: 'Slack and Teams: the host of the URL.' }),
     },
-    configure(input, problems) {
+    configure(input, problems, type) {
       const url = outboundUrl(input, 'webhook_url', type, problems);
       return { configuration: { webhook_host: url?.host }, secrets: { webhook_url: url?.toString() } };
     },

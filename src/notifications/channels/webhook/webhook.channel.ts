@@ -62,8 +62,8 @@ export const webhookChannel: Channel<WebhookTarget> = {
     url_host: Type.String({ description: 'Webhook: the host of the URL (the URL is secret).' }),
     header_names: Type.Array(Type.String(), { description: 'Webhook: header names (values are secret).' }),
   },
-  configure(input, problems) {
-    const url = outboundUrl(input, 'url', 'webhook', problems);
+  configure(input, problems, type) {
+    const url = outboundUrl(input, 'url', type, problems);
     const headers = (input.headers ?? {}) as Record<string, string>;
     problems.push(...headerProblems(headers));
     return {
