@@ -31,7 +31,7 @@ import { notificationSchedules, purgeSchedule, syncSchedules } from './jobs/sche
 import { JobRepository } from './db/job.repository.ts';
 import { SecretBox } from './domain/secret-box.ts';
 import { createChannelSender } from './notifications/channel-sender.ts';
-import { createEmailSender } from './notifications/email-sender.ts';
+import { createEmailSender } from './notifications/channels/email/email-sender.ts';
 import { DeliveryService } from './services/delivery.service.ts';
 import { EventProcessor, PROCESS_EVENTS_JOB } from './services/event-processor.service.ts';
 import { NotificationService } from './services/notification.service.ts';

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../services/services.ts';
-import { escapeHtml } from '../notifications/email-message.ts';
+import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +

@@ -1,24 +1,9 @@
 /** Automations of projects and their executions. */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AutomationTable, DB } from './schema.ts';
-import type { ExecutionRow } from '../domain/automation.ts';
+import type { DB } from './schema.ts';
+import type { AutomationRow, ExecutionRow } from '../domain/automation.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
-
-export interface AutomationRow {
-  id: string;
-  project_id: string;
-  name: string;
-  is_enabled: boolean;
-  trigger_type: AutomationTable['trigger_type'];
-  frequency: AutomationTable['frequency'];
-  schedule_time: string | null;
-  schedule_timezone: string | null;
-  schedule_weekday: number | null;
-  configuration: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export type AutomationValues = Omit<AutomationRow, 'id' | 'created_at' | 'updated_at'>;
 

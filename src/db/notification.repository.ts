@@ -1,21 +1,17 @@
 /** Notification channels of projects and their deliveries (each with its attempts). */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB, DeliveryTable, NotificationTable } from './schema.ts';
+import type { ChannelType } from '../notifications/channel-registry.ts';
+import type {
+  DeliveryRow,
+  DeliveryStatus,
+  NotificationRow as StoredNotification,
+} from '../domain/notification.ts';
+
+/** A notification whose type is a registered channel. */
+export type NotificationRow = StoredNotification<ChannelType>;
 
 type Executor = Kysely<DB> | Transaction<DB>;
-
-export interface NotificationRow {
-  id: string;
-  project_id: string;
-  name: string;
-  type: NotificationTable['type'];
-  is_enabled: boolean;
-  configuration: Record<string, unknown>;
-  secrets: string;
-  email_status: NotificationTable['email_status'];
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface NewNotification {
   project_id: string;
@@ -26,19 +22,6 @@ export interface NewNotification {
   secrets: string;
   email_status: NotificationTable['email_status'];
   email_token_hash: string | null;
-}
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
-
-export interface DeliveryRow {
-  id: string;
-  notification_id: string;
-  kind: DeliveryTable['kind'];
-  payload: Record<string, unknown>;
-  status: DeliveryStatus;
-  attempts: unknown[];
-  created_at: Date;
-  updated_at: Date;
 }
 
 /** A new delivery: its payload without `changes`, and its changes as indexes into the batch's entries. */

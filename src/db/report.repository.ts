@@ -2,29 +2,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
+import type { ReportRow, ReportSummary } from '../domain/report.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
 import { CVE_FACT_COLUMNS, cveFactsOf } from './cve-facts.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
-
-export interface ReportRow {
-  id: string;
-  link: string;
-  project_id: string;
-  automation_id: string | null;
-  automation_name: string | null;
-  period_start: Date;
-  period_end: Date;
-  created_at: Date;
-  summary: ReportSummary;
-}
-
-export interface ReportSummary {
-  cves_count: number;
-  highest_cvss: number | null;
-  severity_counts: Record<'critical' | 'high' | 'medium' | 'low' | 'none', number>;
-}
 
 export interface ReportItemRow {
   id: string;

@@ -1,6 +1,7 @@
 /** Table types for Kysely. One interface per table; the migrations are the source of truth. */
 import type { CatalogCve } from '../domain/cve-facts.ts';
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { ChannelType } from '../notifications/channel-registry.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
@@ -250,7 +251,8 @@ export interface NotificationTable {
   id: Generated<string>;
   project_id: string;
   name: string;
-  type: 'email' | 'webhook' | 'slack' | 'teams';
+  /** A registered channel (the CHECK of migration 0005 lists them: a new one needs a migration). */
+  type: ChannelType;
   is_enabled: Generated<boolean>;
   /** What may be shown: the email address, a URL's host, header names. */
   configuration: Json<Record<string, unknown>>;

@@ -298,3 +298,22 @@ export interface ExecutionRow {
   results: unknown[];
   report_id: string | null;
 }
+
+export type AutomationTrigger = 'alert' | 'report';
+export type ReportFrequency = 'daily' | 'weekly';
+
+/** An automation of a project as stored. */
+export interface AutomationRow {
+  id: string;
+  project_id: string;
+  name: string;
+  is_enabled: boolean;
+  trigger_type: AutomationTrigger;
+  frequency: ReportFrequency | null;
+  schedule_time: string | null;
+  schedule_timezone: string | null;
+  schedule_weekday: number | null;
+  configuration: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}

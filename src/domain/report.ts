@@ -133,3 +133,22 @@ export function buildReport(events: readonly PeriodEvent[]): ReportContent {
     },
   };
 }
+
+/** A report of a project for one period. */
+export interface ReportRow {
+  id: string;
+  link: string;
+  project_id: string;
+  automation_id: string | null;
+  automation_name: string | null;
+  period_start: Date;
+  period_end: Date;
+  created_at: Date;
+  summary: ReportSummary;
+}
+
+export interface ReportSummary {
+  cves_count: number;
+  highest_cvss: number | null;
+  severity_counts: Record<'critical' | 'high' | 'medium' | 'low' | 'none', number>;
+}

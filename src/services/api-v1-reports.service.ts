@@ -4,7 +4,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { ReportRepository, type ReportItemRow, type ReportRow } from '../db/report.repository.ts';
+import { ReportRepository, type ReportItemRow } from '../db/report.repository.ts';
+import type { ReportRow } from '../domain/report.ts';
 import { UserScopeRepository } from '../db/user-scope.repository.ts';
 import { AppError } from '../domain/errors.ts';
 import { v1AlertEvents, v1EventTypes, type V1AlertEvent } from '../domain/v1-alerts.ts';

@@ -5,11 +5,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import {
-  AutomationRepository,
-  type AutomationRow,
-  type AutomationValues,
-} from '../db/automation.repository.ts';
+import { AutomationRepository, type AutomationValues } from '../db/automation.repository.ts';
+import type { AutomationRow } from '../domain/automation.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
@@ -46,36 +43,6 @@ export interface AutomationInput {
 
 export type AutomationPatch = Partial<AutomationInput>;
 
-export interface AutomationView {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  name: string;
-  is_enabled: boolean;
-  trigger_type: 'alert' | 'report';
-  frequency: ReportFrequency | null;
-  schedule_time: string | null;
-  schedule_timezone: string | null;
-  schedule_weekday: number | null;
-  configuration: Record<string, unknown>;
-}
-
-export function automationView(r: AutomationRow): AutomationView {
-  return {
-    id: r.id,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    name: r.name,
-    is_enabled: r.is_enabled,
-    trigger_type: r.trigger_type,
-    frequency: r.frequency,
-    schedule_time: r.schedule_time,
-    schedule_timezone: r.schedule_timezone,
-    schedule_weekday: r.schedule_weekday,
-    configuration: r.configuration,
-  };
-}
-
 export class AutomationService {
   private readonly automations: AutomationRepository;
   private readonly notifications: NotificationRepository;
@@ -97,18 +64,22 @@ export class AutomationService {
     const project = await this.projects.find(organizationId, projectName);
     const count = await this.automations.count(project.id);
     assertPageInRange(page, count);
-    const rows = await this.automations.list(project.id, page.pageSize, offsetOf(page));
-    return { count, items: rows.map(automationView) };
+    return { count, items: await this.automations.list(project.id, page.pageSize, offsetOf(page)) };
   }
 
-  async get(organizationId: string, projectName: string, name: string): Promise<AutomationView> {
-    return automationView((await this.find(organizationId, projectName, name)).automation);
+  async get(organizationId: string, projectName: string, name: string): Promise<AutomationRow> {
+    return (await this.find(organizationId, projectName, name)).automation;
   }
 
-  async create(organizationId: string, projectName: string, input: AutomationInput, actor: Actor) {
+  async create(
+    organizationId: string,
+    projectName: string,
+    input: AutomationInput,
+    actor: Actor,
+  ): Promise<AutomationRow> {
     const project = await this.projects.find(organizationId, projectName);
     const values = await this.validated(organizationId, project.id, input);
-    const row = await this.uniqueName(() =>
+    return this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const created = await this.automations.create(values, tx);
         await this.audit.record(
@@ -129,7 +100,6 @@ export class AutomationService {
         return created;
       }),
     );
-    return automationView(row);
   }
 
   /** Changes the fields given (the result is validated as a whole, like a create). */
@@ -139,7 +109,7 @@ export class AutomationService {
     name: string,
     patch: AutomationPatch,
     actor: Actor,
-  ) {
+  ): Promise<AutomationRow> {
     const { project, automation } = await this.find(organizationId, projectName, name);
     const merged: AutomationInput = {
       name: patch.name ?? automation.name,
@@ -166,8 +136,8 @@ export class AutomationService {
       if (JSON.stringify(values[key]) !== JSON.stringify(automation[key]))
         changes[key] = { old: automation[key], new: values[key] };
     }
-    if (!Object.keys(changes).length) return automationView(automation);
-    const row = await this.uniqueName(() =>
+    if (!Object.keys(changes).length) return automation;
+    return this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const updated = await this.automations.update(automation.id, values, tx);
         await this.audit.record(
@@ -185,7 +155,6 @@ export class AutomationService {
         return updated;
       }),
     );
-    return automationView(row);
   }
 
   async delete(organizationId: string, projectName: string, name: string, actor: Actor): Promise<void> {

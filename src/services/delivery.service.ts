@@ -9,17 +9,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB, DeliveryTable } from '../db/schema.ts';
 import { JobRepository } from '../db/job.repository.ts';
-import {
-  NotificationRepository,
-  type DeliveryRow,
-  type DeliveryStatus,
-  type NotificationRow,
-} from '../db/notification.repository.ts';
+import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
+import type { DeliveryRow, DeliveryStatus } from '../domain/notification.ts';
 import type { NotificationConfig } from '../config.ts';
 import { type NewDelivery } from '../db/notification.repository.ts';
 import { EntryCache } from './entry-cache.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
-import type { ChannelSender, ChannelTarget, DeliveryAttempt } from '../notifications/channel-sender.ts';
+import type { ChannelSender, DeliveryAttempt } from '../notifications/channel-sender.ts';
+import { CHANNELS, type ChannelTarget } from '../notifications/channel-registry.ts';
 import {
   joinPayload,
   type NotificationChange,
@@ -32,24 +29,8 @@ export const DELIVER_JOB = 'notifications.deliver';
 /** The daily job that deletes deliveries older than DELIVERY_RETENTION_DAYS. */
 export const PURGE_DELIVERIES_JOB = 'notifications.purge';
 
-/** What is sealed in `notification.secrets`, per type. */
-export interface NotificationSecrets {
-  url?: string;
-  headers?: Record<string, string>;
-  signing_secret?: string;
-  webhook_url?: string;
-  /** Email: the token of the confirmation and unsubscribe links. */
-  email_token?: string;
-}
-
-export interface DeliveryView {
-  id: string;
-  created_at: Date;
-  kind: string;
-  status: DeliveryStatus;
-  attempts: { at: string; status_code: number | null; duration_ms: number; error: string | null }[];
-  payload_id: string;
-}
+/** What is sealed in `notification.secrets`: each channel's secrets (see its `configure`). */
+export type NotificationSecrets = Record<string, unknown>;
 
 /**
  * What a new delivery is about: who, which notification, and the CVEs with their events. Requests
@@ -68,22 +49,6 @@ export interface DeliveryRequest {
 /** The hash under which an email token is looked up (the token itself is only in the sealed secrets). */
 export function emailTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
-}
-
-export function deliveryView(row: DeliveryRow): DeliveryView {
-  return {
-    id: row.id,
-    created_at: row.created_at,
-    kind: row.kind,
-    status: row.status,
-    attempts: (row.attempts as DeliveryAttempt[]).map((a) => ({
-      at: a.at,
-      status_code: a.status_code,
-      duration_ms: a.duration_ms,
-      error: a.error,
-    })),
-    payload_id: String(row.payload.id),
-  };
 }
 
 export class DeliveryService {
@@ -152,7 +117,7 @@ export class DeliveryService {
   }
 
   /** `POST …/notifications/<name>/test`: a sample payload sent now, once; the delivery with its attempt. */
-  async sendTest(request: DeliveryRequest, notification: NotificationRow): Promise<DeliveryView> {
+  async sendTest(request: DeliveryRequest, notification: NotificationRow): Promise<DeliveryRow> {
     const [row] = await this.db.transaction().execute((tx) => this.create(tx, [request], () => 'test'));
     const payload = { ...row!.header, changes: request.changes } as unknown as OutgoingPayload;
     const result = await this.send(notification, payload);
@@ -161,7 +126,7 @@ export class DeliveryService {
       attemptRecord(result),
       result.ok ? 'succeeded' : 'failed',
     );
-    return deliveryView(recorded!);
+    return recorded!;
   }
 
   /** Deletes the deliveries older than DELIVERY_RETENTION_DAYS with their attempts (the daily purge job). */
@@ -236,25 +201,8 @@ export class DeliveryService {
 
   private targetOf(n: NotificationRow): ChannelTarget {
     const secrets = this.box.open<NotificationSecrets>(n.secrets);
-    switch (n.type) {
-      case 'webhook':
-        return {
-          type: 'webhook',
-          url: secrets.url!,
-          headers: secrets.headers ?? {},
-          signingSecret: secrets.signing_secret!,
-        };
-      case 'slack':
-        return { type: 'slack', webhookUrl: secrets.webhook_url! };
-      case 'teams':
-        return { type: 'teams', webhookUrl: secrets.webhook_url! };
-      case 'email':
-        return {
-          type: 'email',
-          to: String(n.configuration.email),
-          unsubscribeUrl: `${this.baseUrl}/notifications/unsubscribe?token=${secrets.email_token}`,
-        };
-    }
+    const stored = { configuration: n.configuration, secrets };
+    return { type: n.type, ...CHANNELS[n.type].target(stored, this.baseUrl) } as ChannelTarget;
   }
 }
 

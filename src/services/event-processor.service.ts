@@ -13,7 +13,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { EventRepository, type EventStream, type StreamItem } from '../db/event.repository.ts';
-import { AutomationRepository, type AutomationRow, type NewExecution } from '../db/automation.repository.ts';
+import { AutomationRepository, type NewExecution } from '../db/automation.repository.ts';
+import type { AutomationRow } from '../domain/automation.ts';
 import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
 import { ReportRepository } from '../db/report.repository.ts';
 import {

@@ -10,17 +10,20 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
+import type { DeliveryRow } from '../domain/notification.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
 import { JobRepository } from '../db/job.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
+import { PROJECT_NAME } from '../domain/names.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
-import { newSigningSecret, validateOutboundUrl } from '../notifications/channel-sender.ts';
-import { escapeHtml } from '../notifications/email-message.ts';
-import type { EmailSender } from '../notifications/email-sender.ts';
+import type { ConfiguredChannel } from '../notifications/channel.ts';
+import { configureChannel, type ChannelType } from '../notifications/channel-registry.ts';
+import { emailLink } from '../notifications/channels/email/email.channel.ts';
+import { escapeHtml } from '../notifications/channels/email/email-message.ts';
+import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
@@ -28,70 +31,29 @@ import { payloadCve } from './automation-actions.ts';
 import { ReportRepository } from '../db/report.repository.ts';
 import { AutomationRepository } from '../db/automation.repository.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
-import {
-  deliveryView,
-  emailTokenHash,
-  type DeliveryService,
-  type DeliveryView,
-  type NotificationSecrets,
-} from './delivery.service.ts';
-
-export const NOTIFICATION_TYPES = ['email', 'webhook', 'slack', 'teams'] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+import { emailTokenHash, type DeliveryService, type NotificationSecrets } from './delivery.service.ts';
 
 export const CONFIRM_EMAIL_JOB = 'notifications.confirm-email';
-const MAX_HEADERS = 20;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-const RESERVED_HEADER =
-  /^(webhook-.*|content-type|content-length|content-encoding|transfer-encoding|host|connection)$/i;
-
-export interface NotificationConfigurationInput {
-  email?: string | undefined;
-  url?: string | undefined;
-  headers?: Record<string, string> | undefined;
-  webhook_url?: string | undefined;
-}
 
 export interface NotificationInput {
   name: string;
-  type: NotificationType;
+  type: ChannelType;
   is_enabled?: boolean | undefined;
-  configuration: NotificationConfigurationInput;
+  /** The channel's configuration (see its folder under src/notifications/channels/). */
+  configuration: Record<string, unknown>;
 }
 
 export interface NotificationPatch {
   name?: string | undefined;
   is_enabled?: boolean | undefined;
-  configuration?: NotificationConfigurationInput | undefined;
+  configuration?: Record<string, unknown> | undefined;
 }
 
-export interface NotificationView {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-  name: string;
-  type: NotificationType;
-  is_enabled: boolean;
-  configuration: Record<string, unknown>;
-}
-
-export function notificationView(row: NotificationRow): NotificationView {
-  const configuration =
-    row.type === 'email' ? { ...row.configuration, status: row.email_status } : { ...row.configuration };
-  return {
-    id: row.id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    name: row.name,
-    type: row.type,
-    is_enabled: row.is_enabled,
-    configuration,
-  };
-}
-
-interface SealedConfiguration {
-  configuration: Record<string, unknown>;
-  secrets: NotificationSecrets;
+/** A created notification, with the webhook signing secret that only the create call returns. */
+export interface CreatedNotification {
+  notification: NotificationRow;
+  /** Webhook only: shown once. */
+  signingSecret?: string;
 }
 
 export class NotificationService {
@@ -120,12 +82,11 @@ export class NotificationService {
     const project = await this.projects.find(organizationId, projectName);
     const count = await this.notifications.count(project.id);
     assertPageInRange(page, count);
-    const rows = await this.notifications.list(project.id, page.pageSize, offsetOf(page));
-    return { count, items: rows.map(notificationView) };
+    return { count, items: await this.notifications.list(project.id, page.pageSize, offsetOf(page)) };
   }
 
-  async get(organizationId: string, projectName: string, name: string): Promise<NotificationView> {
-    return notificationView(await this.find(organizationId, projectName, name));
+  get(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
+    return this.find(organizationId, projectName, name);
   }
 
   async create(
@@ -133,11 +94,10 @@ export class NotificationService {
     projectName: string,
     input: NotificationInput,
     actor: Actor,
-  ): Promise<NotificationView & { signing_secret?: string }> {
+  ): Promise<CreatedNotification> {
     checkName(input.name);
     const project = await this.projects.find(organizationId, projectName);
-    const sealed = sealedConfiguration(input.type, input.configuration);
-    if (input.type === 'webhook') sealed.secrets.signing_secret = newSigningSecret();
+    const sealed = configured(input.type, input.configuration);
     const email = input.type === 'email' ? await this.emailState(organizationId, sealed) : undefined;
     const row = await this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
@@ -150,7 +110,7 @@ export class NotificationService {
             configuration: sealed.configuration,
             secrets: this.box.seal(sealed.secrets),
             email_status: email?.status ?? null,
-            email_token_hash: email ? emailTokenHash(sealed.secrets.email_token!) : null,
+            email_token_hash: email ? emailTokenHash(email.token) : null,
           },
           tx,
         );
@@ -170,8 +130,9 @@ export class NotificationService {
         return created;
       }),
     );
-    const view = notificationView(row);
-    return input.type === 'webhook' ? { ...view, signing_secret: sealed.secrets.signing_secret! } : view;
+    // A webhook's signing secret, made by its channel, is shown this once.
+    const signingSecret = sealed.secrets.signing_secret;
+    return typeof signingSecret === 'string' ? { notification: row, signingSecret } : { notification: row };
   }
 
   async update(
@@ -180,7 +141,7 @@ export class NotificationService {
     name: string,
     patch: NotificationPatch,
     actor: Actor,
-  ): Promise<NotificationView> {
+  ): Promise<NotificationRow> {
     if (patch.name !== undefined) checkName(patch.name);
     const current = await this.find(organizationId, projectName, name);
     const values: Parameters<NotificationRepository['update']>[1] = {};
@@ -195,17 +156,18 @@ export class NotificationService {
     }
     let pending = false;
     if (patch.configuration !== undefined) {
-      const sealed = sealedConfiguration(current.type, patch.configuration);
-      const old = this.box.open<NotificationSecrets>(current.secrets);
-      // The signing secret outlives a change of URL: receivers keep verifying with it.
-      if (current.type === 'webhook') sealed.secrets.signing_secret = old.signing_secret!;
+      // The sealed secrets are opened once the configuration is known to be valid (a 400 first).
+      let previous: NotificationSecrets | undefined;
+      const opened = () => (previous ??= this.box.open<NotificationSecrets>(current.secrets));
+      const sealed = configured(current.type, patch.configuration, opened);
+      const old = opened();
       if (current.type === 'email') {
         if (sealed.configuration.email === current.configuration.email) {
-          sealed.secrets.email_token = old.email_token!;
+          sealed.secrets.email_token = old.email_token;
         } else {
           const email = await this.emailState(organizationId, sealed);
           values.email_status = email.status;
-          values.email_token_hash = emailTokenHash(sealed.secrets.email_token!);
+          values.email_token_hash = emailTokenHash(email.token);
           pending = email.status === 'pending';
         }
       }
@@ -213,8 +175,8 @@ export class NotificationService {
       values.secrets = this.box.seal(sealed.secrets);
       changes.configuration = { old: current.configuration, new: sealed.configuration };
     }
-    if (!Object.keys(values).length) return notificationView(current);
-    const row = await this.uniqueName(() =>
+    if (!Object.keys(values).length) return current;
+    return this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const updated = await this.notifications.update(current.id, values, tx);
         // Automations send by name: they follow a rename.
@@ -241,7 +203,6 @@ export class NotificationService {
         return updated;
       }),
     );
-    return notificationView(row);
   }
 
   async delete(organizationId: string, projectName: string, name: string, actor: Actor): Promise<void> {
@@ -272,7 +233,7 @@ export class NotificationService {
     organizationName: string,
     projectName: string,
     name: string,
-  ): Promise<DeliveryView> {
+  ): Promise<DeliveryRow> {
     const n = await this.find(organizationId, projectName, name);
     const now = new Date();
     const { items } = await this.trackerService.listCves(
@@ -310,8 +271,7 @@ export class NotificationService {
     const n = await this.find(organizationId, projectName, name);
     const count = await this.notifications.countDeliveries(n.id);
     assertPageInRange(page, count);
-    const rows = await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page));
-    return { count, items: rows.map(deliveryView) };
+    return { count, items: await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page)) };
   }
 
   /** Confirms the email address whose link carries `token`; false for an unknown token. */
@@ -335,9 +295,9 @@ export class NotificationService {
     const n = await this.notifications.findById(notificationId);
     if (!n || n.type !== 'email' || n.email_status !== 'pending') return;
     if (!this.email.sender) throw new Error('SMTP_URL is not set: the confirmation email cannot be sent');
-    const token = this.box.open<NotificationSecrets>(n.secrets).email_token!;
-    const confirmUrl = `${this.email.baseUrl}/notifications/confirm?token=${token}`;
-    const unsubscribeUrl = `${this.email.baseUrl}/notifications/unsubscribe?token=${token}`;
+    const token = String(this.box.open<NotificationSecrets>(n.secrets).email_token);
+    const confirmUrl = emailLink(this.email.baseUrl, 'confirm', token);
+    const unsubscribeUrl = emailLink(this.email.baseUrl, 'unsubscribe', token);
     const text = [
       `Someone asked vulntrack to send vulnerability notifications ("${n.name}") to this address.`,
       '',
@@ -369,10 +329,11 @@ export class NotificationService {
   }
 
   /** A joined member's address is confirmed at once; any other must confirm by email (double opt-in). */
-  private async emailState(organizationId: string, sealed: SealedConfiguration) {
-    sealed.secrets.email_token = randomBytes(24).toString('base64url');
+  private async emailState(organizationId: string, sealed: ConfiguredChannel) {
+    const token = randomBytes(24).toString('base64url');
+    sealed.secrets.email_token = token;
     const member = await this.tracker.joinedMember(organizationId, String(sealed.configuration.email));
-    return { status: member ? ('confirmed' as const) : ('pending' as const) };
+    return { status: member ? ('confirmed' as const) : ('pending' as const), token };
   }
 
   private async find(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
@@ -401,66 +362,12 @@ function checkName(name: string): void {
 }
 
 /** Splits a configuration into what may be shown and what is sealed; 400 for anything unusable. */
-function sealedConfiguration(
-  type: NotificationType,
-  input: NotificationConfigurationInput,
-): SealedConfiguration {
-  const problems: string[] = [];
-  const allowed: Record<NotificationType, (keyof NotificationConfigurationInput)[]> = {
-    email: ['email'],
-    webhook: ['url', 'headers'],
-    slack: ['webhook_url'],
-    teams: ['webhook_url'],
-  };
-  for (const key of Object.keys(input) as (keyof NotificationConfigurationInput)[]) {
-    if (input[key] !== undefined && !allowed[type].includes(key))
-      problems.push(`${key} does not apply to ${type}`);
-  }
-  const urlOf = (key: 'url' | 'webhook_url'): URL | undefined => {
-    const value = input[key];
-    if (value === undefined) {
-      problems.push(`${key} is required for ${type}`);
-      return undefined;
-    }
-    const error = validateOutboundUrl(value);
-    if (error) {
-      problems.push(`${key}: ${error}`);
-      return undefined;
-    }
-    return new URL(value);
-  };
-  let out: SealedConfiguration = { configuration: {}, secrets: {} };
-  switch (type) {
-    case 'email': {
-      const email = input.email === undefined ? '' : normalizeEmail(input.email);
-      if (!EMAIL.test(email) || email.length > 254) problems.push('email must be an email address');
-      out = { configuration: { email }, secrets: {} };
-      break;
-    }
-    case 'webhook': {
-      const url = urlOf('url');
-      const headers = input.headers ?? {};
-      const names = Object.keys(headers);
-      if (names.length > MAX_HEADERS) problems.push(`headers: at most ${MAX_HEADERS}`);
-      for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_NAME.test(name)) problems.push(`headers: "${name}" is not a valid header name`);
-        else if (RESERVED_HEADER.test(name)) problems.push(`headers: ${name} is set by vulntrack`);
-        if (typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > 4096)
-          problems.push(`headers: the value of ${name} must be one line of text`);
-      }
-      out = {
-        configuration: { url_host: url?.host, header_names: names },
-        secrets: { url: url?.toString(), headers },
-      };
-      break;
-    }
-    case 'slack':
-    case 'teams': {
-      const url = urlOf('webhook_url');
-      out = { configuration: { webhook_host: url?.host }, secrets: { webhook_url: url?.toString() } };
-      break;
-    }
-  }
-  if (problems.length) throw validationError({ configuration: problems });
-  return out;
+function configured(
+  type: ChannelType,
+  input: Record<string, unknown>,
+  previous?: () => NotificationSecrets,
+): ConfiguredChannel {
+  const result = configureChannel(type, input, previous);
+  if ('problems' in result) throw validationError({ configuration: result.problems });
+  return result;
 }

@@ -6,10 +6,12 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { AutomationRepository, type AutomationRow } from '../db/automation.repository.ts';
+import { AutomationRepository } from '../db/automation.repository.ts';
+import type { AutomationRow } from '../domain/automation.ts';
 import { EventRepository } from '../db/event.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
-import { ReportRepository, type ReportRow } from '../db/report.repository.ts';
+import { ReportRepository } from '../db/report.repository.ts';
+import type { ReportRow } from '../domain/report.ts';
 import { conditionsHold, type AutomationConfiguration } from '../domain/automation.ts';
 import { AppError } from '../domain/errors.ts';
 import { periodEvents } from '../domain/project-events.ts';
@@ -29,43 +31,24 @@ import {
 /** The job that makes the reports whose period has ended (queued by the scheduler every minute). */
 export const REPORTS_DUE_JOB = 'reports.due';
 
-export interface ReportView {
-  id: string;
-  link: string;
-  created_at: Date;
-  automation: string | null;
-  period: { start: Date; end: Date };
-  cves_count: number;
+/** One CVE of a report: its facts now, what matched, and the period's events and changes. */
+export interface ReportCve {
+  cve_id: string;
+  title: string | null;
+  cvss31: number | null;
   highest_cvss: number | null;
-  severity_counts: Record<string, number>;
+  kev: boolean;
+  epss: number | null;
+  matched_keys: string[];
+  event_types: string[];
+  events: { type: string; details: unknown }[];
+  changes: { id: string; created_at: Date; types: string[]; data: unknown[] }[];
 }
 
-export interface ReportDetail extends ReportView {
-  cves: {
-    cve_id: string;
-    title: string | null;
-    cvss31: number | null;
-    highest_cvss: number | null;
-    kev: boolean;
-    epss: number | null;
-    matched_keys: string[];
-    event_types: string[];
-    events: { type: string; details: unknown }[];
-    changes: { id: string; created_at: Date; types: string[]; data: unknown[] }[];
-  }[];
-}
-
-export function reportView(r: ReportRow): ReportView {
-  return {
-    id: r.id,
-    link: r.link,
-    created_at: r.created_at,
-    automation: r.automation_name,
-    period: { start: r.period_start, end: r.period_end },
-    cves_count: r.summary.cves_count,
-    highest_cvss: r.summary.highest_cvss,
-    severity_counts: r.summary.severity_counts,
-  };
+/** A report with its CVEs. */
+export interface ReportDetail {
+  report: ReportRow;
+  cves: ReportCve[];
 }
 
 const DAY_MS = 86_400_000;
@@ -88,8 +71,7 @@ export class ReportService {
     const project = await this.projects.find(organizationId, projectName);
     const count = await this.reports.count(project.id);
     assertPageInRange(page, count);
-    const rows = await this.reports.list(project.id, page.pageSize, offsetOf(page));
-    return { count, items: rows.map(reportView) };
+    return { count, items: await this.reports.list(project.id, page.pageSize, offsetOf(page)) };
   }
 
   async get(organizationId: string, projectName: string, id: string): Promise<ReportDetail> {
@@ -104,7 +86,7 @@ export class ReportService {
     const changes = await this.reports.changes(items.flatMap((i) => i.change_ids));
     const cves = await this.reports.cveSummaries(items.map((i) => i.cve_id));
     return {
-      ...reportView(row),
+      report: row,
       cves: items.map((i) => {
         const cve = cves.get(i.cve_id);
         return {

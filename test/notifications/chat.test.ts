@@ -7,8 +7,8 @@ import {
   SLACK_MAX_BLOCKS,
   SLACK_MAX_TEXT,
   type SlackMessage,
-} from '../../src/notifications/slack-message.ts';
-import type { CardElement, TeamsMessage } from '../../src/notifications/teams-card.ts';
+} from '../../src/notifications/channels/slack/slack-message.ts';
+import type { CardElement, TeamsMessage } from '../../src/notifications/channels/teams/teams-card.ts';
 import { bigReport, log4shellAlert } from './payloads.ts';
 import { startReceiver, type Receiver } from './receivers.ts';
 

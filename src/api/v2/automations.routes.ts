@@ -21,12 +21,12 @@ import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import { csvStream, FormatQuery, jsonOrCsv, sendCsv, type CsvColumn } from '../csv.ts';
 import { severityOf } from '../../domain/report.ts';
-import type { ReportDetail } from '../../services/report.service.ts';
+import type { ReportCve } from '../../services/report.service.ts';
 
 const join = (values: readonly string[]) => values.join(';');
 
 /** The CSV export of a report: one row per CVE. */
-const REPORT_CSV_COLUMNS: readonly CsvColumn<ReportDetail['cves'][number]>[] = [
+const REPORT_CSV_COLUMNS: readonly CsvColumn<ReportCve>[] = [
   { header: 'cve_id', value: (c) => c.cve_id },
   { header: 'title', value: (c) => c.title },
   { header: 'highest_cvss', value: (c) => c.highest_cvss },
@@ -304,7 +304,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
       if (request.query.format === 'csv') {
         return sendCsv(
           reply,
-          `report-${project}-${detail.link}.csv`,
+          `report-${project}-${detail.report.link}.csv`,
           csvStream(REPORT_CSV_COLUMNS, detail.cves),
         );
       }

@@ -1,49 +1,37 @@
 /** Response shapes of notifications, deliveries, automations, executions and reports (docs/notifications.md). */
 import { Type } from '@fastify/type-provider-typebox';
-import type { ExecutionRow } from '../../domain/automation.ts';
+import type { AutomationRow, ExecutionRow } from '../../domain/automation.ts';
+import type { DeliveryRow, NotificationRow } from '../../domain/notification.ts';
+import type { ReportRow } from '../../domain/report.ts';
 import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/automation.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
-import type { AutomationView } from '../../services/automation.service.ts';
-import type { DeliveryView } from '../../services/delivery.service.ts';
-import type { NotificationView } from '../../services/notification.service.ts';
-import type { ReportDetail, ReportView } from '../../services/report.service.ts';
+import {
+  CHANNEL_TYPES,
+  shownConfigurationFields,
+  type ChannelType,
+} from '../../notifications/channel-registry.ts';
+import type { DeliveryAttempt } from '../../notifications/channel-sender.ts';
+import type { CreatedNotification as Created } from '../../services/notification.service.ts';
+import type { ReportDetail } from '../../services/report.service.ts';
 import { Timestamp, Uuid } from './schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A registered channel type. */
+export const ChannelTypeSchema = Type.Unsafe<ChannelType>(
+  Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+);
 
 export const NotificationItem = Type.Object({
   id: Uuid,
   created_at: Timestamp,
   updated_at: Timestamp,
   name: Type.String(),
-  type: Type.Union([
-    Type.Literal('email'),
-    Type.Literal('webhook'),
-    Type.Literal('slack'),
-    Type.Literal('teams'),
-  ]),
+  type: ChannelTypeSchema,
   is_enabled: Type.Boolean(),
-  configuration: Type.Object(
-    {
-      email: Type.Optional(Type.String()),
-      status: Type.Optional(
-        Type.Union(
-          [Type.Literal('confirmed'), Type.Literal('pending'), Type.Literal('unsubscribed'), Type.Null()],
-          {
-            description: 'Email: addresses outside the organization must confirm (double opt-in).',
-          },
-        ),
-      ),
-      url_host: Type.Optional(
-        Type.String({ description: 'Webhook: the host of the URL (the URL is secret).' }),
-      ),
-      header_names: Type.Optional(
-        Type.Array(Type.String(), { description: 'Webhook: header names (values are secret).' }),
-      ),
-      webhook_host: Type.Optional(Type.String({ description: 'Slack and Teams: the host of the URL.' })),
-    },
-    { description: 'What may be shown of the configuration: never a full URL or a header value.' },
-  ),
+  configuration: Type.Object(shownConfigurationFields(), {
+    description: 'What may be shown of the configuration: never a full URL or a header value.',
+  }),
 });
 
 export const CreatedNotification = Type.Object({
@@ -53,8 +41,26 @@ export const CreatedNotification = Type.Object({
   ),
 });
 
-export function notificationItem(v: NotificationView & { signing_secret?: string }) {
-  return { ...v, created_at: toMicrosZ(v.created_at), updated_at: toMicrosZ(v.updated_at) };
+/** What may be shown of a notification: its configuration without secrets (they are sealed apart). */
+export function notificationItem(n: NotificationRow<ChannelType>) {
+  // An email's opt-in status is a column of its own, shown inside the configuration.
+  const configuration =
+    n.type === 'email' ? { ...n.configuration, status: n.email_status } : { ...n.configuration };
+  return {
+    id: n.id,
+    created_at: toMicrosZ(n.created_at),
+    updated_at: toMicrosZ(n.updated_at),
+    name: n.name,
+    type: n.type,
+    is_enabled: n.is_enabled,
+    configuration,
+  };
+}
+
+/** A created notification: a webhook's signing secret is shown this once. */
+export function createdNotificationItem(created: Created) {
+  const item = notificationItem(created.notification);
+  return created.signingSecret === undefined ? item : { ...item, signing_secret: created.signingSecret };
 }
 
 const Attempt = Type.Object({
@@ -78,8 +84,20 @@ export const Delivery = Type.Object({
   payload_id: Type.String({ description: 'The `id` of the payload: receivers drop duplicates by it.' }),
 });
 
-export function deliveryItem(d: DeliveryView) {
-  return { ...d, created_at: toMicrosZ(d.created_at) };
+export function deliveryItem(d: DeliveryRow) {
+  return {
+    id: d.id,
+    created_at: toMicrosZ(d.created_at),
+    kind: d.kind,
+    status: d.status,
+    attempts: (d.attempts as DeliveryAttempt[]).map((a) => ({
+      at: a.at,
+      status_code: a.status_code,
+      duration_ms: a.duration_ms,
+      error: a.error,
+    })),
+    payload_id: String(d.payload.id),
+  };
 }
 
 const Leaf = Type.Object(
@@ -136,8 +154,20 @@ export const AutomationItem = Type.Object({
   }),
 });
 
-export function automationItem(v: AutomationView) {
-  return { ...v, created_at: toMicrosZ(v.created_at), updated_at: toMicrosZ(v.updated_at) };
+export function automationItem(a: AutomationRow) {
+  return {
+    id: a.id,
+    created_at: toMicrosZ(a.created_at),
+    updated_at: toMicrosZ(a.updated_at),
+    name: a.name,
+    is_enabled: a.is_enabled,
+    trigger_type: a.trigger_type,
+    frequency: a.frequency,
+    schedule_time: a.schedule_time,
+    schedule_timezone: a.schedule_timezone,
+    schedule_weekday: a.schedule_weekday,
+    configuration: a.configuration,
+  };
 }
 
 export const Execution = Type.Object({
@@ -212,17 +242,22 @@ export const ReportDetailSchema = Type.Object({
   ),
 });
 
-export function reportItem(r: ReportView) {
+export function reportItem(r: ReportRow) {
   return {
-    ...r,
+    id: r.id,
+    link: r.link,
     created_at: toMicrosZ(r.created_at),
-    period: { start: toMicrosZ(r.period.start), end: toMicrosZ(r.period.end) },
+    automation: r.automation_name,
+    period: { start: toMicrosZ(r.period_start), end: toMicrosZ(r.period_end) },
+    cves_count: r.summary.cves_count,
+    highest_cvss: r.summary.highest_cvss,
+    severity_counts: r.summary.severity_counts,
   };
 }
 
 export function reportDetail(r: ReportDetail) {
   return {
-    ...reportItem(r),
+    ...reportItem(r.report),
     cves: r.cves.map((c) => ({
       ...c,
       changes: c.changes.map((ch) => ({ ...ch, created_at: toMicrosZ(ch.created_at) })),

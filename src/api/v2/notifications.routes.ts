@@ -4,9 +4,12 @@
  */
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.ts';
+import { configurationSummary, requestConfigurationFields } from '../../notifications/channel-registry.ts';
 import { pageEnvelope } from '../pagination.ts';
 import {
+  ChannelTypeSchema,
   CreatedNotification,
+  createdNotificationItem,
   Delivery,
   deliveryItem,
   NotificationItem,
@@ -25,23 +28,10 @@ const Params = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
 });
 const Name = Type.String({ minLength: 1, maxLength: 100, description: 'Unique in the project.' });
-const Url = Type.String({ minLength: 1, maxLength: 2048 });
-const Configuration = Type.Object(
-  {
-    email: Type.Optional(Type.String({ maxLength: 254, description: 'email: the recipient.' })),
-    url: Type.Optional(Url),
-    headers: Type.Optional(
-      Type.Record(Type.String(), Type.String({ maxLength: 4096 }), {
-        description: 'webhook: extra request headers (names are shown, values never).',
-      }),
-    ),
-    webhook_url: Type.Optional(Url),
-  },
-  {
-    additionalProperties: false,
-    description: '`{email}` (email), `{url, headers?}` (webhook), `{webhook_url}` (slack, teams).',
-  },
-);
+const Configuration = Type.Object(requestConfigurationFields(), {
+  additionalProperties: false,
+  description: `${configurationSummary()}.`,
+});
 
 export const notificationRoutes: FastifyPluginAsyncTypebox<{
   services: Pick<Services, 'config' | 'notifications'>;
@@ -84,12 +74,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{
         body: Type.Object(
           {
             name: Name,
-            type: Type.Union([
-              Type.Literal('email'),
-              Type.Literal('webhook'),
-              Type.Literal('slack'),
-              Type.Literal('teams'),
-            ]),
+            type: ChannelTypeSchema,
             is_enabled: Type.Optional(Type.Boolean()),
             configuration: Configuration,
           },
@@ -106,7 +91,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{
         request.body,
         auth.actor,
       );
-      return reply.status(201).send(notificationItem(created));
+      return reply.status(201).send(createdNotificationItem(created));
     },
   );
 

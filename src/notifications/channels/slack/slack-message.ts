@@ -5,8 +5,8 @@
  * Slack's limits: 50 blocks per message, 3000 characters per section text, 150 per header text; the
  * cap of CHAT_MAX_CVES keeps the message at most 2 + 20 + 1 blocks.
  */
-import { CHAT_MAX_CVES, clip, cveCount, summarize, truncate, type CveLine } from './message-summary.ts';
-import type { NotificationPayload } from './payload.ts';
+import { CHAT_MAX_CVES, clip, cveCount, summarize, truncate, type CveLine } from '../../message-summary.ts';
+import type { NotificationPayload } from '../../payload.ts';
 
 export const SLACK_MAX_BLOCKS = 50;
 export const SLACK_MAX_TEXT = 3000;

@@ -2,8 +2,8 @@
  * A payload as an email: subject, plain-text and HTML parts, both with a visible unsubscribe link.
  * Pure: no I/O. Every value from the payload is HTML-escaped in the HTML part.
  */
-import { clip, cveCount, EMAIL_MAX_CVES, summarize, type CveLine } from './message-summary.ts';
-import type { NotificationPayload } from './payload.ts';
+import { clip, cveCount, EMAIL_MAX_CVES, summarize, type CveLine } from '../../message-summary.ts';
+import type { NotificationPayload } from '../../payload.ts';
 
 export interface EmailMessage {
   subject: string;

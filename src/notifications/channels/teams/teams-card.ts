@@ -2,8 +2,8 @@
  * A payload as a Microsoft Teams Workflows message: one Adaptive Card 1.4 attachment with the title,
  * a context line, a container per CVE (capped like Slack) and an "and N more" line. Pure: no I/O.
  */
-import { CHAT_MAX_CVES, cveCount, summarize, type CveLine } from './message-summary.ts';
-import type { NotificationPayload } from './payload.ts';
+import { CHAT_MAX_CVES, cveCount, summarize, type CveLine } from '../../message-summary.ts';
+import type { NotificationPayload } from '../../payload.ts';
 
 export const ADAPTIVE_CARD_CONTENT_TYPE = 'application/vnd.microsoft.card.adaptive';
 

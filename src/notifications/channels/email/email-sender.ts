@@ -5,8 +5,8 @@
 import nodemailer, { type NodemailerError, type Transporter } from 'nodemailer';
 import type { SMTPSentMessageInfo } from 'nodemailer';
 import type { EmailMessage } from './email-message.ts';
-import { clip } from './message-summary.ts';
-import type { OutboundResult } from './outbound.ts';
+import { clip } from '../../message-summary.ts';
+import type { OutboundResult } from '../../outbound.ts';
 
 export interface EmailSenderOptions {
   smtpUrl: string;
