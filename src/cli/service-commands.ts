@@ -1,34 +1,24 @@
 /**
- * CLI commands that work on the services. Each runs in this process, or (while `serve` holds the
- * embedded data dir) inside the running server, handed over the control socket: the same code either
- * way, with a serializable result.
+ * CLI commands that work on the services, each declared once (command.ts). Each runs in this process,
+ * or (while `serve` holds the embedded data dir) inside the running server, handed over the control
+ * socket: the same code either way, with a serializable result.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Services } from '../services/services.ts';
 import type { ImportProgress, ImportReport } from '../domain/import-report.ts';
 import { sources } from '../sources/index.ts';
-import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
+import { isSourceName, SOURCE_NAMES, type SourceName } from '../sources/source.ts';
 import { AppError } from '../domain/errors.ts';
 import { SYSTEM_ACTOR, type Actor } from '../domain/actor.ts';
-import { isScope, SCOPES } from '../domain/scopes.ts';
+import { isScope, SCOPES, type Scope } from '../domain/scopes.ts';
 import type { JobsOverview, JobSummary } from '../services/job.service.ts';
 import { EXIT, formatNumber, UsageError } from './output.ts';
+import { commandKey, serviceCommand, type CommandResult, type ServiceCommand } from './command.ts';
 import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
 import type { SyncReport } from '../services/sync.service.ts';
 
-export interface CommandResult {
-  text: string;
-  data: unknown;
-  exitCode: number;
-  /** Lines for stderr (skipped records and the like). */
-  notes?: string[];
-}
-
-export type ServiceCommand = (
-  services: Services,
-  args: Record<string, unknown>,
-  progress: (line: string) => void,
-) => Promise<CommandResult>;
+export type { CommandResult };
 
 function progressLine(p: ImportProgress): string {
   const rate = p.elapsedMs ? Math.round((p.records / p.elapsedMs) * 1000) : 0;
@@ -83,9 +73,6 @@ function jobsText(o: JobsOverview): string {
   return lines.join('\n');
 }
 
-const str = (args: Record<string, unknown>, key: string) =>
-  typeof args[key] === 'string' ? (args[key] as string) : undefined;
-
 /** The actor of an administrative command: the named user when given, else the system. */
 async function actorFor(services: Services, username: string | undefined): Promise<Actor> {
   if (!username) return SYSTEM_ACTOR;
@@ -101,14 +88,29 @@ function syncSummary(r: SyncReport): string {
   return `${r.source}: ${counts}; ${formatNumber(r.changes)} changes recorded (${(r.durationMs / 1000).toFixed(1)} s)${notes}`;
 }
 
-export const serviceCommands: Record<string, ServiceCommand> = {
-  /** One sync round of each named source (default: SYNC_SOURCES), one after the other; a failure does not stop the rest. */
-  async sync(services, args, progress) {
-    const named = Array.isArray(args.sources) ? (args.sources as string[]) : [];
-    const unknown = named.filter((s) => !(SYNC_SOURCE_NAMES as readonly string[]).includes(s));
+const collectProducts = (values: string[]): Record<string, string[]> => {
+  const products: Record<string, string[]> = {};
+  for (const p of values) {
+    const i = p.indexOf(':');
+    if (i <= 0 || i === p.length - 1) throw new UsageError(`--product takes VENDOR:PRODUCT, not "${p}"`);
+    (products[p.slice(0, i)] ??= []).push(p.slice(i + 1));
+  }
+  return products;
+};
+
+/** One sync round of each named source (default: SYNC_SOURCES), one after the other; a failure does not stop the rest. */
+const sync = serviceCommand({
+  name: 'sync',
+  description: 'one sync round from the configured upstreams, now (default: every source of SYNC_SOURCES)',
+  arguments: [{ name: '[sources...]', description: 'cve5 | nvd | kev | epss | cwe' }],
+  args: (sources: string[]) => {
+    const unknown = sources.filter((s) => !(SYNC_SOURCE_NAMES as readonly string[]).includes(s));
     if (unknown.length)
       throw new UsageError(`unknown source "${unknown[0]}"; use one of ${SYNC_SOURCE_NAMES.join(', ')}`);
-    const list = named.length ? (named as SyncSourceName[]) : services.config.sync.sources;
+    return { sources: sources as SyncSourceName[] };
+  },
+  async run(services, args, progress) {
+    const list = args.sources.length ? args.sources : services.config.sync.sources;
     if (!list.length) throw new UsageError('no source to sync: SYNC_SOURCES is none and none was named');
     const results: (
       { status: 'succeeded'; report: SyncReport } | { status: 'failed'; source: string; error: string }
@@ -133,12 +135,25 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       notes: failed ? [`${failed} of ${list.length} sources failed (see /readyz for details)`] : [],
     };
   },
+});
 
-  async import(services, args, progress) {
-    const source = str(args, 'source') ?? '';
+const importCommand = serviceCommand({
+  name: 'import',
+  description: `import upstream data; source: ${SOURCE_NAMES.join(' | ')}`,
+  arguments: [
+    { name: '<source>', description: SOURCE_NAMES.join(' | ') },
+    { name: '<paths...>', description: 'files, folders, .gz/.zip archives or http(s) URLs' },
+  ],
+  args: (source: string, paths: string[]): { source: SourceName; targets: string[] } => {
     if (!isSourceName(source))
       throw new UsageError(`unknown source "${source}"; use one of ${SOURCE_NAMES.join(', ')}`);
-    const targets = Array.isArray(args.targets) ? (args.targets as string[]) : [];
+    const targets = absoluteTargets(paths);
+    for (const t of targets) {
+      if (!/^https?:\/\//i.test(t) && !fs.existsSync(t)) throw new UsageError(`${t}: no such file or folder`);
+    }
+    return { source, targets };
+  },
+  async run(services, { source, targets }, progress) {
     const report = await services.imports.importInputs(sources[source], targets, {
       onProgress: (p) => progress(progressLine(p)),
     });
@@ -160,46 +175,64 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       notes,
     };
   },
+});
 
-  async 'jobs.status'(services) {
+const jobsStatus = serviceCommand({
+  name: 'jobs',
+  description: 'the job queue: counts by status, running jobs, retries, failed and dead jobs',
+  args: () => ({}),
+  async run(services) {
     const overview = await services.jobs.overview();
     return { text: jobsText(overview), data: overview, exitCode: EXIT.ok };
   },
+});
 
-  async 'jobs.retry'(services, args) {
-    const id = Number(args.id);
-    if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`"${String(args.id)}" is not a job id`);
+const jobsRetry = serviceCommand({
+  name: 'jobs retry',
+  description: 'queue a dead or failed job again, with fresh attempts',
+  arguments: [{ name: '<id>', description: 'the job id' }],
+  args: (id: string) => {
+    const n = Number(id);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`"${id}" is not a job id`);
+    return { id: n };
+  },
+  async run(services, { id }) {
     if (!(await services.jobs.retry(id))) throw new UsageError(`no dead or failed job #${id}`);
     return { text: `job #${id} queued again`, data: { id, status: 'pending' }, exitCode: EXIT.ok };
   },
+});
 
-  async 'tag.set'(services, args) {
-    const tags = Array.isArray(args.tags) ? (args.tags as string[]) : [];
-    const r = await services.tags.setForUsername(str(args, 'user') ?? '', str(args, 'cveId') ?? '', tags);
-    return {
-      text: `${r.cve_id}: ${r.tags.length ? r.tags.join(' ') : 'no tags'}`,
-      data: r,
-      exitCode: EXIT.ok,
-    };
+const userCreate = serviceCommand({
+  name: 'user create',
+  description: 'create a user (the first admin, for example)',
+  options: [
+    { flags: '--username <username>', required: true },
+    { flags: '--email <email>', required: true },
+    {
+      flags: '--password <password>',
+      description: 'the password (visible in the process list: prefer --password-stdin)',
+    },
+    { flags: '--password-stdin', description: 'read the password from standard input' },
+    { flags: '--admin', description: 'a site administrator' },
+  ],
+  args: (o: {
+    username: string;
+    email: string;
+    password?: string;
+    passwordStdin?: boolean;
+    admin?: boolean;
+  }) => {
+    if (!o.password === !o.passwordStdin)
+      throw new UsageError('give exactly one of --password and --password-stdin');
+    const password = o.passwordStdin ? fs.readFileSync(0, 'utf8').replace(/\r?\n$/, '') : o.password!;
+    return { username: o.username, email: o.email, password, admin: o.admin === true };
   },
-
-  async 'tag.list'(services, args) {
-    const tagged = await services.tags.listForUsername(str(args, 'user') ?? '', str(args, 'cveId'));
-    return {
-      text: tagged.length
-        ? tagged.map((t) => `${t.cve_id}: ${t.tags.join(' ')}`).join('\n')
-        : 'no tagged CVEs',
-      data: tagged,
-      exitCode: EXIT.ok,
-    };
-  },
-
-  async 'user.create'(services, args) {
+  async run(services, args) {
     const user = await services.accounts.createUser({
-      username: str(args, 'username') ?? '',
-      email: str(args, 'email') ?? '',
-      password: str(args, 'password') ?? '',
-      isAdmin: args.admin === true,
+      username: args.username,
+      email: args.email,
+      password: args.password,
+      isAdmin: args.admin,
     });
     return {
       text: `created user ${user.username}${user.is_admin ? ' (admin)' : ''}`,
@@ -207,25 +240,55 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       exitCode: EXIT.ok,
     };
   },
+});
 
-  async 'org.create'(services, args) {
-    const org = await services.accounts.createOrganization(str(args, 'name') ?? '', str(args, 'owner') ?? '');
+const orgCreate = serviceCommand({
+  name: 'org create',
+  description: 'create an organization with its first owner',
+  arguments: [{ name: '<name>', description: 'letters, digits and -' }],
+  options: [{ flags: '--owner <username>', required: true }],
+  args: (name: string, o: { owner: string }) => ({ name, owner: o.owner }),
+  async run(services, args) {
+    const org = await services.accounts.createOrganization(args.name, args.owner);
     return {
       text: `created organization ${org.name}`,
       data: { id: org.id, name: org.name },
       exitCode: EXIT.ok,
     };
   },
+});
 
-  async 'project.create'(services, args) {
-    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
-    const vendors = Array.isArray(args.vendors) ? (args.vendors as string[]) : [];
-    const products = (args.products ?? {}) as Record<string, string[]>;
+const projectCreate = serviceCommand({
+  name: 'project create',
+  description: 'create a project, with its subscriptions',
+  arguments: [
+    { name: '<org>', description: 'the organization' },
+    { name: '<name>', description: 'the project name' },
+  ],
+  options: [
+    { flags: '--vendor <vendor>', description: 'subscribe to a vendor (repeatable)', repeatable: true },
+    {
+      flags: '--product <vendor:product>',
+      description: 'subscribe to a product of a vendor (repeatable)',
+      repeatable: true,
+    },
+  ],
+  args: (org: string, name: string, o: { vendor: string[]; product: string[] }) => ({
+    org,
+    name,
+    vendors: o.vendor,
+    products: collectProducts(o.product),
+  }),
+  async run(services, args) {
+    const org = await services.accounts.getOrganization(args.org);
     const { project, subscriptions } = await services.projects.create(
       org.id,
-      { name: str(args, 'name') ?? '' },
+      { name: args.name },
       SYSTEM_ACTOR,
-      { vendors, products },
+      {
+        vendors: args.vendors,
+        products: args.products,
+      },
     );
     const n = project.subscriptions_count;
     return {
@@ -234,23 +297,41 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       exitCode: EXIT.ok,
     };
   },
+});
 
-  async 'token.create'(services, args) {
-    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
-    const scopes = Array.isArray(args.scopes) ? (args.scopes as string[]) : [];
-    const unknown = scopes.filter((s) => !isScope(s));
+const tokenCreate = serviceCommand({
+  name: 'token create',
+  description: 'create a token; prints it once, alone on its line',
+  options: [
+    { flags: '--org <name>', required: true },
+    { flags: '--name <name>', required: true },
+    {
+      flags: '--mode <mode>',
+      description: 'read or write (default: write when a :write scope is given, else read)',
+      choices: ['read', 'write'],
+    },
+    {
+      flags: '--scope <scope>',
+      description: `limit to a scope (repeatable): ${SCOPES.join(', ')}`,
+      repeatable: true,
+    },
+    { flags: '--created-by <username>', description: 'the member the token is recorded as created by' },
+  ],
+  args: (o: { org: string; name: string; mode?: 'read' | 'write'; scope: string[]; createdBy?: string }) => {
+    const unknown = o.scope.filter((s) => !isScope(s));
     if (unknown.length)
       throw new UsageError(
         `unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; scopes are ${SCOPES.join(', ')}`,
       );
-    const mode = str(args, 'mode') ?? (scopes.some((s) => s.endsWith(':write')) ? 'write' : 'read');
-    if (mode !== 'read' && mode !== 'write') throw new UsageError('--mode must be read or write');
-    const actor = await actorFor(services, str(args, 'createdBy'));
-    const { token, record } = await services.tokens.create(
-      org.id,
-      { name: str(args, 'name') ?? '', mode, scopes },
-      actor,
-    );
+    const scopes = o.scope as Scope[];
+    const mode = o.mode ?? (scopes.some((s) => s.endsWith(':write')) ? 'write' : 'read');
+    return { org: o.org, name: o.name, mode, scopes, createdBy: o.createdBy };
+  },
+  async run(services, args) {
+    const org = await services.accounts.getOrganization(args.org);
+    const actor = await actorFor(services, args.createdBy);
+    const { mode, scopes } = args;
+    const { token, record } = await services.tokens.create(org.id, { name: args.name, mode, scopes }, actor);
     // The token alone on stdout: scripts capture it with $(vulntrack token create …).
     return {
       text: token,
@@ -268,9 +349,15 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       ],
     };
   },
+});
 
-  async 'token.list'(services, args) {
-    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
+const tokenList = serviceCommand({
+  name: 'token list',
+  description: 'list the tokens of an organization: who created each, its mode, scopes and last use',
+  options: [{ flags: '--org <name>', required: true }],
+  args: (o: { org: string }) => ({ org: o.org }),
+  async run(services, args) {
+    const org = await services.accounts.getOrganization(args.org);
     const tokens = await services.tokens.list(org.id);
     const rows = tokens.map((t) => ({
       token_id: t.tokenId,
@@ -294,12 +381,18 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       exitCode: EXIT.ok,
     };
   },
+});
 
-  async 'token.revoke'(services, args) {
-    const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
-    const tokenId = str(args, 'tokenId') ?? '';
+const tokenRevoke = serviceCommand({
+  name: 'token revoke',
+  description: 'revoke a token (it stops working on its next request)',
+  arguments: [{ name: '<token_id>' }],
+  options: [{ flags: '--org <name>', required: true }],
+  args: (tokenId: string, o: { org: string }) => ({ org: o.org, tokenId }),
+  async run(services, { org: orgName, tokenId }) {
+    const org = await services.accounts.getOrganization(orgName);
     try {
-      await services.tokens.revoke(org.id, tokenId, await actorFor(services, str(args, 'revokedBy')));
+      await services.tokens.revoke(org.id, tokenId, SYSTEM_ACTOR);
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found')
         throw new UsageError(`no live token ${tokenId} in ${org.name}`);
@@ -311,7 +404,79 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       exitCode: EXIT.ok,
     };
   },
-};
+});
+
+const tagSet = serviceCommand({
+  name: 'tag set',
+  description: "set a user's tags on a CVE, replacing the ones it had (no tags: untag it)",
+  arguments: [
+    { name: '<cve_id>' },
+    { name: '[tags...]', description: 'letters, digits, _ . - (at most 64 characters each)' },
+  ],
+  options: [{ flags: '--user <username>', required: true }],
+  args: (cveId: string, tags: string[], o: { user: string }) => ({ user: o.user, cveId, tags }),
+  async run(services, args) {
+    const r = await services.tags.setForUsername(args.user, args.cveId, args.tags);
+    return {
+      text: `${r.cve_id}: ${r.tags.length ? r.tags.join(' ') : 'no tags'}`,
+      data: r,
+      exitCode: EXIT.ok,
+    };
+  },
+});
+
+const tagList = serviceCommand({
+  name: 'tag list',
+  description: "list a user's tagged CVEs with their tags",
+  arguments: [{ name: '[cve_id]', description: 'only this CVE' }],
+  options: [{ flags: '--user <username>', required: true }],
+  args: (cveId: string | undefined, o: { user: string }) => ({ user: o.user, cveId }),
+  async run(services, args) {
+    const tagged = await services.tags.listForUsername(args.user, args.cveId);
+    return {
+      text: tagged.length
+        ? tagged.map((t) => `${t.cve_id}: ${t.tags.join(' ')}`).join('\n')
+        : 'no tagged CVEs',
+      data: tagged,
+      exitCode: EXIT.ok,
+    };
+  },
+});
+
+/** The service commands, in the order `vulntrack --help` lists them (among the local ones: main.ts). */
+export const SERVICE_COMMANDS = {
+  jobsStatus,
+  jobsRetry,
+  import: importCommand,
+  sync,
+  userCreate,
+  orgCreate,
+  projectCreate,
+  tokenCreate,
+  tokenList,
+  tokenRevoke,
+  tagSet,
+  tagList,
+} satisfies Record<string, ServiceCommand>;
+
+/**
+ * Each service command by its name on the control socket (`token.create`), its arguments as they
+ * arrive there (the JSON of what its `args` returned in the CLI).
+ */
+export const serviceCommands: Record<
+  string,
+  (
+    services: Services,
+    args: Record<string, unknown>,
+    progress: (line: string) => void,
+  ) => Promise<CommandResult>
+> = Object.fromEntries(
+  Object.values(SERVICE_COMMANDS).map((c: ServiceCommand) => [
+    commandKey(c),
+    (services: Services, args: Record<string, unknown>, progress: (line: string) => void) =>
+      c.run(services, args as never, progress),
+  ]),
+);
 
 /** Absolute paths for import targets, so a server with another working directory finds them. */
 export const absoluteTargets = (targets: string[]) =>

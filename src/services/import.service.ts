@@ -11,32 +11,19 @@
  * CVE in one input apply in order, each recording its own change; a malformed record is skipped and
  * reported, never fatal.
  */
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { sameJson } from '../domain/canonical-json.ts';
-import { diffCve, type CveChange } from '../domain/cve-change.ts';
-import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
-import {
-  emptyDocument,
-  mergeCve,
-  RECORD_PROVIDERS,
-  type MergedCve,
-  type Provider,
-  type SourceDocument,
-} from '../domain/cve.ts';
+import { emptyDocument } from '../domain/cve.ts';
 import {
   CatalogWriteRepository,
   type CatalogWriteTransaction,
-  type EpssMove,
-  type InputFingerprint,
   type OpenWriteTransaction,
-  type SourceUpsert,
 } from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
 import type { DB } from '../db/schema.ts';
 import { inputFiles, type InputFile } from '../sources/input.ts';
 import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '../domain/import-report.ts';
+import { applyCveBatch, serialize, type CveItem } from './import-batch.ts';
 
 export interface ImportOptions {
   batchSize?: number;
@@ -57,11 +44,6 @@ export interface ImportOptions {
 
 const MAX_PROBLEMS = 1000;
 /**
- * An EPSS move at least this large is kept for EPSS triggers (docs/notifications.md): scores drift a
- * little every day for every CVE, and a drift is nobody's news.
- */
-export const EPSS_MOVE_MIN = 0.01;
-/**
  * Rows written (by all imports of this service, so that a sync's many small imports count too)
  * before the first ANALYZE of the catalog tables; then each time the rows written grew this much.
  * The planner scales a table's row estimate by its current size on disk, so statistics taken once
@@ -69,55 +51,6 @@ export const EPSS_MOVE_MIN = 0.01;
  */
 const ANALYZE_FIRST_AFTER = 2_000;
 const ANALYZE_GROWTH = 8;
-
-/**
- * A CVE item, with the fingerprint of its raw record when it came from one (and parsed to the id it
- * was looked up by); `known`: that fingerprint was stored, with the statements still current. And its
- * records serialized (`serialize`, in order), done as it is read: while the batch before is written,
- * not inside this one's transaction, where the database would wait on it.
- */
-type CveItem = Extract<ImportItem, { kind: 'cve' }> & {
-  input?: { fingerprint: string; known: boolean };
-  serialized: Serialized[];
-};
-
-type Serialized = ReturnType<typeof serialize>;
-
-/**
- * Parsers build documents in a fixed key order, so the same upstream input always serializes to the
- * same text: plain JSON is the fingerprint (the canonical form costs several times more on this hot
- * path; a parser change that reorders keys only costs one re-merge, which records nothing).
- */
-function serialize(doc: SourceDocument, raw?: Record<string, unknown>) {
-  const docJson = JSON.stringify(doc);
-  const rawJson = raw === undefined ? undefined : JSON.stringify(raw);
-  const hash = createHash('sha1').update(docJson);
-  if (rawJson !== undefined) hash.update(rawJson);
-  return { docJson, rawJson, hash: hash.digest('base64') };
-}
-
-const EMPTY_WRITE = {
-  sourceUpserts: [],
-  sourceDeletes: [],
-  cves: [],
-  changes: [],
-  vendorKeys: [],
-  weaknessIds: [],
-};
-
-function epssScore(cve: MergedCve): number | null {
-  const data = cve.metrics.epss.data as { score?: number } | null;
-  return typeof data?.score === 'number' ? data.score : null;
-}
-
-/** The EPSS move from `before` to `after` when it is large enough to matter. */
-function epssMove(before: MergedCve, after: MergedCve): EpssMove | undefined {
-  const oldScore = epssScore(before);
-  const newScore = epssScore(after);
-  if (newScore === null || oldScore === newScore) return undefined;
-  if (oldScore !== null && Math.abs(newScore - oldScore) < EPSS_MOVE_MIN) return undefined;
-  return { cveId: after.cveId, oldScore, newScore };
-}
 
 export class ImportService {
   private readonly catalog: CatalogWriteRepository;
@@ -145,383 +78,360 @@ export class ImportService {
     return this.importFiles(source, files(), options);
   }
 
-  /** Imports input files (read from anywhere: disk, an archive, memory) with `source`, in order. */
+  /**
+   * Imports input files (read from anywhere: disk, an archive, memory) with `source`, in order: the
+   * steps of an ImportRun, recorded as one import run.
+   */
   async importFiles(
     source: Source,
     files: AsyncIterable<InputFile>,
     options: ImportOptions = {},
   ): Promise<ImportReport> {
-    const started = Date.now();
-    const batchSize = options.batchSize ?? 500;
-    const counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
-    const problems: ImportProblem[] = [];
-    let changes = 0;
-    let records = 0;
-    let analyzeDue = false;
-    let lastProgress = started;
+    const run = new ImportRun(source, options, this.catalog, (rows) => this.wrote(rows));
     const runId = await this.runs.start(source.name);
-    // An atomic import writes every batch in one transaction, and reads through it too: the embedded
-    // database has no other session meanwhile, and its own uncommitted batches are what it reads.
-    let atomic: OpenWriteTransaction | undefined;
-    let reads = this.catalog;
-    const inTransaction = <T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> =>
-      atomic ? fn(atomic.tx) : this.catalog.inWriteTransaction(fn);
-    const report = (status: ImportReport['status']): ImportReport => ({
-      source: source.name,
-      status,
-      counts,
-      problems,
-      changes,
-      durationMs: Date.now() - started,
-    });
-
-    let cveBatch: CveItem[] = [];
-    let batchIds = new Set<string>();
-    /** CVE ids of the batch being written (possibly committed already). */
-    let inflightIds = new Set<string>();
-    let rawBatch: RawItem[] = [];
-    let lookups: boolean | undefined;
-    let weaknessBatch: WeaknessRecord[] = [];
-    /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
-    const listed = new Set<string>();
-    // One batch is written while the next one is parsed: on a PostgreSQL server the database works on
-    // the other core. Batches still apply strictly in order, each after the previous one committed.
-    let inflight: Promise<void> | undefined;
-    const flush = async () => {
-      await inflight;
-      inflight = undefined;
-      if (cveBatch.length) {
-        const batch = cveBatch;
-        cveBatch = [];
-        inflightIds = batchIds;
-        batchIds = new Set();
-        inflight = inTransaction((tx) => this.applyCveBatch(tx, source.name, batch)).then(async (result) => {
-          for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
-            counts[k] += result.counts[k];
-          changes += result.changes;
-          this.written += result.counts.imported + result.counts.updated + result.counts.pending;
-          if (this.written >= this.nextAnalyze) {
-            // Fresh statistics as the tables grow: without them the planner scans cve_source and
-            // cve_input for the batch lookups instead of using their primary keys (autovacuum may be
-            // off, PGlite has none, or it is too slow for a bulk load). ANALYZE samples a bounded
-            // number of rows (0.3-0.7 s from 30,000 rows up). An atomic import runs it once committed.
-            this.nextAnalyze = this.written * ANALYZE_GROWTH;
-            if (atomic) analyzeDue = true;
-            else await this.catalog.analyze();
-          }
-        });
-        // Keep the rejection for the next await; never let it go unhandled meanwhile.
-        inflight.catch(() => {});
-      }
-      if (weaknessBatch.length) {
-        const { inserted, updated } = await reads.upsertWeaknesses(weaknessBatch);
-        counts.imported += inserted;
-        counts.updated += updated;
-        counts.unchanged += weaknessBatch.length - inserted - updated;
-        weaknessBatch = [];
-      }
-    };
-
-    const accept = async (item: ImportItem, input?: CveItem['input']) => {
-      if (item.kind === 'skip') {
-        counts.skipped++;
-        if (problems.length < MAX_PROBLEMS) {
-          problems.push({
-            position: item.position,
-            ...(item.id ? { id: item.id } : {}),
-            reason: item.reason,
-          });
-        }
-      } else if (item.kind === 'weakness') {
-        weaknessBatch.push(item.weakness);
-        if (weaknessBatch.length >= batchSize) await flush();
-      } else {
-        // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
-        if (source.snapshotOf) listed.add(item.cveId);
-        const serialized = item.records.map((r) => serialize(r.doc, r.raw));
-        cveBatch.push(input ? { ...item, input, serialized } : { ...item, serialized });
-        batchIds.add(item.cveId);
-        if (cveBatch.length >= batchSize) await flush();
-      }
-    };
-    // Raw records (Source.scan) are looked up by fingerprint a batch at a time; only those not known
-    // to be unchanged are parsed.
-    const resolveRaw = async () => {
-      if (!rawBatch.length) return;
-      const raws = rawBatch;
-      rawBatch = [];
-      // What is stored says nothing about a CVE written since the lookup started: the batch in
-      // flight, the batch being built, and a record parsed before another version of it in `raws`.
-      const uncommitted = new Set([...inflightIds, ...batchIds]);
-      // Without stored fingerprints (a first import) nothing can be skipped: no lookups.
-      lookups ??= !options.changedInputs && (await reads.hasInputs(source.name));
-      const unchanged = lookups ? await reads.unchangedInputs(source.name, raws) : { has: () => false };
-      for (const raw of raws) {
-        const known = unchanged.has(raw.cveId, raw.fingerprint);
-        if (known && !uncommitted.has(raw.cveId)) {
-          counts.unchanged++;
-          continue;
-        }
-        uncommitted.add(raw.cveId);
-        const item = raw.parse();
-        const fingerprinted = item.kind === 'cve' && item.cveId === raw.cveId;
-        await accept(item, fingerprinted ? { fingerprint: raw.fingerprint, known } : undefined);
-      }
-    };
-
     try {
-      if (options.atomic) {
-        atomic = await this.catalog.startWriteTransaction();
-        reads = new CatalogWriteRepository(atomic.db);
-      }
-      for await (const file of files) {
-        for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
-          records++;
-          if (item.kind === 'raw') {
-            rawBatch.push(item);
-            if (rawBatch.length >= batchSize) await resolveRaw();
-          } else {
-            await resolveRaw();
-            await accept(item);
-          }
-          const now = Date.now();
-          if (options.onProgress && now - lastProgress >= (options.progressEveryMs ?? 2000)) {
-            lastProgress = now;
-            options.onProgress({
-              source: source.name,
-              records,
-              counts: { ...counts },
-              elapsedMs: now - started,
-            });
-          }
-        }
-      }
-      await resolveRaw();
-      await flush();
-      await inflight;
-      if (source.snapshotOf) {
-        await this.retireUnlisted(source.name, source.snapshotOf, listed, counts, problems, reads, accept);
-        await flush();
-        await inflight;
-      }
-      if (atomic) {
-        await options.atomic!.beforeCommit(atomic.db);
-        await atomic.commit();
-        atomic = undefined;
-        if (analyzeDue) await this.catalog.analyze();
-      }
+      await run.open();
+      await run.read(files);
+      await run.retireUnlisted();
+      await run.commit();
     } catch (err) {
-      await inflight?.catch(() => {});
-      const rolledBack = atomic !== undefined;
-      if (atomic) await atomic.rollback().catch(() => {});
-      await this.runs.finish(runId, 'failed', counts, [
-        ...problems,
+      const rolledBack = await run.abandon();
+      await this.runs.finish(runId, 'failed', run.counts, [
+        ...run.problems,
         { position: '', reason: (err as Error).message + (rolledBack ? ' (nothing of it was kept)' : '') },
       ]);
-      if (!rolledBack && counts.imported + counts.updated) await this.afterImport().catch(() => {});
+      if (!rolledBack && run.counts.imported + run.counts.updated) await this.afterImport().catch(() => {});
       throw err;
     }
-    const result = report(counts.skipped ? 'partial' : 'completed');
-    await this.runs.finish(runId, result.status, counts, problems.slice(0, 100));
-    if (counts.imported + counts.updated) await this.afterImport();
-    return result;
+    const report = run.report();
+    await this.runs.finish(runId, report.status, report.counts, report.problems.slice(0, 100));
+    if (report.counts.imported + report.counts.updated) await this.afterImport();
+    return report;
   }
 
   /**
-   * After a snapshot source's import (Source.snapshotOf): deletes `provider`'s statements about the
-   * CVEs the input no longer lists, through `accept` like any item, so each CVE is merged again and
-   * the change recorded. Only after an input read whole: an entry skipped as unreadable is not one
-   * upstream removed, and an input listing nothing is more likely a broken mirror than an empty list.
+   * Counts the rows a batch wrote; true when the catalog tables are due an ANALYZE: fresh statistics
+   * as the tables grow, without which the planner scans cve_source and cve_input for the batch
+   * lookups instead of using their primary keys (autovacuum may be off, PGlite has none, or it is too
+   * slow for a bulk load). ANALYZE samples a bounded number of rows (0.3-0.7 s from 30,000 rows up).
    */
-  private async retireUnlisted(
-    sourceName: string,
-    provider: Provider,
-    listed: ReadonlySet<string>,
-    counts: ImportCounts,
-    problems: ImportProblem[],
-    reads: CatalogWriteRepository,
-    accept: (item: ImportItem) => Promise<void>,
-  ): Promise<void> {
+  private wrote(rows: number): boolean {
+    this.written += rows;
+    if (this.written < this.nextAnalyze) return false;
+    this.nextAnalyze = this.written * ANALYZE_GROWTH;
+    return true;
+  }
+}
+
+/**
+ * One import, as named steps over its input:
+ *
+ *   open    an atomic import's transaction
+ *   read    records (Source.scan, else Source.parse) → skip raw records known unchanged (RawLookup)
+ *           → collect: problems, weakness and CVE batches → write (BatchWriter: one CVE batch is
+ *           written while the next is read)
+ *   retire  a snapshot source's statements about CVEs its input no longer lists
+ *   commit  an atomic import
+ *
+ * and its tally (counts, problems, changes) for the report. `abandon` after a failed step.
+ */
+class ImportRun {
+  readonly counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
+  readonly problems: ImportProblem[] = [];
+  private changes = 0;
+  private readonly started = Date.now();
+  private records = 0;
+  private lastProgress = this.started;
+  // An atomic import writes every batch in one transaction, and reads through it too: the embedded
+  // database has no other session meanwhile, and its own uncommitted batches are what it reads.
+  private atomic: OpenWriteTransaction | undefined;
+  private reads: CatalogWriteRepository;
+  private analyzeDue = false;
+  private readonly batches: BatchWriter;
+  /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
+  private readonly listed = new Set<string>();
+
+  constructor(
+    private readonly source: Source,
+    private readonly options: ImportOptions,
+    private readonly catalog: CatalogWriteRepository,
+    /** Counts rows written; true when an ANALYZE is due (ImportService.wrote). */
+    private readonly wrote: (rows: number) => boolean,
+  ) {
+    this.reads = catalog;
+    this.batches = new BatchWriter(
+      options.batchSize ?? 500,
+      (batch) => this.writeCves(batch),
+      (batch) => this.writeWeaknesses(batch),
+    );
+  }
+
+  async open(): Promise<void> {
+    if (!this.options.atomic) return;
+    this.atomic = await this.catalog.startWriteTransaction();
+    this.reads = new CatalogWriteRepository(this.atomic.db);
+  }
+
+  /** Reads every record of `files`, collects them into batches and writes them all. */
+  async read(files: AsyncIterable<InputFile>): Promise<void> {
+    const { source } = this;
+    const raws = new RawLookup(
+      source.name,
+      this.options,
+      this.reads,
+      this.batches,
+      this.counts,
+      (item, input) => this.collect(item, input),
+    );
+    for await (const file of files) {
+      for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
+        this.records++;
+        if (item.kind === 'raw') await raws.add(item);
+        else {
+          await raws.resolve();
+          await this.collect(item);
+        }
+        this.progress();
+      }
+    }
+    await raws.resolve();
+    await this.batches.drain();
+  }
+
+  /**
+   * After a snapshot source's import (Source.snapshotOf): deletes its statements about the CVEs the
+   * input no longer lists, collected like any item, so each CVE is merged again and the change
+   * recorded. Only after an input read whole: an entry skipped as unreadable is not one upstream
+   * removed, and an input listing nothing is more likely a broken mirror than an empty list.
+   */
+  async retireUnlisted(): Promise<void> {
+    const { name, snapshotOf: provider } = this.source;
+    if (!provider) return;
     // A statement kept without its metrics (below) has nothing more to retire.
-    const unlisted = (await reads.statementsBy(provider, [...listed])).filter(
+    const unlisted = (await this.reads.statementsBy(provider, [...this.listed])).filter(
       (s) => !(s.alone && !Object.keys(s.doc.metrics).length),
     );
-    if (!unlisted.length) return;
-    if (counts.skipped || !listed.size) {
-      const why = counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
-      problems.push({
+    if (unlisted.length && (this.counts.skipped || !this.listed.size)) {
+      const why = this.counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
+      this.problems.push({
         position: '',
-        reason: `the ${sourceName} entries of ${unlisted.length} CVE${unlisted.length === 1 ? '' : 's'} not in the input were kept: ${why}`,
+        reason: `the ${name} entries of ${unlisted.length} CVE${unlisted.length === 1 ? '' : 's'} not in the input were kept: ${why}`,
       });
-      return;
-    }
-    for (const { cveId, doc, alone } of unlisted) {
-      // A CVE the catalog lists from this statement alone stays listed with what it says, less its
-      // metrics (the KEV entry): every listed CVE keeps a record statement to merge from.
-      const records = alone ? [{ cveId, provider, doc: { ...doc, metrics: emptyDocument().metrics } }] : [];
-      await accept({
-        kind: 'cve',
-        cveId,
-        position: `no longer listed by ${sourceName}`,
-        records,
-        replaces: [provider],
-      });
-    }
-  }
-
-  /**
-   * Applies one batch of CVE items in `tx`. Items of the same CVE (versions of its record, in input
-   * order) apply in turn, each compared with the one before: the changes recorded are those of
-   * importing them one by one.
-   */
-  private async applyCveBatch(
-    tx: CatalogWriteTransaction,
-    sourceName: string,
-    items: CveItem[],
-  ): Promise<{ counts: Omit<ImportCounts, 'skipped'>; changes: number }> {
-    const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
-    const ids = [...new Set(items.map((i) => i.cveId))];
-    const stored = await tx.sourceHashes(ids);
-    // Each CVE's statement hashes as the items so far leave them.
-    const current = new Map(
-      ids.map((id) => [id, new Map((stored.get(id) ?? []).map((s) => [s.provider, s.hash]))]),
-    );
-
-    // Cheap pass: items whose every statement has the current hash change nothing.
-    const pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[] = [];
-    // One fingerprint per CVE: the last version's.
-    const inputs = new Map<string, InputFingerprint>();
-    for (const item of items) {
-      const before = current.get(item.cveId)!;
-      const upserts: SourceUpsert[] = [];
-      const hashes = new Map<string, string>();
-      for (const [i, r] of item.records.entries()) {
-        const { docJson, rawJson, hash } = item.serialized[i]!;
-        hashes.set(r.provider, hash);
-        if (before.get(r.provider) !== hash) {
-          upserts.push({ cveId: r.cveId, provider: r.provider, doc: r.doc, docJson, rawJson, hash });
-        }
-      }
-      const present = new Set(item.records.map((r) => r.provider));
-      const deletes = item.replaces.filter((p) => !present.has(p) && before.has(p));
-      for (const u of upserts) before.set(u.provider, u.hash);
-      for (const p of deletes) before.delete(p);
-      const changed = upserts.length > 0 || deletes.length > 0;
-      if (changed) pending.push({ item, upserts, deletes });
-      else counts.unchanged++;
-      if (item.input && (changed || !item.input.known)) {
-        // The statements this raw record leaves stored, for the next import to skip it.
-        const providers = [...new Set<string>([...present, ...item.replaces])].sort();
-        inputs.set(item.cveId, {
-          source: sourceName,
-          cveId: item.cveId,
-          fingerprint: item.input.fingerprint,
-          providers,
-          hashes: providers.map((p) => hashes.get(p) ?? ''),
+    } else {
+      for (const { cveId, doc, alone } of unlisted) {
+        // A CVE the catalog lists from this statement alone stays listed with what it says, less its
+        // metrics (the KEV entry): every listed CVE keeps a record statement to merge from.
+        const records = alone ? [{ cveId, provider, doc: { ...doc, metrics: emptyDocument().metrics } }] : [];
+        await this.collect({
+          kind: 'cve',
+          cveId,
+          position: `no longer listed by ${name}`,
+          records,
+          replaces: [provider],
         });
       }
     }
-    if (!pending.length) {
-      if (inputs.size) await tx.write({ ...EMPTY_WRITE, inputs: [...inputs.values()] });
-      return { counts, changes: 0 };
-    }
-
-    // Only CVEs with stored statements have a merged view to read, and of their statements only
-    // those their first changed version neither brings nor replaces (it brings the rest itself: an
-    // unchanged statement has the hash, so the content, of the stored one). A record of the source
-    // that made every stored statement of its CVE needs none.
-    const knownIds = [...new Set(pending.map((p) => p.item.cveId))].filter((id) => stored.has(id));
-    const wanted = new Map<string, Provider[]>();
-    for (const { item } of pending) {
-      const storedHere = stored.get(item.cveId);
-      if (!storedHere || wanted.has(item.cveId)) continue;
-      const brought = new Set<Provider>([...item.replaces, ...item.records.map((r) => r.provider)]);
-      wanted.set(
-        item.cveId,
-        storedHere.map((s) => s.provider).filter((p) => !brought.has(p)),
-      );
-    }
-    const documents = await tx.sourceDocuments(wanted);
-    const views = await tx.mergedViews(knownIds);
-    const write = await this.mergePending(tx, pending, documents, views, counts, [...inputs.values()]);
-    return { counts, changes: write };
+    await this.batches.drain();
   }
 
-  /**
-   * Merges the pending items in order and writes the batch. `documents` and `views` start as stored
-   * and follow each item, so a CVE's next version is compared with the previous one; rows keyed by
-   * CVE (statements, merged view) are written once, as the last version left them.
-   */
-  private async mergePending(
-    tx: CatalogWriteTransaction,
-    pending: { item: CveItem; upserts: SourceUpsert[]; deletes: Provider[] }[],
-    documents: Map<string, Map<Provider, SourceDocument>>,
-    views: Map<string, MergedCve>,
-    counts: { imported: number; updated: number; unchanged: number; pending: number },
-    inputs: InputFingerprint[],
-  ): Promise<number> {
-    const cves = new Map<string, MergedCve>();
-    const changes: CveChange[] = [];
-    const vendorKeys = new Set<string>();
-    const weaknessIds = new Set<string>();
-    /** Per CVE and provider, the statement to store, or null to delete it. */
-    const statements = new Map<string, { cveId: string; provider: Provider; upsert: SourceUpsert | null }>();
-    const epssMoves: EpssMove[] = [];
-    for (const { item, upserts, deletes } of pending) {
-      let docs = documents.get(item.cveId);
-      if (!docs) documents.set(item.cveId, (docs = new Map<Provider, SourceDocument>()));
-      // Every statement the item brings: an unchanged one is the stored one (same hash), which was
-      // not read back (see applyCveBatch).
-      for (const r of item.records) docs.set(r.provider, r.doc);
-      for (const u of upserts) {
-        statements.set(`${item.cveId} ${u.provider}`, { cveId: item.cveId, provider: u.provider, upsert: u });
+  /** Commits an atomic import, with what `beforeCommit` writes. */
+  async commit(): Promise<void> {
+    if (!this.atomic) return;
+    await this.options.atomic!.beforeCommit(this.atomic.db);
+    await this.atomic.commit();
+    this.atomic = undefined;
+    if (this.analyzeDue) await this.catalog.analyze();
+  }
+
+  /** After a failed step: waits for the batch in flight and rolls an atomic import back (true then). */
+  async abandon(): Promise<boolean> {
+    await this.batches.settle();
+    if (!this.atomic) return false;
+    await this.atomic.rollback().catch(() => {});
+    return true;
+  }
+
+  report(): ImportReport {
+    return {
+      source: this.source.name,
+      status: this.counts.skipped ? 'partial' : 'completed',
+      counts: this.counts,
+      problems: this.problems,
+      changes: this.changes,
+      durationMs: Date.now() - this.started,
+    };
+  }
+
+  /** A problem, a weakness or a CVE (with its raw record's fingerprint, when it came from one). */
+  private async collect(item: ImportItem, input?: CveItem['input']): Promise<void> {
+    if (item.kind === 'skip') {
+      this.counts.skipped++;
+      if (this.problems.length < MAX_PROBLEMS) {
+        this.problems.push({
+          position: item.position,
+          ...(item.id ? { id: item.id } : {}),
+          reason: item.reason,
+        });
       }
-      for (const p of deletes) {
-        docs.delete(p);
-        statements.set(`${item.cveId} ${p}`, { cveId: item.cveId, provider: p, upsert: null });
-      }
-      const before = views.get(item.cveId);
-      if (![...docs.keys()].some((p) => RECORD_PROVIDERS.has(p))) {
-        // Only an EPSS score so far: kept, and merged in when the CVE's record arrives.
-        if (before) counts.unchanged++;
-        else counts.pending++;
-        continue;
-      }
-      const after = mergeCve(item.cveId, docs);
-      if (before && sameJson(before, after)) {
-        counts.unchanged++;
-        continue;
-      }
-      cves.set(item.cveId, after);
-      views.set(item.cveId, after);
-      if (before) {
-        const move = epssMove(before, after);
-        if (move) epssMoves.push(move);
-      }
-      const change = diffCve(before, after);
-      if (change) changes.push(change);
-      if (before) counts.updated++;
-      else counts.imported++;
-      if (!before || !sameJson(before.vendors, after.vendors))
-        after.vendors.forEach((k) => vendorKeys.add(k));
-      for (const w of after.weaknesses) if (CWE_ID_PATTERN.test(w)) weaknessIds.add(w);
+    } else if (item.kind === 'weakness') {
+      await this.batches.addWeakness(item.weakness);
+    } else {
+      // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
+      if (this.source.snapshotOf) this.listed.add(item.cveId);
+      // Serialized as it is read: while the batch before is written, not inside this one's transaction.
+      const serialized = item.records.map((r) => serialize(r.doc, r.raw));
+      await this.batches.addCve(input ? { ...item, input, serialized } : { ...item, serialized });
     }
-    const sourceUpserts: SourceUpsert[] = [];
-    const sourceDeletes: { cveId: string; provider: Provider }[] = [];
-    for (const { cveId, provider, upsert } of statements.values()) {
-      if (upsert) sourceUpserts.push(upsert);
-      else sourceDeletes.push({ cveId, provider });
+  }
+
+  /** Writes a CVE batch in its own transaction (an atomic import's, else one of its own). */
+  private async writeCves(batch: CveItem[]): Promise<void> {
+    const apply = (tx: CatalogWriteTransaction) => applyCveBatch(tx, this.source.name, batch);
+    const result = await (this.atomic ? apply(this.atomic.tx) : this.catalog.inWriteTransaction(apply));
+    for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
+      this.counts[k] += result.counts[k];
+    this.changes += result.changes;
+    if (this.wrote(result.counts.imported + result.counts.updated + result.counts.pending)) {
+      // An atomic import runs it once committed.
+      if (this.atomic) this.analyzeDue = true;
+      else await this.catalog.analyze();
     }
-    await tx.write({
-      sourceUpserts,
-      sourceDeletes,
-      cves: [...cves.values()],
-      changes,
-      epssMoves,
-      vendorKeys: [...vendorKeys],
-      weaknessIds: [...weaknessIds],
-      inputs,
+  }
+
+  private async writeWeaknesses(batch: WeaknessRecord[]): Promise<void> {
+    const { inserted, updated } = await this.reads.upsertWeaknesses(batch);
+    this.counts.imported += inserted;
+    this.counts.updated += updated;
+    this.counts.unchanged += batch.length - inserted - updated;
+  }
+
+  private progress(): void {
+    const { onProgress, progressEveryMs = 2000 } = this.options;
+    if (!onProgress) return;
+    const now = Date.now();
+    if (now - this.lastProgress < progressEveryMs) return;
+    this.lastProgress = now;
+    onProgress({
+      source: this.source.name,
+      records: this.records,
+      counts: { ...this.counts },
+      elapsedMs: now - this.started,
     });
-    return changes.length;
+  }
+}
+
+/**
+ * The batches being built, and the CVE batch being written: one batch is written while the next one
+ * is read (on a PostgreSQL server the database works on the other core). Batches still apply strictly
+ * in order, each after the previous one committed.
+ */
+class BatchWriter {
+  private cves: CveItem[] = [];
+  private ids = new Set<string>();
+  /** CVE ids of the batch being written (possibly committed already). */
+  private writingIds = new Set<string>();
+  private writing: Promise<void> | undefined;
+  private weaknesses: WeaknessRecord[] = [];
+
+  constructor(
+    private readonly batchSize: number,
+    private readonly writeCves: (batch: CveItem[]) => Promise<void>,
+    private readonly writeWeaknesses: (batch: WeaknessRecord[]) => Promise<void>,
+  ) {}
+
+  /** The CVE ids the catalog may not show yet: the batch being written and the one being built. */
+  uncommitted(): Set<string> {
+    return new Set([...this.writingIds, ...this.ids]);
+  }
+
+  async addCve(item: CveItem): Promise<void> {
+    this.cves.push(item);
+    this.ids.add(item.cveId);
+    if (this.cves.length >= this.batchSize) await this.flush();
+  }
+
+  async addWeakness(weakness: WeaknessRecord): Promise<void> {
+    this.weaknesses.push(weakness);
+    if (this.weaknesses.length >= this.batchSize) await this.flush();
+  }
+
+  /** Everything collected, written. */
+  async drain(): Promise<void> {
+    await this.flush();
+    await this.writing;
+  }
+
+  /** After a failure: waits for the batch being written, whatever its outcome. */
+  async settle(): Promise<void> {
+    await this.writing?.catch(() => {});
+  }
+
+  /** Starts writing the CVE batch once the one before is written; writes the weakness batch. */
+  private async flush(): Promise<void> {
+    await this.writing;
+    this.writing = undefined;
+    if (this.cves.length) {
+      const batch = this.cves;
+      this.cves = [];
+      this.writingIds = this.ids;
+      this.ids = new Set();
+      this.writing = this.writeCves(batch);
+      // Keep the rejection for the next await; never let it go unhandled meanwhile.
+      this.writing.catch(() => {});
+    }
+    if (this.weaknesses.length) {
+      const batch = this.weaknesses;
+      this.weaknesses = [];
+      await this.writeWeaknesses(batch);
+    }
+  }
+}
+
+/**
+ * Raw records (Source.scan), looked up by fingerprint a batch at a time: those stored with their
+ * statements still current are counted unchanged; only the others are parsed and collected.
+ */
+class RawLookup {
+  private raws: RawItem[] = [];
+  /** Whether to look up at all: without stored fingerprints (a first import) nothing can be skipped. */
+  private lookups: boolean | undefined;
+
+  constructor(
+    private readonly sourceName: string,
+    private readonly options: ImportOptions,
+    private readonly reads: CatalogWriteRepository,
+    private readonly batches: BatchWriter,
+    private readonly counts: ImportCounts,
+    private readonly collect: (item: ImportItem, input: CveItem['input']) => Promise<void>,
+  ) {}
+
+  async add(raw: RawItem): Promise<void> {
+    this.raws.push(raw);
+    if (this.raws.length >= (this.options.batchSize ?? 500)) await this.resolve();
+  }
+
+  /** Looks the records so far up, and parses and collects those not known unchanged. */
+  async resolve(): Promise<void> {
+    if (!this.raws.length) return;
+    const raws = this.raws;
+    this.raws = [];
+    // What is stored says nothing about a CVE written since the lookup started: the batch being
+    // written, the batch being built, and a record parsed before another version of it in `raws`.
+    const uncommitted = this.batches.uncommitted();
+    this.lookups ??= !this.options.changedInputs && (await this.reads.hasInputs(this.sourceName));
+    const unchanged = this.lookups
+      ? await this.reads.unchangedInputs(this.sourceName, raws)
+      : { has: () => false };
+    for (const raw of raws) {
+      const known = unchanged.has(raw.cveId, raw.fingerprint);
+      if (known && !uncommitted.has(raw.cveId)) {
+        this.counts.unchanged++;
+        continue;
+      }
+      uncommitted.add(raw.cveId);
+      const item = raw.parse();
+      const fingerprinted = item.kind === 'cve' && item.cveId === raw.cveId;
+      await this.collect(item, fingerprinted ? { fingerprint: raw.fingerprint, known } : undefined);
+    }
   }
 }
