@@ -102,11 +102,16 @@ function resolveSecret(config: Config): string {
 export function servicesFor(config: Config, database: Database, secret: string): Services {
   const jobRepository = new JobRepository(database.db);
   // After an import that changed the catalog, the event processor runs (one job; a busy sync queues many, each cheap).
-  const imports = new ImportService(database.db, async () => {
-    await jobRepository.enqueue([
-      { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
-    ]);
-  });
+  // An import run holds a lease as jobs do (JOB_LEASE_SECONDS): a run whose process died is seen as interrupted.
+  const imports = new ImportService(
+    database.db,
+    async () => {
+      await jobRepository.enqueue([
+        { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
+      ]);
+    },
+    { leaseMs: config.worker.leaseMs },
+  );
   const metrics = new MetricsService(database.db, config.sync.sources);
   const sync = new SyncService(database.db, imports, config.sync, {
     observe: (source, outcome, seconds) => metrics.observeSync(source, outcome, seconds),

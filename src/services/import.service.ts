@@ -9,7 +9,9 @@
  * nothing, so an import killed half-way leaves whole batches behind and the next run completes it
  * without duplicate changes (an `atomic` import is all or nothing as a whole); several versions of a
  * CVE in one input apply in order, each recording its own change; a malformed record is skipped and
- * reported, never fatal.
+ * reported, never fatal. An import cancelled through its `signal` stops reading, commits what it read
+ * as one last whole batch and reports `cancelled`. While it runs, its `import_run` row holds a lease
+ * the import renews, so a run whose process died is seen as `interrupted` (ImportRunRepository).
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -59,7 +61,8 @@ export interface ImportProblem {
 
 export interface ImportReport {
   source: string;
-  status: 'completed' | 'partial';
+  /** `cancelled`: stopped by its signal; the batches read until then are committed, the rest is not read. */
+  status: 'completed' | 'partial' | 'cancelled';
   counts: ImportCounts;
   /** The first problems (at most MAX_PROBLEMS); `counts.skipped` has them all. */
   problems: ImportProblem[];
@@ -89,6 +92,16 @@ export interface ImportOptions {
    * history): fingerprints are stored as usual but never looked up, which would find nothing.
    */
   changedInputs?: boolean;
+  /**
+   * Cancels the import: reading stops, what was read is committed (whole batches), the run is marked
+   * `cancelled`, and the report says so. An `atomic` import cancelled keeps nothing (it fails).
+   */
+  signal?: AbortSignal;
+}
+
+export interface ImportServiceSettings {
+  /** How long an import run stays `running` without a heartbeat (JOB_LEASE_SECONDS); renewed every third of it. */
+  leaseMs?: number;
 }
 
 const MAX_PROBLEMS = 1000;
@@ -160,6 +173,7 @@ export class ImportService {
   private readonly runs: ImportRunRepository;
   private written = 0;
   private nextAnalyze = ANALYZE_FIRST_AFTER;
+  private readonly leaseMs: number;
 
   /**
    * `afterImport` runs when an import wrote to the catalog (even one that failed later: its committed
@@ -168,9 +182,25 @@ export class ImportService {
   constructor(
     db: Kysely<DB>,
     private readonly afterImport: () => Promise<void> = () => Promise.resolve(),
+    settings: ImportServiceSettings = {},
   ) {
     this.catalog = new CatalogWriteRepository(db);
     this.runs = new ImportRunRepository(db);
+    this.leaseMs = settings.leaseMs ?? 60_000;
+  }
+
+  /** Imports with the run's lease renewed meanwhile (a failed renewal is retried at the next beat). */
+  private async withLease<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    const heartbeat = setInterval(
+      () => void this.runs.renew(runId, this.leaseMs).catch(() => {}),
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+    heartbeat.unref();
+    try {
+      return await fn();
+    } finally {
+      clearInterval(heartbeat);
+    }
   }
 
   /** Imports every input named in `targets` with `source`. Throws InputError for unreadable targets. */
@@ -187,15 +217,25 @@ export class ImportService {
     files: AsyncIterable<InputFile>,
     options: ImportOptions = {},
   ): Promise<ImportReport> {
+    const runId = await this.runs.start(source.name, this.leaseMs);
+    return this.withLease(runId, () => this.importRun(runId, source, files, options));
+  }
+
+  private async importRun(
+    runId: string,
+    source: Source,
+    files: AsyncIterable<InputFile>,
+    options: ImportOptions,
+  ): Promise<ImportReport> {
     const started = Date.now();
     const batchSize = options.batchSize ?? 500;
     const counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
     const problems: ImportProblem[] = [];
+    const signal = options.signal;
     let changes = 0;
     let records = 0;
     let analyzeDue = false;
     let lastProgress = started;
-    const runId = await this.runs.start(source.name);
     // An atomic import writes every batch in one transaction, and reads through it too: the embedded
     // database has no other session meanwhile, and its own uncommitted batches are what it reads.
     let atomic: OpenWriteTransaction | undefined;
@@ -310,8 +350,10 @@ export class ImportService {
         atomic = await this.catalog.startWriteTransaction();
         reads = new CatalogWriteRepository(atomic.db);
       }
-      for await (const file of files) {
+      reading: for await (const file of files) {
         for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
+          // Cancelled: stop reading here; what was read is committed below, as at the end of an input.
+          if (signal?.aborted) break reading;
           records++;
           if (item.kind === 'raw') {
             rawBatch.push(item);
@@ -335,7 +377,10 @@ export class ImportService {
       await resolveRaw();
       await flush();
       await inflight;
-      if (source.snapshotOf) {
+      // An atomic import keeps all or nothing: cancelled, it keeps nothing.
+      if (atomic && signal?.aborted) throw new Error('the import was cancelled');
+      // A snapshot read in part says nothing about the entries it did not reach.
+      if (source.snapshotOf && !signal?.aborted) {
         await this.retireUnlisted(source.name, source.snapshotOf, listed, counts, problems, reads, accept);
         await flush();
         await inflight;
@@ -357,7 +402,7 @@ export class ImportService {
       if (!rolledBack && counts.imported + counts.updated) await this.afterImport().catch(() => {});
       throw err;
     }
-    const result = report(counts.skipped ? 'partial' : 'completed');
+    const result = report(signal?.aborted ? 'cancelled' : counts.skipped ? 'partial' : 'completed');
     await this.runs.finish(runId, result.status, counts, problems.slice(0, 100));
     if (counts.imported + counts.updated) await this.afterImport();
     return result;
