@@ -24,11 +24,16 @@ export interface CommandResult {
   notes?: string[];
 }
 
+/** `signal`: Ctrl-C or SIGTERM of the CLI (or the server stopping); only CANCELLABLE commands watch it. */
 export type ServiceCommand = (
   services: Services,
   args: Record<string, unknown>,
   progress: (line: string) => void,
+  signal?: AbortSignal,
 ) => Promise<CommandResult>;
+
+/** Commands that stop early when their signal is aborted and still answer (others run to the end). */
+export const CANCELLABLE_COMMANDS: ReadonlySet<string> = new Set(['import']);
 
 function progressLine(p: ImportProgress): string {
   const rate = p.elapsedMs ? Math.round((p.records / p.elapsedMs) * 1000) : 0;
@@ -134,13 +139,14 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     };
   },
 
-  async import(services, args, progress) {
+  async import(services, args, progress, signal) {
     const source = str(args, 'source') ?? '';
     if (!isSourceName(source))
       throw new UsageError(`unknown source "${source}"; use one of ${SOURCE_NAMES.join(', ')}`);
     const targets = Array.isArray(args.targets) ? (args.targets as string[]) : [];
     const report = await services.imports.importInputs(sources[source], targets, {
       onProgress: (p) => progress(progressLine(p)),
+      ...(signal ? { signal } : {}),
     });
     // A problem without a position is about the input as a whole (KEV entries kept), not a record.
     const notes = report.problems
@@ -148,6 +154,14 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       .map((p) => (p.position ? `skipped ${p.position}${p.id ? ` (${p.id})` : ''}: ${p.reason}` : p.reason));
     if (report.counts.skipped > 20)
       notes.push(`… and ${formatNumber(report.counts.skipped - 20)} more skipped records`);
+    if (report.status === 'cancelled') {
+      const c = report.counts;
+      const read = c.imported + c.updated + c.unchanged + c.pending + c.skipped;
+      notes.push(
+        `import cancelled after ${formatNumber(read)} records; it stopped at a batch boundary: ` +
+          `what it committed is kept, and the same import run again completes it`,
+      );
+    }
     if (report.status === 'partial') {
       notes.push(
         `the import was partial: ${formatNumber(report.counts.skipped)} malformed records were skipped`,
@@ -156,7 +170,8 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     return {
       text: importSummary(report),
       data: report,
-      exitCode: report.status === 'partial' ? EXIT.partial : EXIT.ok,
+      exitCode:
+        report.status === 'cancelled' ? EXIT.cancelled : report.status === 'partial' ? EXIT.partial : EXIT.ok,
       notes,
     };
   },

@@ -10,7 +10,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER TABLE import_run ADD COLUMN lease_until timestamptz`.execute(db);
   await sql`UPDATE import_run SET lease_until = now() WHERE status = 'running'`.execute(db);
   // What the lease check reads (at each import's start and each /readyz): the few running runs.
-  await sql`CREATE INDEX import_run_lease_idx ON import_run (lease_until) WHERE status = 'running'`.execute(db);
+  await sql`CREATE INDEX import_run_lease_idx ON import_run (lease_until) WHERE status = 'running'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
