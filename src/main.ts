@@ -215,6 +215,18 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
     logger,
   });
   const { sync } = services.config;
+  // Before the worker claims anything: a source turned off has its queued sync jobs cancelled.
+  const cancelled = await services.jobs.cancelSyncOfDisabledSources(
+    sync.sources,
+    services.database.kind === 'embedded',
+  );
+  if (cancelled.length) {
+    const sources = [...new Set(cancelled.map((c) => c.value ?? '?'))].sort().join(', ');
+    logger.info(
+      { jobs: cancelled.map((c) => c.id) },
+      `cancelled ${cancelled.length} queued sync job(s) of ${sources}: not in SYNC_SOURCES`,
+    );
+  }
   const schedules = [purgeSchedule, ...notificationSchedules, ...syncSchedules(sync.sources, sync.schedules)];
   return startJobRuntime({
     repository: services.jobs.repository,
