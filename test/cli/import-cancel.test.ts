@@ -166,6 +166,25 @@ describe('vulntrack import, interrupted', { timeout: 240_000 }, () => {
       }
     });
 
+    it('cancels a handed-off import when the server is stopped with SIGTERM, and the client says so', async () => {
+      const server = await startServer();
+      const importing = run(['--json', 'import', 'cve5', input], env);
+      await waitForOutput(importing.child, SAVED, 120_000);
+      server.child.kill('SIGTERM');
+      const { code } = await importing.exited;
+      expect(code, importing.output.stderr).toBe(130);
+      expect(importing.output.stderr).toContain('the server is stopping: it cancels this command');
+      expect(importing.output.stderr).toMatch(
+        /import cancelled after [\d,]+ records; it stopped at a batch boundary/,
+      );
+      expect((JSON.parse(importing.output.stdout) as Report).status).toBe('cancelled');
+      const stopped = await server.exited;
+      expect(stopped.code).toBe(0);
+      expect(server.output.stdout + server.output.stderr).toContain(
+        'CLI import cancelled: the server is stopping: stopping it at its next batch boundary',
+      );
+    });
+
     it('names the server that died mid-import, with what is kept and how to resume', async () => {
       const server = await startServer();
       const importing = run(['import', 'cve5', input], env);
