@@ -189,10 +189,21 @@ export class ImportService {
     this.leaseMs = settings.leaseMs ?? 60_000;
   }
 
-  /** Imports with the run's lease renewed meanwhile (a failed renewal is retried at the next beat). */
+  /**
+   * Imports with the run's lease renewed meanwhile (a failed renewal is retried at the next beat; one
+   * still waiting for the database, behind a long transaction of the embedded database, is not doubled).
+   */
   private async withLease<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    let renewing = false;
     const heartbeat = setInterval(
-      () => void this.runs.renew(runId, this.leaseMs).catch(() => {}),
+      () => {
+        if (renewing) return;
+        renewing = true;
+        this.runs
+          .renew(runId, this.leaseMs)
+          .catch(() => {})
+          .finally(() => (renewing = false));
+      },
       Math.max(1, Math.floor(this.leaseMs / 3)),
     );
     heartbeat.unref();
