@@ -66,11 +66,16 @@ function resolveSecret(config: Config): string {
 export function servicesFor(config: Config, database: Database, secret: string): Services {
   const jobRepository = new JobRepository(database.db);
   // After an import that changed the catalog, the event processor runs (one job; a busy sync queues many, each cheap).
-  const imports = new ImportService(database.db, async () => {
-    await jobRepository.enqueue([
-      { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
-    ]);
-  });
+  // An import run holds a lease as jobs do (JOB_LEASE_SECONDS): a run whose process died is seen as interrupted.
+  const imports = new ImportService(
+    database.db,
+    async () => {
+      await jobRepository.enqueue([
+        { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
+      ]);
+    },
+    { leaseMs: config.worker.leaseMs },
+  );
   const metrics = new MetricsService(database.db, config.sync.sources);
   const sync = new SyncService(database.db, imports, config.sync, {
     observe: (source, outcome, seconds) => metrics.observeSync(source, outcome, seconds),
@@ -173,6 +178,18 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
     logger,
   });
   const { sync } = services.config;
+  // Before the worker claims anything: a source turned off has its queued sync jobs cancelled.
+  const cancelled = await services.jobs.cancelSyncOfDisabledSources(
+    sync.sources,
+    services.database.kind === 'embedded',
+  );
+  if (cancelled.length) {
+    const sources = [...new Set(cancelled.map((c) => c.value ?? '?'))].sort().join(', ');
+    logger.info(
+      { jobs: cancelled.map((c) => c.id) },
+      `cancelled ${cancelled.length} queued sync job(s) of ${sources}: not in SYNC_SOURCES`,
+    );
+  }
   const schedules = [purgeSchedule, ...notificationSchedules, ...syncSchedules(sync.sources, sync.schedules)];
   return startJobRuntime({
     repository: services.jobs.repository,

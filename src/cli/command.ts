@@ -56,7 +56,13 @@ export interface ServiceCommand<A = unknown> extends CommandSpec {
    * arguments in their order, then the options. Throws UsageError for bad usage.
    */
   args(...values: never[]): A;
-  run(services: Services, args: A, progress: (line: string) => void): Promise<CommandResult>;
+  /** `signal`: Ctrl-C or SIGTERM of the CLI (or the server stopping); only CANCELLABLE_COMMANDS watch it. */
+  run(
+    services: Services,
+    args: A,
+    progress: (line: string) => void,
+    signal?: AbortSignal,
+  ): Promise<CommandResult>;
 }
 
 export type CliCommand = LocalCommand | ServiceCommand;

@@ -3,6 +3,11 @@
  * running server over a Unix socket in the data dir (owner-only), so an operator never has to stop
  * the service to import a file or create a token. Replies stream as JSON lines: progress lines, then
  * the result or an error.
+ *
+ * Cancelling: `POST /cancel {id}` (the id the client gave its command) aborts the command's signal; a
+ * command that takes one (an import) stops and still answers with its result. A client whose
+ * connection closes before the result cancels its command the same way, and so does the server when
+ * it stops (telling the client first).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -14,6 +19,8 @@ export const socketPath = (dataDir: string) => path.join(dataDir, 'control.sock'
 export interface ControlRequest {
   command: string;
   args: Record<string, unknown>;
+  /** Names the command for `POST /cancel`. */
+  id?: string;
 }
 
 export type ControlMessage =
@@ -24,6 +31,7 @@ export type ControlMessage =
 export type ControlHandler = (
   request: ControlRequest,
   progress: (line: string) => void,
+  signal: AbortSignal,
 ) => Promise<CommandResult>;
 
 /** Maps an error thrown by a command to what the CLI prints (usage errors keep exit status 2). */
@@ -37,6 +45,12 @@ export async function startControlSocket(
 ): Promise<() => Promise<void>> {
   const file = socketPath(dataDir);
   fs.rmSync(file, { force: true });
+  /** The commands running, each with its abort controller and its reply stream. */
+  const running = new Set<{
+    id: string | undefined;
+    controller: AbortController;
+    send(m: ControlMessage): void;
+  }>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -51,10 +65,26 @@ export async function startControlSocket(
         res.end();
         return;
       }
-      handle(request, (line) => send({ type: 'progress', line }))
+      if (req.url === '/cancel') {
+        const targets = [...running].filter((r) => r.id !== undefined && r.id === request.id);
+        for (const r of targets) r.controller.abort(new Error('cancelled by the client'));
+        send({ type: 'result', result: { text: '', data: { cancelled: targets.length }, exitCode: 0 } });
+        res.end();
+        return;
+      }
+      const entry = { id: request.id, controller: new AbortController(), send };
+      running.add(entry);
+      // A client gone before its result (killed, or its connection lost) cancels its command.
+      res.on('close', () => {
+        if (!res.writableFinished) entry.controller.abort(new Error('cancelled: the client disconnected'));
+      });
+      handle(request, (line) => send({ type: 'progress', line }), entry.controller.signal)
         .then((result) => send({ type: 'result', result }))
         .catch((err: unknown) => send({ type: 'error', ...classify(err) }))
-        .finally(() => res.end());
+        .finally(() => {
+          running.delete(entry);
+          res.end();
+        });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -64,15 +94,38 @@ export async function startControlSocket(
   fs.chmodSync(file, 0o600);
   return () =>
     new Promise<void>((resolve) => {
+      // Running commands are cancelled (an import stops at its next batch boundary) and answer as
+      // usual; the server closes once they have.
+      for (const r of running) {
+        r.send({ type: 'progress', line: 'the server is stopping: it cancels this command' });
+        r.controller.abort(new Error('cancelled: the server is stopping'));
+      }
       server.close(() => resolve());
       fs.rmSync(file, { force: true });
     });
 }
 
+/** Asks the server to cancel the command the client named `id`. True when it was running. */
+export async function cancelControl(dataDir: string, id: string): Promise<boolean> {
+  for await (const message of exchange(dataDir, '/cancel', { command: 'cancel', args: {}, id })) {
+    if (message.type === 'result')
+      return ((message.result.data as { cancelled?: number }).cancelled ?? 0) > 0;
+  }
+  return false;
+}
+
 /** Sends a command to the server that holds `dataDir` and yields its messages. */
-export async function* sendControl(dataDir: string, request: ControlRequest): AsyncGenerator<ControlMessage> {
+export function sendControl(dataDir: string, request: ControlRequest): AsyncGenerator<ControlMessage> {
+  return exchange(dataDir, '/run', request);
+}
+
+async function* exchange(
+  dataDir: string,
+  route: string,
+  request: ControlRequest,
+): AsyncGenerator<ControlMessage> {
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const req = http.request({ socketPath: socketPath(dataDir), path: '/run', method: 'POST' }, resolve);
+    const req = http.request({ socketPath: socketPath(dataDir), path: route, method: 'POST' }, resolve);
     req.on('error', reject);
     req.end(JSON.stringify(request));
   });

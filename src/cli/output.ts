@@ -4,8 +4,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Exit statuses (README.md), plus 3 for an import that completed but skipped malformed records. */
-export const EXIT = { ok: 0, failure: 1, usage: 2, partial: 3 } as const;
+/**
+ * Exit statuses (README.md), plus 3 for an import that completed but skipped malformed records, and
+ * 130 (the shell's status for Ctrl-C) for an import cancelled by Ctrl-C or SIGTERM.
+ */
+export const EXIT = { ok: 0, failure: 1, usage: 2, partial: 3, cancelled: 130 } as const;
 
 export interface Output {
   json: boolean;

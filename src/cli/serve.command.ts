@@ -9,7 +9,7 @@ import { createLogger, createServices, startJobs } from '../main.ts';
 import { loadSample } from '../services/sample.service.ts';
 import { startControlSocket } from './control-socket.ts';
 import { classifyError } from './run-command.ts';
-import { serviceCommands } from './service-commands.ts';
+import { CANCELLABLE_COMMANDS, serviceCommands } from './service-commands.ts';
 import { EXIT } from './output.ts';
 
 export async function serveCommand(): Promise<number> {
@@ -23,10 +23,18 @@ export async function serveCommand(): Promise<number> {
   if (services.database.kind === 'embedded') {
     stopControl = await startControlSocket(
       config.dataDir,
-      (request, progress) => {
+      async (request, progress, signal) => {
         const run = serviceCommands[request.command];
-        if (!run) return Promise.reject(new Error(`unknown command ${request.command}`));
-        return run(services, request.args, progress);
+        if (!run) throw new Error(`unknown command ${request.command}`);
+        const command = request.command;
+        signal.addEventListener('abort', () => {
+          const reason = signal.reason instanceof Error ? signal.reason.message : 'cancelled';
+          if (CANCELLABLE_COMMANDS.has(command))
+            logger.info(`CLI ${command} ${reason}: stopping it at its next batch boundary`);
+        });
+        const result = await run(services, request.args, progress, signal);
+        if (result.exitCode === EXIT.cancelled) logger.info(`CLI ${command} cancelled: ${result.text}`);
+        return result;
       },
       classifyError,
     );

@@ -20,6 +20,9 @@ import type { SyncReport } from '../services/sync.service.ts';
 
 export type { CommandResult };
 
+/** Commands that stop early when their signal is aborted and still answer (others run to the end). */
+export const CANCELLABLE_COMMANDS: ReadonlySet<string> = new Set(['import']);
+
 function progressLine(p: ImportProgress): string {
   const rate = p.elapsedMs ? Math.round((p.records / p.elapsedMs) * 1000) : 0;
   const saved = p.counts.imported + p.counts.updated + p.counts.unchanged + p.counts.pending;
@@ -153,9 +156,10 @@ const importCommand = serviceCommand({
     }
     return { source, targets };
   },
-  async run(services, { source, targets }, progress) {
+  async run(services, { source, targets }, progress, signal) {
     const report = await services.imports.importInputs(sources[source], targets, {
       onProgress: (p) => progress(progressLine(p)),
+      ...(signal ? { signal } : {}),
     });
     // A problem without a position is about the input as a whole (KEV entries kept), not a record.
     const notes = report.problems
@@ -163,6 +167,14 @@ const importCommand = serviceCommand({
       .map((p) => (p.position ? `skipped ${p.position}${p.id ? ` (${p.id})` : ''}: ${p.reason}` : p.reason));
     if (report.counts.skipped > 20)
       notes.push(`… and ${formatNumber(report.counts.skipped - 20)} more skipped records`);
+    if (report.status === 'cancelled') {
+      const c = report.counts;
+      const read = c.imported + c.updated + c.unchanged + c.pending + c.skipped;
+      notes.push(
+        `import cancelled after ${formatNumber(read)} records; it stopped at a batch boundary: ` +
+          `what it committed is kept, and the same import run again completes it`,
+      );
+    }
     if (report.status === 'partial') {
       notes.push(
         `the import was partial: ${formatNumber(report.counts.skipped)} malformed records were skipped`,
@@ -171,7 +183,8 @@ const importCommand = serviceCommand({
     return {
       text: importSummary(report),
       data: report,
-      exitCode: report.status === 'partial' ? EXIT.partial : EXIT.ok,
+      exitCode:
+        report.status === 'cancelled' ? EXIT.cancelled : report.status === 'partial' ? EXIT.partial : EXIT.ok,
       notes,
     };
   },
@@ -469,12 +482,17 @@ export const serviceCommands: Record<
     services: Services,
     args: Record<string, unknown>,
     progress: (line: string) => void,
+    signal?: AbortSignal,
   ) => Promise<CommandResult>
 > = Object.fromEntries(
   Object.values(SERVICE_COMMANDS).map((c: ServiceCommand) => [
     commandKey(c),
-    (services: Services, args: Record<string, unknown>, progress: (line: string) => void) =>
-      c.run(services, args as never, progress),
+    (
+      services: Services,
+      args: Record<string, unknown>,
+      progress: (line: string) => void,
+      signal?: AbortSignal,
+    ) => c.run(services, args as never, progress, signal),
   ]),
 );
 

@@ -13,13 +13,52 @@ export interface ImportRunSummary {
 export class ImportRunRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async start(source: string): Promise<string> {
+  /**
+   * Records a new run, held for `leaseMs` (renew it while the import runs). Runs of any source whose
+   * lease has passed are marked `interrupted` first: their process died without finishing them.
+   */
+  async start(source: string, leaseMs: number): Promise<string> {
+    await this.expireLeases();
     const row = await this.db
       .insertInto('import_run')
-      .values({ source, status: 'running', counts: '{}', problems: '[]' })
+      .values({
+        source,
+        status: 'running',
+        counts: '{}',
+        problems: '[]',
+        lease_until: sql`now() + ${leaseMs} * interval '1 millisecond'`,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
+  }
+
+  /**
+   * Extends a run's lease. A run marked `interrupted` while its process stalled past the lease is
+   * running again: its process is alive after all.
+   */
+  async renew(id: string, leaseMs: number): Promise<void> {
+    await this.db
+      .updateTable('import_run')
+      .set({
+        status: 'running',
+        finished_at: null,
+        lease_until: sql`now() + ${leaseMs} * interval '1 millisecond'`,
+      })
+      .where('id', '=', id)
+      .where('status', 'in', ['running', 'interrupted'])
+      .execute();
+  }
+
+  /** Marks the runs whose lease has passed as `interrupted` (at the end of their lease). */
+  async expireLeases(): Promise<number> {
+    const result = await this.db
+      .updateTable('import_run')
+      .set({ status: 'interrupted', finished_at: sql`lease_until` })
+      .where('status', '=', 'running')
+      .where(sql<boolean>`lease_until < now()`)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async finish(id: string, status: string, counts: object, problems: unknown[]): Promise<void> {
@@ -28,6 +67,7 @@ export class ImportRunRepository {
       .set({
         status,
         finished_at: sql`now()`,
+        lease_until: null,
         counts: JSON.stringify(counts),
         problems: JSON.stringify(problems),
       })
@@ -45,8 +85,9 @@ export class ImportRunRepository {
     return Number(result.numUpdatedRows);
   }
 
-  /** The latest run of each source. */
+  /** The latest run of each source; a run whose lease has passed is marked `interrupted` first. */
   async latestBySource(): Promise<ImportRunSummary[]> {
+    await this.expireLeases();
     const rows = await this.db
       .selectFrom('import_run')
       .distinctOn('source')

@@ -4,7 +4,7 @@
  * worker died) is claimable again. Every state change after a claim checks `locked_by`, so a worker
  * that lost its lease cannot overwrite the state written by the worker that took the job over.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from './schema.ts';
 
 /** The channel a notification goes to when jobs are enqueued; the payload is the queue name. */
@@ -288,6 +288,43 @@ export class JobRepository {
       .limit(limit)
       .execute();
     return rows.map((r) => ({ ...r, id: Number(r.id) }) as JobRow);
+  }
+
+  /**
+   * Ends the queued jobs `name` (pending, or running under a lease that has passed; with `orphans`,
+   * any running one) whose payload's `key` is not one of `kept`: `failed`, with `reason` as their
+   * last error. Returns the ids and the values of `key`.
+   */
+  async cancelQueued(
+    name: string,
+    key: string,
+    kept: readonly string[],
+    reason: string,
+    orphans: boolean,
+  ): Promise<{ id: number; value: string | null }[]> {
+    const rows = await this.db
+      .updateTable('job')
+      .set({
+        status: 'failed',
+        finished_at: sql`now()`,
+        lease_until: null,
+        locked_by: null,
+        last_error: reason,
+      })
+      .where('name', '=', name)
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'pending'),
+          eb.and([
+            eb('status', '=', 'running'),
+            orphans ? sql<SqlBool>`true` : sql<SqlBool>`lease_until < now()`,
+          ]),
+        ]),
+      )
+      .where(sql<SqlBool>`NOT (coalesce(payload->>${key}, '') = ANY(${[...kept]}::text[]))`)
+      .returning(['id', sql<string | null>`payload->>${key}`.as('value')])
+      .execute();
+    return rows.map((r) => ({ id: Number(r.id), value: r.value }));
   }
 
   /** Embedded database only (one process): jobs left running by a process that was killed are due again now. */

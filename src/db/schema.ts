@@ -91,6 +91,8 @@ export interface ImportRunTable {
   status: string;
   counts: Json<Record<string, number>>;
   problems: Json<unknown[]>;
+  /** Renewed while the importing process runs; a `running` run past it was interrupted. */
+  lease_until: Date | null;
 }
 
 export interface UserTable {

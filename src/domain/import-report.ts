@@ -24,7 +24,8 @@ export interface ImportProblem {
 
 export interface ImportReport {
   source: string;
-  status: 'completed' | 'partial';
+  /** `cancelled`: stopped by its signal; the batches read until then are committed, the rest is not read. */
+  status: 'completed' | 'partial' | 'cancelled';
   counts: ImportCounts;
   /** The first problems (at most MAX_PROBLEMS); `counts.skipped` has them all. */
   problems: ImportProblem[];

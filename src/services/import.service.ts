@@ -9,7 +9,9 @@
  * nothing, so an import killed half-way leaves whole batches behind and the next run completes it
  * without duplicate changes (an `atomic` import is all or nothing as a whole); several versions of a
  * CVE in one input apply in order, each recording its own change; a malformed record is skipped and
- * reported, never fatal.
+ * reported, never fatal. An import cancelled through its `signal` stops reading, commits what it read
+ * as one last whole batch and reports `cancelled`. While it runs, its `import_run` row holds a lease
+ * the import renews, so a run whose process died is seen as `interrupted` (ImportRunRepository).
  */
 import type { Kysely } from 'kysely';
 import { emptyDocument } from '../domain/cve.ts';
@@ -40,6 +42,16 @@ export interface ImportOptions {
    * history): fingerprints are stored as usual but never looked up, which would find nothing.
    */
   changedInputs?: boolean;
+  /**
+   * Cancels the import: reading stops, what was read is committed (whole batches), the run is marked
+   * `cancelled`, and the report says so. An `atomic` import cancelled keeps nothing (it fails).
+   */
+  signal?: AbortSignal;
+}
+
+export interface ImportServiceSettings {
+  /** How long an import run stays `running` without a heartbeat (JOB_LEASE_SECONDS); renewed every third of it. */
+  leaseMs?: number;
 }
 
 const MAX_PROBLEMS = 1000;
@@ -57,6 +69,7 @@ export class ImportService {
   private readonly runs: ImportRunRepository;
   private written = 0;
   private nextAnalyze = ANALYZE_FIRST_AFTER;
+  private readonly leaseMs: number;
 
   /**
    * `afterImport` runs when an import wrote to the catalog (even one that failed later: its committed
@@ -65,9 +78,36 @@ export class ImportService {
   constructor(
     db: Kysely<DB>,
     private readonly afterImport: () => Promise<void> = () => Promise.resolve(),
+    settings: ImportServiceSettings = {},
   ) {
     this.catalog = new CatalogWriteRepository(db);
     this.runs = new ImportRunRepository(db);
+    this.leaseMs = settings.leaseMs ?? 60_000;
+  }
+
+  /**
+   * Runs `fn` with the run's lease renewed meanwhile (a failed renewal is retried at the next beat; one
+   * still waiting for the database, behind a long transaction of the embedded database, is not doubled).
+   */
+  private async withLease<T>(runId: string, fn: () => Promise<T>): Promise<T> {
+    let renewing = false;
+    const heartbeat = setInterval(
+      () => {
+        if (renewing) return;
+        renewing = true;
+        this.runs
+          .renew(runId, this.leaseMs)
+          .catch(() => {})
+          .finally(() => (renewing = false));
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+    heartbeat.unref();
+    try {
+      return await fn();
+    } finally {
+      clearInterval(heartbeat);
+    }
   }
 
   /** Imports every input named in `targets` with `source`. Throws InputError for unreadable targets. */
@@ -87,12 +127,25 @@ export class ImportService {
     files: AsyncIterable<InputFile>,
     options: ImportOptions = {},
   ): Promise<ImportReport> {
+    const runId = await this.runs.start(source.name, this.leaseMs);
+    return this.withLease(runId, () => this.importRun(runId, source, files, options));
+  }
+
+  /** The steps of one import run, and what the run records of them. */
+  private async importRun(
+    runId: string,
+    source: Source,
+    files: AsyncIterable<InputFile>,
+    options: ImportOptions,
+  ): Promise<ImportReport> {
     const run = new ImportRun(source, options, this.catalog, (rows) => this.wrote(rows));
-    const runId = await this.runs.start(source.name);
     try {
       await run.open();
       await run.read(files);
-      await run.retireUnlisted();
+      // An atomic import keeps all or nothing: cancelled, it keeps nothing.
+      if (options.atomic && options.signal?.aborted) throw new Error('the import was cancelled');
+      // A snapshot read in part says nothing about the entries it did not reach.
+      if (!options.signal?.aborted) await run.retireUnlisted();
       await run.commit();
     } catch (err) {
       const rolledBack = await run.abandon();
@@ -183,8 +236,11 @@ class ImportRun {
       this.counts,
       (item, input) => this.collect(item, input),
     );
-    for await (const file of files) {
+    const { signal } = this.options;
+    reading: for await (const file of files) {
       for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
+        // Cancelled: stop reading here; what was read is committed below, as at the end of an input.
+        if (signal?.aborted) break reading;
         this.records++;
         if (item.kind === 'raw') await raws.add(item);
         else {
@@ -254,7 +310,7 @@ class ImportRun {
   report(): ImportReport {
     return {
       source: this.source.name,
-      status: this.counts.skipped ? 'partial' : 'completed',
+      status: this.options.signal?.aborted ? 'cancelled' : this.counts.skipped ? 'partial' : 'completed',
       counts: this.counts,
       problems: this.problems,
       changes: this.changes,

@@ -78,6 +78,25 @@ export class JobService {
     return this.repository.retry(id);
   }
 
+  /**
+   * At start-up: the queued `sync` jobs of sources not in `enabled` (SYNC_SOURCES changed since they
+   * were queued) are cancelled, so a source turned off stops being synced at once instead of retrying
+   * until its jobs are dead. `orphans`: this process is alone (embedded), so running jobs are orphans.
+   */
+  async cancelSyncOfDisabledSources(
+    enabled: readonly string[],
+    orphans: boolean,
+  ): Promise<{ id: number; value: string | null }[]> {
+    const now = enabled.length ? enabled.join(',') : 'none';
+    return this.repository.cancelQueued(
+      'sync',
+      'source',
+      enabled,
+      `cancelled at start-up: its source is not in SYNC_SOURCES (now ${now})`,
+      orphans,
+    );
+  }
+
   /** True when another job `name` with this payload runs now (under a live lease) on any worker. */
   runningElsewhere(id: number, name: string, payload: Record<string, unknown>): Promise<boolean> {
     return this.repository.runningElsewhere(id, name, payload);
