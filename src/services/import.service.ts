@@ -17,9 +17,9 @@ import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
 import {
-  emptyDocument,
+  hasRecord,
   mergeCve,
-  RECORD_PROVIDERS,
+  overlayDocument,
   type MergedCve,
   type Provider,
   type SourceDocument,
@@ -31,6 +31,7 @@ import {
   type InputFingerprint,
   type OpenWriteTransaction,
   type SourceUpsert,
+  type StoredSource,
 } from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
 import type { DB } from '../db/schema.ts';
@@ -46,7 +47,10 @@ export interface ImportCounts {
   unchanged: number;
   /** Malformed records, reported in `problems`. */
   skipped: number;
-  /** Statements kept for CVEs the catalog does not list yet (an EPSS score before its record). */
+  /**
+   * Statements kept for CVEs the catalog does not list yet: a KEV entry or an EPSS score before the
+   * CVE's record (docs/catalog.md).
+   */
   pending: number;
 }
 
@@ -378,10 +382,7 @@ export class ImportService {
     reads: CatalogWriteRepository,
     accept: (item: ImportItem) => Promise<void>,
   ): Promise<void> {
-    // A statement kept without its metrics (below) has nothing more to retire.
-    const unlisted = (await reads.statementsBy(provider, [...listed])).filter(
-      (s) => !(s.alone && !Object.keys(s.doc.metrics).length),
-    );
+    const unlisted = await reads.cvesStatedBy(provider, [...listed]);
     if (!unlisted.length) return;
     if (counts.skipped || !listed.size) {
       const why = counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
@@ -391,15 +392,12 @@ export class ImportService {
       });
       return;
     }
-    for (const { cveId, doc, alone } of unlisted) {
-      // A CVE the catalog lists from this statement alone stays listed with what it says, less its
-      // metrics (the KEV entry): every listed CVE keeps a record statement to merge from.
-      const records = alone ? [{ cveId, provider, doc: { ...doc, metrics: emptyDocument().metrics } }] : [];
+    for (const cveId of unlisted) {
       await accept({
         kind: 'cve',
         cveId,
         position: `no longer listed by ${sourceName}`,
-        records,
+        records: [],
         replaces: [provider],
       });
     }
@@ -418,6 +416,7 @@ export class ImportService {
     const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
     const ids = [...new Set(items.map((i) => i.cveId))];
     const stored = await tx.sourceHashes(ids);
+    await this.overlayPartials(tx, items, stored);
     // Each CVE's statement hashes as the items so far leave them.
     const current = new Map(
       ids.map((id) => [id, new Map((stored.get(id) ?? []).map((s) => [s.provider, s.hash]))]),
@@ -484,6 +483,52 @@ export class ImportService {
   }
 
   /**
+   * Lays each partial record (SourceRecord.partial) over the statement it copies part of: the one the
+   * items before it in the batch leave, else the stored one. The item then carries the whole
+   * statement, compared and stored as any other; one that adds nothing keeps the statement's hash
+   * (a stored document comes back from jsonb with its keys in another order).
+   */
+  private async overlayPartials(
+    tx: CatalogWriteTransaction,
+    items: CveItem[],
+    stored: Map<string, StoredSource[]>,
+  ): Promise<void> {
+    const storedHash = new Map<string, string>();
+    const wanted = new Map<string, Provider[]>();
+    for (const item of items) {
+      for (const s of stored.get(item.cveId) ?? []) {
+        storedHash.set(`${item.cveId} ${s.provider}`, s.hash);
+        if (item.records.some((r) => r.partial && r.provider === s.provider))
+          wanted.set(item.cveId, [...(wanted.get(item.cveId) ?? []), s.provider]);
+      }
+    }
+    if (!wanted.size) return;
+    const documents = await tx.sourceDocuments(wanted);
+    /** Each statement as the items so far leave it (null: deleted). */
+    const latest = new Map<string, { doc: SourceDocument; hash: string } | null>();
+    for (const item of items) {
+      for (const [i, r] of item.records.entries()) {
+        const key = `${item.cveId} ${r.provider}`;
+        const storedDoc = documents.get(item.cveId)?.get(r.provider);
+        const base = latest.has(key)
+          ? latest.get(key)
+          : storedDoc && { doc: storedDoc, hash: storedHash.get(key)! };
+        if (r.partial && base) {
+          const doc = overlayDocument(base.doc, r.doc);
+          item.records[i] = { ...r, doc };
+          item.serialized[i] = sameJson(doc, base.doc)
+            ? { docJson: JSON.stringify(doc), rawJson: undefined, hash: base.hash }
+            : serialize(doc, r.raw);
+        }
+        latest.set(key, { doc: item.records[i]!.doc, hash: item.serialized[i]!.hash });
+      }
+      for (const p of item.replaces) {
+        if (!item.records.some((r) => r.provider === p)) latest.set(`${item.cveId} ${p}`, null);
+      }
+    }
+  }
+
+  /**
    * Merges the pending items in order and writes the batch. `documents` and `views` start as stored
    * and follow each item, so a CVE's next version is compared with the previous one; rows keyed by
    * CVE (statements, merged view) are written once, as the last version left them.
@@ -517,9 +562,10 @@ export class ImportService {
         statements.set(`${item.cveId} ${p}`, { cveId: item.cveId, provider: p, upsert: null });
       }
       const before = views.get(item.cveId);
-      if (![...docs.keys()].some((p) => RECORD_PROVIDERS.has(p))) {
-        // Only an EPSS score so far: kept, and merged in when the CVE's record arrives.
-        if (before) counts.unchanged++;
+      if (!hasRecord(docs.keys())) {
+        // No record yet (a KEV entry, an EPSS score): the statements are kept, and merged in, with the
+        // change recorded, when the CVE's record arrives. A CVE once listed stays listed.
+        if (before || !docs.size) counts.unchanged++;
         else counts.pending++;
         continue;
       }
