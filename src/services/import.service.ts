@@ -370,8 +370,9 @@ export class ImportService {
   /**
    * After a snapshot source's import (Source.snapshotOf): deletes `provider`'s statements about the
    * CVEs the input no longer lists, through `accept` like any item, so each CVE is merged again and
-   * the change recorded (a CVE not published yet just loses the statement). Only after an input read whole: an entry skipped as unreadable is not one
-   * upstream removed, and an input listing nothing is more likely a broken mirror than an empty list.
+   * the change recorded (a CVE not published yet just loses the statement). Only after an input read
+   * whole: an entry skipped as unreadable is not one upstream removed, and an input listing nothing
+   * is more likely a broken mirror than an empty list.
    */
   private async retireUnlisted(
     sourceName: string,
