@@ -5,13 +5,7 @@
  */
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
-import {
-  RECORD_PROVIDERS,
-  scoreOf,
-  type MergedCve,
-  type Provider,
-  type SourceDocument,
-} from '../domain/cve.ts';
+import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
 import type { CveChange } from '../domain/cve-change.ts';
 import type { WeaknessRecord } from '../sources/source.ts';
 
@@ -144,23 +138,13 @@ export class CatalogWriteRepository {
               cve_vendor, cve_change (cve_id, created_at, seq), cve_input (source, cve_id)`.execute(this.db);
   }
 
-  /**
-   * The statements of `provider` about CVEs other than `except`, each with whether it is its CVE's
-   * only record statement (the one the CVE is listed from: RECORD_PROVIDERS).
-   */
-  async statementsBy(
-    provider: Provider,
-    except: readonly string[],
-  ): Promise<{ cveId: string; doc: SourceDocument; alone: boolean }[]> {
-    const { rows } = await sql<{ cve_id: string; data: SourceDocument; alone: boolean }>`
-      SELECT s.cve_id, s.data, NOT EXISTS (
-               SELECT 1 FROM cve_source o
-                WHERE o.cve_id = s.cve_id AND o.provider <> s.provider
-                  AND o.provider = any(${[...RECORD_PROVIDERS]}::text[])) AS alone
-        FROM cve_source s
-       WHERE s.provider = ${provider} AND s.cve_id <> all(${[...except]}::text[])
-       ORDER BY s.cve_id`.execute(this.db);
-    return rows.map((r) => ({ cveId: r.cve_id, doc: r.data, alone: r.alone }));
+  /** The CVEs other than `except` that `provider` has a statement about, in id order. */
+  async cvesStatedBy(provider: Provider, except: readonly string[]): Promise<string[]> {
+    const { rows } = await sql<{ cve_id: string }>`
+      SELECT cve_id FROM cve_source
+       WHERE provider = ${provider} AND cve_id <> all(${[...except]}::text[])
+       ORDER BY cve_id`.execute(this.db);
+    return rows.map((r) => r.cve_id);
   }
 
   /** Whether any raw record of this source was fingerprinted (none before a first import). */

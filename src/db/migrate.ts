@@ -15,6 +15,7 @@ import * as m0009 from './migrations/0009-cve-vendor.ts';
 import * as m0010 from './migrations/0010-project-list-version.ts';
 import * as m0011 from './migrations/0011-lz4-documents.ts';
 import * as m0012 from './migrations/0012-import-run-lease.ts';
+import * as m0013 from './migrations/0013-published-cves.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0010-project-list-version': m0010,
   '0011-lz4-documents': m0011,
   '0012-import-run-lease': m0012,
+  '0013-published-cves': m0013,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { emptyDocument, mergeCve, scoreOf, type Provider, type SourceDocument } from './cve.ts';
+import {
+  emptyDocument,
+  hasRecord,
+  mergeCve,
+  overlayDocument,
+  scoreOf,
+  type Provider,
+  type SourceDocument,
+} from './cve.ts';
 
 const ID = 'CVE-2024-3094';
 
@@ -211,6 +219,23 @@ describe('mergeCve', () => {
       expect(merged.created).toBe('2020-01-01T00:00:00.000Z');
       expect(merged.updated).toBe('2020-02-01T00:00:00.000Z');
     });
+
+    it('takes no date from a KEV statement: being listed enriches the record without modifying it', () => {
+      // CVE-2024-0769: record updated 2024-08-29, listed in KEV on 2025-06-25.
+      const merged = mergeCve(
+        'CVE-2024-0769',
+        docs([
+          ['mitre', { created: '2024-01-21T08:00:05.383Z', updated: '2024-08-29T19:27:52.649Z' }],
+          [
+            'cisa',
+            { updated: '2025-06-25T00:00:00.000Z', metrics: { kev: { dateAdded: '2025-06-25T00:00:00Z' } } },
+          ],
+        ]),
+      );
+      expect(merged.created).toBe('2024-01-21T08:00:05.383Z');
+      expect(merged.updated).toBe('2024-08-29T19:27:52.649Z');
+      expect(merged.metrics.kev.provider).toBe('cisa');
+    });
   });
 
   describe('union fields', () => {
@@ -339,5 +364,41 @@ describe('mergeCve', () => {
     it('has null nvdConfigurations without an NVD statement', () => {
       expect(mergeCve(ID, docs([['mitre', {}]])).nvdConfigurations).toBeNull();
     });
+  });
+});
+
+describe('hasRecord', () => {
+  it('is true for a record provider, false for KEV and EPSS statements alone', () => {
+    expect(hasRecord(['cisa', 'first'])).toBe(false);
+    expect(hasRecord([])).toBe(false);
+    for (const p of ['mitre', 'vulnrichment', 'nvd', 'redhat', 'enrichment'] as const)
+      expect(hasRecord(['cisa', p])).toBe(true);
+  });
+});
+
+describe('overlayDocument', () => {
+  const kevImport = doc({
+    title: 'N-able N-Central Insecure Deserialization Vulnerability',
+    description: 'N-able N-Central contains an insecure deserialization vulnerability.',
+    weaknesses: ['CWE-502'],
+    metrics: {
+      kev: { dateAdded: '2025-08-13T00:00:00Z', dueDate: '2025-08-20T00:00:00Z', requiredAction: 'Apply' },
+    },
+  });
+
+  it('keeps every field the partial statement does not state (an OpenCVE KB kev section)', () => {
+    const kb = doc({
+      metrics: { kev: { dateAdded: '2025-08-13T00:00:00Z', dueDate: '2025-08-20T00:00:00Z' } },
+    });
+    expect(overlayDocument(kevImport, kb)).toEqual(kevImport);
+  });
+
+  it('takes what the partial statement states, key by key within a metric', () => {
+    const kb = doc({ title: 'new', metrics: { kev: { dueDate: '2025-09-01T00:00:00Z' } } });
+    const merged = overlayDocument(kevImport, kb);
+    expect(merged.title).toBe('new');
+    expect(merged.description).toBe(kevImport.description);
+    expect(merged.weaknesses).toEqual(['CWE-502']);
+    expect(merged.metrics.kev).toEqual({ ...kevImport.metrics.kev, dueDate: '2025-09-01T00:00:00Z' });
   });
 });

@@ -19,15 +19,24 @@ export const MERGE_ORDER: readonly Provider[] = [
 /** KEV: the CISA catalog itself first, then CISA-ADP's copy, then NVD's copy. */
 const KEV_ORDER: readonly Provider[] = ['cisa', 'vulnrichment', 'nvd', 'mitre', 'redhat'];
 
-/** Providers whose presence makes a CVE part of the catalog (EPSS scores alone do not). */
+/**
+ * Providers of a CVE's record: a CVE enters the catalog once one of them has published it, and its
+ * dates are theirs. A KEV entry or an EPSS score about a CVE not yet published is kept and merged in
+ * when the record arrives; being listed in KEV is an enrichment, not a modification of the record.
+ */
 export const RECORD_PROVIDERS: ReadonlySet<Provider> = new Set([
   'mitre',
   'vulnrichment',
   'nvd',
   'redhat',
   'enrichment',
-  'cisa',
 ]);
+
+/** Whether these statements include a record's: the CVE is published and in the catalog. */
+export function hasRecord(providers: Iterable<Provider>): boolean {
+  for (const p of providers) if (RECORD_PROVIDERS.has(p)) return true;
+  return false;
+}
 
 export const CVSS_METRICS = ['cvssV2_0', 'cvssV3_0', 'cvssV3_1', 'cvssV4_0'] as const;
 export type CvssMetric = (typeof CVSS_METRICS)[number];
@@ -120,6 +129,12 @@ export interface SourceRecord {
   doc: SourceDocument;
   /** The upstream record itself, kept only where the API renders it (NVD, for API v1). */
   raw?: Record<string, unknown>;
+  /**
+   * A copy of part of the provider's statement (an OpenCVE KB file's `kev` section holds two of the
+   * KEV entry's fields): laid over the stored statement (`overlayDocument`) instead of replacing it,
+   * so what it does not say keeps the value the provider's own import gave.
+   */
+  partial?: true;
 }
 
 export interface MetricView {
@@ -148,6 +163,32 @@ export interface MergedCve {
 
 export function emptyDocument(): SourceDocument {
   return { metrics: {}, vendors: [], cpes: [], weaknesses: [], references: [] };
+}
+
+/**
+ * `partial` laid over `base`: each field `partial` states replaces `base`'s, each metric object is
+ * merged key by key, and a list `partial` leaves empty keeps `base`'s. Pure.
+ */
+export function overlayDocument(base: SourceDocument, partial: SourceDocument): SourceDocument {
+  const doc: SourceDocument = { ...base, metrics: { ...base.metrics } };
+  for (const key of ['state', 'title', 'description', 'created', 'updated'] as const) {
+    if (partial[key] !== undefined) (doc as unknown as Record<string, unknown>)[key] = partial[key];
+  }
+  for (const [key, value] of Object.entries(partial.metrics) as [keyof SourceMetrics, unknown][]) {
+    const old = base.metrics[key];
+    (doc.metrics as Record<string, unknown>)[key] =
+      isPlainObject(old) && isPlainObject(value) ? { ...old, ...value } : value;
+  }
+  for (const key of ['vendors', 'cpes', 'weaknesses', 'references'] as const) {
+    if (partial[key].length) (doc as unknown as Record<string, unknown>)[key] = partial[key];
+  }
+  if (partial.nvdConfigurations) doc.nvdConfigurations = partial.nvdConfigurations;
+  if (partial.affected) doc.affected = partial.affected;
+  return doc;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function sortedUnion(lists: Iterable<string[]>): string[] {
@@ -194,14 +235,17 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
     if (found) return { data: found.value, provider: found.provider };
     return { data: key === 'threat_severity' ? null : {}, provider: null };
   };
+  // The record's own dates: published first, modified last (CVE record, NVD, the later of them). A
+  // KEV listing or an EPSS score enriches a CVE without modifying its record (they show as changes).
+  const records = [...sources].filter(([p]) => RECORD_PROVIDERS.has(p)).map(([, d]) => d);
   const dates = (pick: (d: SourceDocument) => string | undefined) =>
-    [...sources.values()]
+    records
       .map(pick)
       .filter((d): d is string => !!d)
       .sort();
   const created = dates((d) => d.created);
   const updated = dates((d) => d.updated ?? d.created);
-  // A CVE known only from KEV has no publication date: its KEV date stands in.
+  // Only for a record without dates (the catalog merges none without a record).
   const fallback = created[0] ?? updated[0] ?? '1970-01-01T00:00:00.000Z';
   const nvd = sources.get('nvd');
   return {

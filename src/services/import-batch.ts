@@ -8,8 +8,9 @@ import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
 import {
+  hasRecord,
   mergeCve,
-  RECORD_PROVIDERS,
+  overlayDocument,
   type MergedCve,
   type Provider,
   type SourceDocument,
@@ -19,6 +20,7 @@ import type {
   EpssMove,
   InputFingerprint,
   SourceUpsert,
+  StoredSource,
 } from '../db/catalog-write.repository.ts';
 import type { ImportItem } from '../sources/source.ts';
 
@@ -98,6 +100,7 @@ export async function applyCveBatch(
   const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
   const ids = [...new Set(items.map((i) => i.cveId))];
   const stored = await tx.sourceHashes(ids);
+  await overlayPartials(tx, items, stored);
   // Each CVE's statement hashes as the items so far leave them.
   const current = new Map(
     ids.map((id) => [id, new Map((stored.get(id) ?? []).map((s) => [s.provider, s.hash]))]),
@@ -197,9 +200,10 @@ async function mergePending(
       statements.set(`${item.cveId} ${p}`, { cveId: item.cveId, provider: p, upsert: null });
     }
     const before = views.get(item.cveId);
-    if (![...docs.keys()].some((p) => RECORD_PROVIDERS.has(p))) {
-      // Only an EPSS score so far: kept, and merged in when the CVE's record arrives.
-      if (before) counts.unchanged++;
+    if (!hasRecord(docs.keys())) {
+      // No record yet (a KEV entry, an EPSS score): the statements are kept, and merged in, with the
+      // change recorded, when the CVE's record arrives. A CVE once listed stays listed.
+      if (before || !docs.size) counts.unchanged++;
       else counts.pending++;
       continue;
     }
@@ -238,4 +242,50 @@ async function mergePending(
     inputs,
   });
   return changes.length;
+}
+
+/**
+ * Lays each partial record (SourceRecord.partial) over the statement it copies part of: the one the
+ * items before it in the batch leave, else the stored one. The item then carries the whole
+ * statement, compared and stored as any other; one that adds nothing keeps the statement's hash
+ * (a stored document comes back from jsonb with its keys in another order).
+ */
+async function overlayPartials(
+  tx: CatalogWriteTransaction,
+  items: CveItem[],
+  stored: Map<string, StoredSource[]>,
+): Promise<void> {
+  const storedHash = new Map<string, string>();
+  const wanted = new Map<string, Provider[]>();
+  for (const item of items) {
+    for (const s of stored.get(item.cveId) ?? []) {
+      storedHash.set(`${item.cveId} ${s.provider}`, s.hash);
+      if (item.records.some((r) => r.partial && r.provider === s.provider))
+        wanted.set(item.cveId, [...(wanted.get(item.cveId) ?? []), s.provider]);
+    }
+  }
+  if (!wanted.size) return;
+  const documents = await tx.sourceDocuments(wanted);
+  /** Each statement as the items so far leave it (null: deleted). */
+  const latest = new Map<string, { doc: SourceDocument; hash: string } | null>();
+  for (const item of items) {
+    for (const [i, r] of item.records.entries()) {
+      const key = `${item.cveId} ${r.provider}`;
+      const storedDoc = documents.get(item.cveId)?.get(r.provider);
+      const base = latest.has(key)
+        ? latest.get(key)
+        : storedDoc && { doc: storedDoc, hash: storedHash.get(key)! };
+      if (r.partial && base) {
+        const doc = overlayDocument(base.doc, r.doc);
+        item.records[i] = { ...r, doc };
+        item.serialized[i] = sameJson(doc, base.doc)
+          ? { docJson: JSON.stringify(doc), rawJson: undefined, hash: base.hash }
+          : serialize(doc, r.raw);
+      }
+      latest.set(key, { doc: item.records[i]!.doc, hash: item.serialized[i]!.hash });
+    }
+    for (const p of item.replaces) {
+      if (!item.records.some((r) => r.provider === p)) latest.set(`${item.cveId} ${p}`, null);
+    }
+  }
 }

@@ -14,7 +14,6 @@
  * the import renews, so a run whose process died is seen as `interrupted` (ImportRunRepository).
  */
 import type { Kysely } from 'kysely';
-import { emptyDocument } from '../domain/cve.ts';
 import {
   CatalogWriteRepository,
   type CatalogWriteTransaction,
@@ -257,16 +256,13 @@ class ImportRun {
   /**
    * After a snapshot source's import (Source.snapshotOf): deletes its statements about the CVEs the
    * input no longer lists, collected like any item, so each CVE is merged again and the change
-   * recorded. Only after an input read whole: an entry skipped as unreadable is not one upstream
+   * recorded (a CVE not published yet just loses the statement). Only after an input read whole: an entry skipped as unreadable is not one upstream
    * removed, and an input listing nothing is more likely a broken mirror than an empty list.
    */
   async retireUnlisted(): Promise<void> {
     const { name, snapshotOf: provider } = this.source;
     if (!provider) return;
-    // A statement kept without its metrics (below) has nothing more to retire.
-    const unlisted = (await this.reads.statementsBy(provider, [...this.listed])).filter(
-      (s) => !(s.alone && !Object.keys(s.doc.metrics).length),
-    );
+    const unlisted = await this.reads.cvesStatedBy(provider, [...this.listed]);
     if (unlisted.length && (this.counts.skipped || !this.listed.size)) {
       const why = this.counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
       this.problems.push({
@@ -274,15 +270,12 @@ class ImportRun {
         reason: `the ${name} entries of ${unlisted.length} CVE${unlisted.length === 1 ? '' : 's'} not in the input were kept: ${why}`,
       });
     } else {
-      for (const { cveId, doc, alone } of unlisted) {
-        // A CVE the catalog lists from this statement alone stays listed with what it says, less its
-        // metrics (the KEV entry): every listed CVE keeps a record statement to merge from.
-        const records = alone ? [{ cveId, provider, doc: { ...doc, metrics: emptyDocument().metrics } }] : [];
+      for (const cveId of unlisted) {
         await this.collect({
           kind: 'cve',
           cveId,
           position: `no longer listed by ${name}`,
-          records,
+          records: [],
           replaces: [provider],
         });
       }

@@ -13,13 +13,13 @@ import { ImportService } from '../../src/services/import.service.ts';
 import type { ImportReport } from '../../src/domain/import-report.ts';
 import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
-import { changesOf, fixture, mustCveRow, readJson, sourceRow, tempDir } from '../helpers/catalog.ts';
+import { changesOf, cveRow, fixture, mustCveRow, readJson, sourceRow, tempDir } from '../helpers/catalog.ts';
 
 type Json = Record<string, unknown>;
 
 const LOG4SHELL = 'CVE-2021-44228';
 const PHP_CGI = 'CVE-2024-4577';
-/** In the KEV excerpt, with no CVE record imported here: listed from its KEV entry alone. */
+/** In the KEV excerpt, with no CVE record imported here: its KEV statement is kept, not listed. */
 const HEARTBLEED = 'CVE-2014-0160';
 
 describeEachDatabase('KEV entries removed upstream', (use) => {
@@ -47,7 +47,7 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
     const report = await service.importInputs(sources.kev, [
       fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),
     ]);
-    expect(report.counts).toEqual({ imported: 2, updated: 2, unchanged: 0, skipped: 0, pending: 0 });
+    expect(report.counts).toEqual({ imported: 0, updated: 2, unchanged: 0, skipped: 0, pending: 2 });
   });
   afterAll(async () => {
     await remove();
@@ -157,20 +157,15 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
     });
 
     it('retires both, and PHP-CGI falls back to the CISA-ADP entry', async () => {
-      expect(report.counts).toEqual({ imported: 0, updated: 2, unchanged: 1, skipped: 0, pending: 0 });
+      expect(report.counts).toEqual({ imported: 0, updated: 1, unchanged: 2, skipped: 0, pending: 0 });
       expect(await sourceRow(use().db, PHP_CGI, 'cisa')).toBeUndefined();
       expect((await mustCveRow(use().db, PHP_CGI)).metrics.kev.provider).toBe('vulnrichment');
     });
 
-    it('keeps Heartbleed, listed from its KEV entry alone, with what CISA said of it but no longer KEV', async () => {
-      const row = await mustCveRow(use().db, HEARTBLEED);
-      expect(row.kev).toBe(false);
-      expect(row.metrics.kev).toEqual({ data: {}, provider: null });
-      expect(row.providers).toEqual(['cisa']);
-      expect(row.title).toBe(excerpt.vulnerabilities.find((e) => e.cveID === HEARTBLEED)!.vulnerabilityName);
-      expect(((await sourceRow(use().db, HEARTBLEED, 'cisa'))?.data as Json).metrics).toEqual({});
-      const last = (await changesOf(use().db, HEARTBLEED)).at(-1)!;
-      expect(last.types).toEqual(['metrics']);
+    it('deletes the KEV statement of Heartbleed, a CVE not published here, which stays out of the catalog', async () => {
+      expect(await sourceRow(use().db, HEARTBLEED, 'cisa')).toBeUndefined();
+      expect(await cveRow(use().db, HEARTBLEED)).toBeUndefined();
+      expect(await changesOf(use().db, HEARTBLEED)).toEqual([]);
     });
 
     it('has nothing more to retire when the same catalog comes again', async () => {
@@ -185,9 +180,10 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
       const back = await service.importInputs(sources.kev, [
         fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),
       ]);
-      expect(back.counts).toEqual({ imported: 0, updated: 3, unchanged: 1, skipped: 0, pending: 0 });
-      for (const id of [LOG4SHELL, PHP_CGI, HEARTBLEED])
+      expect(back.counts).toEqual({ imported: 0, updated: 2, unchanged: 1, skipped: 0, pending: 1 });
+      for (const id of [LOG4SHELL, PHP_CGI])
         expect((await mustCveRow(use().db, id)).metrics.kev.provider).toBe('cisa');
+      expect(await sourceRow(use().db, HEARTBLEED, 'cisa')).toBeDefined();
     });
   });
 });

@@ -10,11 +10,13 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SyncSourceName } from '../../src/config.ts';
 import { SyncStateRepository } from '../../src/db/sync-state.repository.ts';
+import { sources } from '../../src/sources/index.ts';
 import { buildTestApi, type TestApi } from '../helpers/api.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { startUpstream, type UpstreamServer } from '../helpers/upstream-server.ts';
 
-const fixture = (p: string) => fs.readFile(fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url)));
+const fixturePath = (p: string) => fileURLToPath(new URL(`../fixtures/${p}`, import.meta.url));
+const fixture = (p: string) => fs.readFile(fixturePath(p));
 const kev = await fixture('kev/known_exploited_vulnerabilities-excerpt.json');
 const cwe = await fixture('cwe/cwe_v4.14_view_1000-excerpt.csv.gz');
 /** FIRST's daily layout with illustrative scores (no real EPSS file is in the fixtures; see their README). */
@@ -125,26 +127,32 @@ describeEachDatabase('SyncService (KEV, EPSS, CWE downloads)', (use) => {
     });
 
     it('takes a KEV entry CISA removed off the catalog on the next round', async () => {
+      // The catalog lists (and flags) a CVE once its record is in: Log4Shell's CVE 5 record, Heartbleed's NVD item.
+      await api.services.imports.importInputs(sources.cve5, [
+        fixturePath('cve5/cves/2021/44xxx/CVE-2021-44228.json'),
+      ]);
+      await api.services.imports.importInputs(sources.nvd, [fixturePath('nvd/feed-1.1-heartbleed.json.gz')]);
       const kevFlag = async (cveId: string) =>
         (await use().db.selectFrom('cve').select('kev').where('cve_id', '=', cveId).executeTakeFirstOrThrow())
           .kev;
-      expect(await kevFlag('CVE-2021-44228')).toBe(true);
+      expect(await kevFlag('CVE-2014-0160')).toBe(true);
       const catalog = JSON.parse(kev.toString('utf8')) as {
         count: number;
         vulnerabilities: { cveID: string }[];
       };
-      const kept = catalog.vulnerabilities.filter((v) => v.cveID !== 'CVE-2021-44228');
+      // Heartbleed: its NVD item has no copy of the KEV entry to fall back to.
+      const kept = catalog.vulnerabilities.filter((v) => v.cveID !== 'CVE-2014-0160');
       kevBody = Buffer.from(JSON.stringify({ ...catalog, count: kept.length, vulnerabilities: kept }));
       try {
         const report = await api.services.sync.run('kev');
         expect(report.counts).toMatchObject({ updated: 1, unchanged: 3, skipped: 0 });
-        expect(await kevFlag('CVE-2021-44228')).toBe(false);
-        expect(await kevFlag('CVE-2014-0160')).toBe(true);
+        expect(await kevFlag('CVE-2014-0160')).toBe(false);
+        expect(await kevFlag('CVE-2021-44228')).toBe(true);
       } finally {
         kevBody = kev;
       }
       expect((await api.services.sync.run('kev')).counts).toMatchObject({ updated: 1, unchanged: 3 });
-      expect(await kevFlag('CVE-2021-44228')).toBe(true);
+      expect(await kevFlag('CVE-2014-0160')).toBe(true);
     });
 
     it('records failures (500, connection refused, truncated gzip) and the other sources go on', async () => {

@@ -8,6 +8,12 @@ import { jsonArrayItems, unreadableRest, type ImportItem, type Source } from '..
 
 type Json = Record<string, unknown>;
 
+/** A KEV date as the catalog keeps it (`2025-08-13T00:00:00Z`), whatever form the copy had. */
+export function kevDate(value: unknown): string | undefined {
+  const iso = toIsoUtc(value);
+  return iso && toSecondsZ(iso);
+}
+
 export function kevItem(value: unknown, position: string): ImportItem {
   const v = (value && typeof value === 'object' ? value : {}) as Json;
   const cveId = v.cveID;
@@ -22,8 +28,7 @@ export function kevItem(value: unknown, position: string): ImportItem {
     if (typeof v[k] === 'string' && v[k]) kev[k] = v[k];
   }
   doc.metrics.kev = kev;
-  // Being added to KEV modifies a CVE; it does not publish it (created_at stays the earliest publication).
-  doc.updated = dateAdded;
+  // No dates: being listed enriches a CVE without publishing or modifying its record (docs/catalog.md).
   if (typeof v.vulnerabilityName === 'string' && v.vulnerabilityName) doc.title = v.vulnerabilityName;
   if (typeof v.shortDescription === 'string' && v.shortDescription) doc.description = v.shortDescription;
   const cwes = Array.isArray(v.cwes) ? v.cwes : typeof v.cwes === 'string' ? v.cwes.split(/[,\s]+/) : [];
