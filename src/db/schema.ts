@@ -6,30 +6,25 @@ import type { ChannelType } from '../notifications/channel-registry.ts';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
 
-export interface CveTable {
-  /** The natural key: CVE resources have no other id. */
-  cve_id: string;
-  state: string;
-  title: string | null;
-  description: string | null;
+/** Table `cve`: the domain's CatalogCve, with how each column is written. */
+export type CveTable = Omit<
+  CatalogCve,
+  | 'created_at'
+  | 'updated_at'
+  | 'metrics'
+  | 'references'
+  | 'nvd_configurations'
+  | 'inserted_at'
+  | 'modified_at'
+> & {
   created_at: Timestamp;
   updated_at: Timestamp;
-  metrics: Json<Record<string, unknown>>;
-  cvss20: number | null;
-  cvss30: number | null;
-  cvss31: number | null;
-  cvss40: number | null;
-  kev: boolean;
-  epss: number | null;
-  vendors: string[];
-  weaknesses: string[];
-  cpes: string[];
-  references: Json<unknown[]>;
-  nvd_configurations: Json<unknown[] | null>;
-  providers: string[];
+  metrics: Json<CatalogCve['metrics']>;
+  references: Json<CatalogCve['references']>;
+  nvd_configurations: Json<CatalogCve['nvd_configurations']>;
   inserted_at: Generated<Date>;
   modified_at: Generated<Date>;
-}
+};
 
 export interface CveSourceTable {
   cve_id: string;

@@ -10,7 +10,7 @@ import type { CveFilters } from '../db/cve-list-conditions.ts';
 import { AccountRepository } from '../db/account.repository.ts';
 import { UserScopeRepository } from '../db/user-scope.repository.ts';
 import type { V1Caller } from '../domain/actor.ts';
-import type { CvssLevel, LegacyCvssLevel } from '../domain/cvss.ts';
+import type { CveListFilters } from '../domain/cve-list.ts';
 import { normalizeCweId } from '../domain/cve-id.ts';
 import { AppError } from '../domain/errors.ts';
 import { rawNvdData, type StoredNvdRecord } from '../domain/nvd11.ts';
@@ -29,16 +29,11 @@ export interface OrganizationRow {
 }
 
 /** The filters of a v1 CVE list, as the client sent them (validated). */
-export interface V1CveQuery {
-  search?: string | undefined;
-  vendor?: string | undefined;
-  /** Applies with `vendor` only (OpenCVE ignores a product without its vendor). */
-  product?: string | undefined;
-  weakness?: string | undefined;
-  /** Paged shape: CVSS v3.1 levels. */
-  cvss?: CvssLevel | undefined;
-  /** Legacy shape: CVSS v3 levels. */
-  cvssV3?: LegacyCvssLevel | undefined;
+export interface V1CveQuery extends Pick<
+  CveListFilters,
+  'search' | 'vendor' | 'product' | 'weakness' | 'cvss' | 'cvssV3'
+> {
+  /** A tag of the user's (OpenCVE 1.x). The paged shape filters on `cvss` (v3.1), the legacy one on `cvssV3`. */
   tag?: string | undefined;
 }
 

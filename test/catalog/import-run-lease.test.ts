@@ -8,16 +8,14 @@
  */
 import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
 import { ImportRunRepository } from '../../src/db/import-run.repository.ts';
 import { runCli, startCli, waitForOutput } from '../helpers/cli.ts';
-import { backends, createServerDatabase, describeEachDatabase } from '../helpers/databases.ts';
+import { backends, cliDatabase, describeEachDatabase } from '../helpers/databases.ts';
 import { writeLargeCve5Input } from '../helpers/large-input.ts';
 
 const SAVED = /cve5: [\d,]+ records read \([\d,]+\/s\), [1-9][\d,]* saved, [\d,]+ skipped\n/;
@@ -59,19 +57,7 @@ describe('vulntrack import killed with kill -9', { timeout: 300_000 }, () => {
 
   for (const backend of backends) {
     it(`leaves its run interrupted, as a later import sees it [${backend}]`, async () => {
-      let env: NodeJS.ProcessEnv;
-      let open: () => Promise<Database>;
-      let drop = async () => {};
-      if (backend === 'embedded') {
-        const dataDir = await fsp.mkdtemp(path.join(workDir, 'embedded-'));
-        env = { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '' };
-        open = () => openDatabase({ dataDir });
-      } else {
-        const server = await createServerDatabase();
-        env = { DATABASE_URL: server.url, VULNTRACK_SECRET: randomBytes(32).toString('hex') };
-        open = () => openDatabase({ url: server.url, poolSize: 1 });
-        drop = server.drop;
-      }
+      const { env, open, drop } = await cliDatabase(backend, workDir);
       env.JOB_LEASE_SECONDS = '2';
       try {
         const child = startCli(['import', 'cve5', input], env);

@@ -7,15 +7,14 @@
  */
 import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
 import { startCli, waitForOutput } from '../helpers/cli.ts';
-import { backends, createServerDatabase, type Backend } from '../helpers/databases.ts';
+import type { Database } from '../../src/db/client.ts';
+import { backends, cliDatabase } from '../helpers/databases.ts';
 import { writeLargeCve5Input } from '../helpers/large-input.ts';
 
 /** A progress line once at least one batch is committed ("saved" counts committed records). */
@@ -72,16 +71,7 @@ describe('vulntrack import, interrupted', { timeout: 240_000 }, () => {
       let drop = async () => {};
 
       beforeAll(async () => {
-        if ((backend as Backend) === 'embedded') {
-          const dataDir = await fsp.mkdtemp(path.join(workDir, 'direct-'));
-          env = { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '' };
-          open = () => openDatabase({ dataDir });
-        } else {
-          const server = await createServerDatabase();
-          env = { DATABASE_URL: server.url, VULNTRACK_SECRET: randomBytes(32).toString('hex') };
-          open = () => openDatabase({ url: server.url, poolSize: 1 });
-          drop = server.drop;
-        }
+        ({ env, open, drop } = await cliDatabase(backend, workDir));
       });
       afterAll(() => drop());
 

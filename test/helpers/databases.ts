@@ -3,6 +3,8 @@
  * TEST_DATABASE_URL names one. Each test file gets fresh, migrated databases of its own.
  */
 import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import { describe, beforeAll, afterAll, inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
@@ -76,4 +78,29 @@ export function describeEachDatabase(
       }, backend);
     });
   }
+}
+
+/**
+ * A database for CLI processes of the given kind: the environment that points `bin/vulntrack.js` at
+ * it, a way to open it from the test, and `drop` for afterwards (a server database; an embedded data
+ * dir is a folder under `workDir`, removed with it).
+ */
+export async function cliDatabase(
+  backend: Backend,
+  workDir: string,
+): Promise<{ env: NodeJS.ProcessEnv; open: () => Promise<Database>; drop: () => Promise<void> }> {
+  if (backend === 'embedded') {
+    const dataDir = await fsp.mkdtemp(path.join(workDir, 'embedded-'));
+    return {
+      env: { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '' },
+      open: () => openDatabase({ dataDir }),
+      drop: async () => {},
+    };
+  }
+  const server = await createServerDatabase();
+  return {
+    env: { DATABASE_URL: server.url, VULNTRACK_SECRET: randomBytes(32).toString('hex') },
+    open: () => openDatabase({ url: server.url, poolSize: 1 }),
+    drop: server.drop,
+  };
 }

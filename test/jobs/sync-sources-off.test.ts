@@ -7,17 +7,15 @@
  * Real processes: `vulntrack serve` on the embedded database, `vulntrack worker` on a PostgreSQL
  * server (TEST_DATABASE_URL). The test waits for the start-up log line, not for a timer.
  */
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.ts';
 import { JobRepository } from '../../src/db/job.repository.ts';
 import { startCli, waitForOutput } from '../helpers/cli.ts';
-import { backends, createServerDatabase } from '../helpers/databases.ts';
+import { backends, cliDatabase } from '../helpers/databases.ts';
 
 const REASON = 'cancelled at start-up: its source is not in SYNC_SOURCES (now kev)';
 
@@ -31,19 +29,8 @@ describe('a sync source turned off', { timeout: 180_000 }, () => {
 
   for (const backend of backends) {
     it(`has its queued sync jobs cancelled when ${backend === 'embedded' ? 'serve' : 'a worker'} starts [${backend}]`, async () => {
-      let env: NodeJS.ProcessEnv;
-      let open: () => Promise<Database>;
-      let drop = async () => {};
-      if (backend === 'embedded') {
-        const dataDir = await fsp.mkdtemp(path.join(workDir, 'embedded-'));
-        env = { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '', VULNTRACK_LOAD_SAMPLE: 'false' };
-        open = () => openDatabase({ dataDir });
-      } else {
-        const server = await createServerDatabase();
-        env = { DATABASE_URL: server.url, VULNTRACK_SECRET: randomBytes(32).toString('hex') };
-        open = () => openDatabase({ url: server.url, poolSize: 1 });
-        drop = server.drop;
-      }
+      const { env: databaseEnv, open, drop } = await cliDatabase(backend, workDir);
+      const env: NodeJS.ProcessEnv = { ...databaseEnv, VULNTRACK_LOAD_SAMPLE: 'false' };
       try {
         // Queued while every source was on: due, retrying after failures, and left running.
         const before = await open();
