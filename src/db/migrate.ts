@@ -14,6 +14,7 @@ import * as m0008 from './migrations/0008-lean-fanout.ts';
 import * as m0009 from './migrations/0009-cve-vendor.ts';
 import * as m0010 from './migrations/0010-project-list-version.ts';
 import * as m0011 from './migrations/0011-lz4-documents.ts';
+import * as m0012 from './migrations/0012-substring-search.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009-cve-vendor': m0009,
   '0010-project-list-version': m0010,
   '0011-lz4-documents': m0011,
+  '0012-substring-search': m0012,
 };
 
 export const latestMigration = Object.keys(migrations).sort().at(-1)!;
