@@ -19,8 +19,16 @@ const textArray = (values: string[]) => `ARRAY[${values.map(quote).join(', ')}]:
 /** The `q` of the issue: three terms, a vendor, a score range and a date. */
 export const qOf = (vendor: string) => `vendor=${vendor} AND cvss31>=7 AND created>=2020-01-01`;
 
-/** The searches of issue 16 (OpenCVE users' scripts): a rare word, a piece of a common one, two words. */
-export const SEARCHES = { log4j: 'log4j', micro: 'micro', words: 'linux overflow' } as const;
+/**
+ * The searches of issue 16 (OpenCVE users' scripts): a rare word, a piece of a common one, two words
+ * as people type them (a vendor and a product), and two common words rarely together (the hard case).
+ */
+export const SEARCHES = {
+  log4j: 'log4j',
+  micro: 'micro',
+  words: 'microsoft exchange',
+  words2: 'linux overflow',
+} as const;
 
 /**
  * `search`'s definition, written by hand from the API's documentation: each word is in the id, the
