@@ -58,7 +58,8 @@ const USAGE = `usage: npm run bench -- api [--quick] [--targets postgres,embedde
   --seconds S    measured seconds per endpoint (default 10)
   --warmup S     warm-up seconds per endpoint, not measured (default 2)
   --connections  concurrent connections (default ${TARGETS.connections})
-  --only KEYS    only these endpoints: list,deep,search,vendor,critical,q,detail,project,token
+  --only KEYS    only these endpoints: list,deep,search,log4j,micro,words,words2,vendor,critical,q,
+                 detail,project,token
   --rebuild      rebuild the cached PostgreSQL catalog even when it fits
   --no-profile   no EXPLAIN ANALYZE, no server CPU profile
   --drop         drop the cached PostgreSQL catalog at the end

@@ -29,7 +29,7 @@ const PROJECT = 'api-bench-50';
 const SUBSCRIBED_VENDORS = 40;
 const SUBSCRIBED_PRODUCTS = 10;
 
-/** Columns copied by the replication: everything but the generated `search` and the bookkeeping dates. */
+/** Columns copied by the replication: everything but the id and the bookkeeping dates. */
 const COLUMNS = [
   'state',
   'title',

@@ -1,5 +1,5 @@
 /**
- * The nine endpoints of the issue, built from the catalog's own vendors, words and ids. Every list
+ * The nine endpoints of the issue (and issue 16's three searches), built from the catalog's own vendors, words and ids. Every list
  * endpoint has a hand-written SQL count (not the repository's query) that its `count` must equal.
  */
 import type { EndpointParams } from './types.ts';
@@ -18,6 +18,32 @@ const textArray = (values: string[]) => `ARRAY[${values.map(quote).join(', ')}]:
 
 /** The `q` of the issue: three terms, a vendor, a score range and a date. */
 export const qOf = (vendor: string) => `vendor=${vendor} AND cvss31>=7 AND created>=2020-01-01`;
+
+/**
+ * The searches of issue 16 (OpenCVE users' scripts): a rare word, a piece of a common one, two words
+ * as people type them (a vendor and a product), and two common words rarely together (the hard case).
+ */
+export const SEARCHES = {
+  log4j: 'log4j',
+  micro: 'micro',
+  words: 'microsoft exchange',
+  words2: 'linux overflow',
+} as const;
+
+/**
+ * `search`'s definition, written by hand from the API's documentation: each word is in the id, the
+ * title, the description or a vendor or product name, in any case.
+ */
+const searchCondition = (search: string) =>
+  search
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => {
+      const p = quote(`%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      return `(cve_id ILIKE ${p} OR title ILIKE ${p} OR description ILIKE ${p}
+        OR EXISTS (SELECT 1 FROM unnest(vendors) k WHERE replace(k, '$PRODUCT$', ' ') ILIKE ${p}))`;
+    })
+    .join(' AND ');
 
 /** Page 5,000 of 20 on 300,000 CVEs; the same depth (a third of the list) on other sizes. */
 export const deepPageOf = (rows: number) => Math.max(2, Math.round((5_000 * rows) / 300_000));
@@ -38,6 +64,12 @@ export function endpoints(p: EndpointParams): Endpoint[] {
       path: `/api/v2/cves?search=${encodeURIComponent(p.searchWord)}`,
       list: true,
     },
+    ...Object.entries(SEARCHES).map(([key, search]) => ({
+      key,
+      label: `search=${search}`,
+      path: `/api/v2/cves?search=${encodeURIComponent(search)}`,
+      list: true,
+    })),
     {
       key: 'vendor',
       label: `vendor=${p.vendor}`,
@@ -69,7 +101,10 @@ export function countSql(p: EndpointParams): Record<string, string> {
   return {
     list: all,
     deep: all,
-    search: `${all} WHERE search @@ plainto_tsquery('english', ${quote(p.searchWord)})`,
+    search: `${all} WHERE ${searchCondition(p.searchWord)}`,
+    ...Object.fromEntries(
+      Object.entries(SEARCHES).map(([key, search]) => [key, `${all} WHERE ${searchCondition(search)}`]),
+    ),
     vendor: `${all} WHERE ${vendor}`,
     critical: `${all} WHERE cvss31 >= 9 AND cvss31 < 10.01`,
     q: `${all} WHERE ${vendor} AND cvss31 >= 7 AND created_at >= '2020-01-01T00:00:00Z'`,

@@ -17,6 +17,7 @@ import { QueryCompiler } from '../../src/services/query-compiler.ts';
 import { OrganizationService } from '../../src/services/organization.service.ts';
 import { TrackerService } from '../../src/services/tracker.service.ts';
 import type { ExplainedStatement, ExplainSpec } from './types.ts';
+import { SEARCHES } from './endpoints.ts';
 
 interface Captured {
   sql: string;
@@ -67,6 +68,10 @@ export async function explainPhase(spec: ExplainSpec): Promise<ExplainedStatemen
       ['list', () => list({})],
       ['deep', () => list({}, { page: p.deepPage, pageSize: 20 })],
       ['search', () => list({ search: p.searchWord })],
+      ...Object.entries(SEARCHES).map(([key, search]): [string, () => Promise<unknown>] => [
+        key,
+        () => list({ search }),
+      ]),
       ['vendor', () => list({ vendor: p.vendor })],
       ['critical', () => list({ cvss: 'critical' })],
       ['q', async () => list(await cveQuery.compile(p.q, orgId))],

@@ -104,7 +104,7 @@ export class CveRepository {
   }
 
   /**
-   * One CVE with every column the API shows (not its search vector) and the catalog version it was
+   * One CVE with every column the API shows (not its search text) and the catalog version it was
    * read at: a prepared statement.
    */
   findOne(cveId: string): Promise<(CveRow & { catalog_version: number }) | undefined> {

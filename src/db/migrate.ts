@@ -16,6 +16,7 @@ import * as m0010 from './migrations/0010-project-list-version.ts';
 import * as m0011 from './migrations/0011-lz4-documents.ts';
 import * as m0012 from './migrations/0012-import-run-lease.ts';
 import * as m0013 from './migrations/0013-published-cves.ts';
+import * as m0014 from './migrations/0014-substring-search.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0011-lz4-documents': m0011,
   '0012-import-run-lease': m0012,
   '0013-published-cves': m0013,
+  '0014-substring-search': m0014,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

@@ -1,7 +1,8 @@
 /**
  * Compiles a parsed `q` query (src/domain/query-language.ts) into a where-expression over table
  * `cve`, using the GIN indexes where they matter: vendor, product, CWE and project terms become array
- * containment/overlap on `vendors`/`weaknesses`, bare words a full-text match on `search`.
+ * containment/overlap on `vendors`/`weaknesses`, bare words and quoted phrases a substring match on
+ * the id, title, description and vendor and product names (cve-search.ts, as the lists' `search`).
  *
  * Project names are resolved before compiling (`resolveQueryProjects`), so compiling is synchronous
  * and the SQL holds the subscribed vendor keys themselves.
@@ -17,6 +18,7 @@ import {
   type TermNode,
 } from '../domain/query-language.ts';
 import type { DB } from './schema.ts';
+import { containsPattern, textContains } from './cve-search.ts';
 
 export interface CveQueryContext {
   /** The subscribed vendor keys of each project the query names (see resolveQueryProjects). */
@@ -82,9 +84,8 @@ export function compileCveQuery(
     case 'or':
       return eb.or(node.children.map((child) => compileCveQuery(child, eb, context)));
     case 'text':
-      return node.quoted
-        ? sql<SqlBool>`${sql.ref('cve.search')} @@ phraseto_tsquery('english', ${node.value})`
-        : sql<SqlBool>`${sql.ref('cve.search')} @@ plainto_tsquery('english', ${node.value})`;
+      // A word finds what `search` finds for it; a quoted phrase is one piece of text, blanks included.
+      return textContains(node.value);
     case 'term':
       return compileTerm(node, eb, context);
   }
@@ -225,9 +226,4 @@ function negatedIf(
   expression: Expression<SqlBool>,
 ): Expression<SqlBool> {
   return negate ? eb.not(expression) : expression;
-}
-
-/** An ILIKE/LIKE pattern matching the text anywhere, its wildcards escaped. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

@@ -137,7 +137,7 @@ export type TermNode = TermBase &
     | { field: DateField; value: DateRange }
   );
 
-/** A bare word or quoted phrase: full-text search of id, title and description. */
+/** A bare word or quoted phrase: a substring of the id, title, description or vendor and product names (as `search`). */
 export interface TextNode {
   kind: 'text';
   value: string;

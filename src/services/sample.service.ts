@@ -1,6 +1,6 @@
 /**
  * On the first start with an empty catalog, loads the real sample that ships with the project
- * (6,255 CVE 5 records, the KEV catalog and the CWE list), so a new user has a useful catalog at once.
+ * (6,258 CVE 5 records, the KEV catalog and the CWE list), so a new user has a useful catalog at once.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

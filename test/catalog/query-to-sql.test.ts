@@ -172,14 +172,16 @@ describeEachDatabase('compileCveQuery', (use) => {
     ['updated>=1m AND updated<2024-10-01', ['CVE-2024-4577', 'CVE-2024-6387']],
     ['updated>=2w AND updated<2024-10-01', ['CVE-2024-6387']],
     ['created>=1y AND cvss31>=9', ['CVE-2024-3094', 'CVE-2024-4577']],
-    // text
+    // text: substrings of the id, title, description and vendor and product names
     ['log4j', ['CVE-2021-44228']],
     ['Log4j JNDI', ['CVE-2021-44228']],
     ['xz OR openssh', ['CVE-2024-3094', 'CVE-2024-6387']],
     ['"remote attacker"', ['CVE-2011-0611', 'CVE-2022-20698', 'CVE-2023-4863', 'CVE-2024-6387']],
     ['"attacker remote"', []],
     ['CVE-2024-6387', ['CVE-2024-6387']],
-    ['the', []],
+    // pieces of words, in any case, and of vendor and product names (as `search`)
+    ['LOG4', ['CVE-2021-44228']],
+    ['ukaan', ['CVE-2024-3094']],
     ['description:"malicious code"', ['CVE-2024-3094']],
     ['description:WEBP', ['CVE-2023-4863']],
     ['description:"50%"', []],
@@ -308,6 +310,6 @@ describeEachDatabase('compileCveQuery', (use) => {
     expect(await plan('product=xz')).toContain('cve_vendors_idx');
     expect(await plan('project="Build chain"')).toContain('cve_vendors_idx');
     expect(await plan('cwe=CWE-79')).toContain('cve_weaknesses_idx');
-    expect(await plan('log4j OR "remote attacker"')).toContain('cve_search_idx');
+    expect(await plan('log4j OR "remote attacker"')).toContain('cve_search_text_idx');
   });
 });
