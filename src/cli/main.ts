@@ -6,7 +6,6 @@ import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { InputError } from '../sources/input.ts';
 import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
 import { SCOPES } from '../domain/scopes.ts';
-import { migrateCommand } from './migrate.command.ts';
 import { createOutput, EXIT, UsageError, type Output } from './output.ts';
 import { runServiceCommand } from './run-command.ts';
 import { absoluteTargets } from './service-commands.ts';
@@ -60,6 +59,7 @@ program
   .command('migrate')
   .description('apply database migrations (serve does it too)')
   .action(async () => {
+    const { migrateCommand } = await import('./migrate.command.ts');
     exitCode = await migrateCommand(out());
   });
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { getConfig } from '../config.ts';
 import { lockHolder } from '../db/data-dir-lock.ts';
 import { AppError } from '../domain/errors.ts';
-import { createServices } from '../main.ts';
+import type { Services } from '../main.ts';
 import { sendControl, socketPath, type ErrorClassifier } from './control-socket.ts';
 import { EXIT, UsageError, type Output } from './output.ts';
 import { serviceCommands, type CommandResult } from './service-commands.ts';
@@ -44,7 +44,9 @@ export async function runServiceCommand(
     }
     throw new Error('the running server closed the connection before the command finished');
   }
-  const services = await createServices(config);
+  // Loaded here, not at the top: a command handed to the running server never needs the services.
+  const { createServices } = await import('../main.ts');
+  const services: Services = await createServices(config);
   try {
     const run = serviceCommands[command];
     if (!run) throw new UsageError(`unknown command ${command}`);

@@ -6,7 +6,6 @@
 import path from 'node:path';
 import type { Services } from '../main.ts';
 import type { ImportProgress, ImportReport } from '../services/import.service.ts';
-import { sources } from '../sources/index.ts';
 import { isSourceName, SOURCE_NAMES } from '../sources/source.ts';
 import { AppError } from '../domain/errors.ts';
 import { SYSTEM_ACTOR, type Actor } from '../domain/actor.ts';
@@ -139,6 +138,8 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     if (!isSourceName(source))
       throw new UsageError(`unknown source "${source}"; use one of ${SOURCE_NAMES.join(', ')}`);
     const targets = Array.isArray(args.targets) ? (args.targets as string[]) : [];
+    // The parsers load only for an import (every other command starts without them).
+    const { sources } = await import('../sources/index.ts');
     const report = await services.imports.importInputs(sources[source], targets, {
       onProgress: (p) => progress(progressLine(p)),
     });
