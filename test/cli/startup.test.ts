@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { projectRoot, runCli } from '../helpers/cli.ts';
 
 describe('vulntrack start-up', { timeout: 120_000 }, () => {
   let dir: string;
@@ -38,6 +39,60 @@ describe('vulntrack start-up', { timeout: 120_000 }, () => {
       for (const heavy of ['fastify', 'kysely', '/pg/', '@electric-sql/pglite', 'nodemailer', 'pino']) {
         expect(loaded, heavy).not.toContain(`node_modules/${heavy.replace(/^\//, '')}`);
       }
+    });
+  });
+
+  describe('bin/vulntrack.js', () => {
+    // A project of two one-line programs: dist/ says "compiled", src/ says "source".
+    let root: string;
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    const run = () =>
+      spawnSync(process.execPath, [path.join(root, 'bin/vulntrack.js')], { encoding: 'utf8' });
+    const setTimes = (folder: string, time: Date) => {
+      for (const entry of fs.readdirSync(folder, { withFileTypes: true, recursive: true }))
+        fs.utimesSync(path.join(entry.parentPath, entry.name), time, time);
+      fs.utimesSync(folder, time, time);
+    };
+
+    beforeAll(() => {
+      root = path.join(dir, 'project');
+      fs.mkdirSync(path.join(root, 'bin'), { recursive: true });
+      for (const file of ['vulntrack.js', 'compiled.js'])
+        fs.copyFileSync(path.join(projectRoot, 'bin', file), path.join(root, 'bin', file));
+      fs.writeFileSync(path.join(root, 'package.json'), '{"type": "module"}\n');
+      fs.symlinkSync(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'));
+      fs.mkdirSync(path.join(root, 'src/cli'), { recursive: true });
+      fs.writeFileSync(
+        path.join(root, 'src/cli/main.ts'),
+        "const from: string = 'source';\nconsole.log(from);\n",
+      );
+      fs.writeFileSync(path.join(root, 'src/cli/output.ts'), 'export {};\n');
+      fs.mkdirSync(path.join(root, 'dist/cli'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'dist/cli/main.js'), "console.log('compiled');\n");
+    });
+
+    it('runs the sources when nothing was built', () => {
+      expect(run().stdout).toBe('source\n');
+    });
+
+    it('runs dist/ when it was built after the last change to src/', () => {
+      setTimes(path.join(root, 'src'), twoHoursAgo);
+      fs.writeFileSync(path.join(root, 'dist/.built'), 'built\n');
+      fs.utimesSync(path.join(root, 'dist/.built'), hourAgo, hourAgo);
+      expect(run().stdout).toBe('compiled\n');
+    });
+
+    it('runs the sources once a file of src/ changed after the build', () => {
+      fs.utimesSync(path.join(root, 'src/cli/main.ts'), new Date(), new Date());
+      expect(run().stdout).toBe('source\n');
+    });
+
+    it('runs the sources once a file of src/ was deleted after the build', () => {
+      setTimes(path.join(root, 'src'), twoHoursAgo);
+      expect(run().stdout).toBe('compiled\n');
+      fs.rmSync(path.join(root, 'src/cli/output.ts'));
+      expect(run().stdout).toBe('source\n');
     });
   });
 });
