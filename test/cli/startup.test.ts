@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot, runCli } from '../helpers/cli.ts';
+import { projectRoot, runCli, startCli, waitForOutput } from '../helpers/cli.ts';
 
 describe('vulntrack start-up', { timeout: 120_000 }, () => {
   let dir: string;
@@ -38,6 +39,36 @@ describe('vulntrack start-up', { timeout: 120_000 }, () => {
       expect(loaded).toContain('/cli/main.');
       for (const heavy of ['fastify', 'kysely', '/pg/', '@electric-sql/pglite', 'nodemailer', 'pino']) {
         expect(loaded, heavy).not.toContain(`node_modules/${heavy.replace(/^\//, '')}`);
+      }
+    });
+  });
+
+  describe('serve', () => {
+    it('says on first start that it syncs every upstream, how large that is, and the setting that turns it off', async () => {
+      // Upstreams on a closed port: should a schedule fire during the test, nothing is downloaded.
+      const nowhere = 'http://127.0.0.1:9';
+      const server = startCli(['serve'], {
+        VULNTRACK_DATA_DIR: path.join(dir, 'first-start'),
+        DATABASE_URL: '',
+        VULNTRACK_LOAD_SAMPLE: 'false',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SYNC_SOURCES: 'cve5,nvd,kev,epss,cwe',
+        CVE5_BASE_URL: nowhere,
+        NVD_API_URL: nowhere,
+        KEV_URL: nowhere,
+        EPSS_URL: nowhere,
+        CWE_URL: nowhere,
+      });
+      try {
+        const line = await waitForOutput(server, /first sync of [^\n]*/, 90_000);
+        expect(line).toContain('first sync of cve5, nvd, kev, epss, cwe');
+        expect(line).toContain('the whole CVE Program baseline');
+        expect(line).toContain('every NVD record');
+        expect(line).toContain('SYNC_SOURCES=none turns sync off');
+      } finally {
+        server.kill('SIGTERM');
+        await once(server, 'close');
       }
     });
   });
