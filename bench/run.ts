@@ -30,6 +30,10 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'job queue throughput: empty jobs with 1 and 3 worker processes (--quick)',
     load: () => import('./jobs.bench.ts'),
   },
+  cli: {
+    summary: 'command start-up: --help against node -e 0, token create handed to a running server (--quick)',
+    load: () => import('./cli.bench.ts'),
+  },
   notifications: {
     summary: 'fan-out of 800 changed CVEs to 10,000 projects, then webhook deliveries/s (--quick, --profile)',
     load: () => import('./notifications.bench.ts'),

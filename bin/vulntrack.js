@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (no build step after `npm ci`).
-import { register } from 'tsx/esm/api';
+// Runs the compiled JavaScript of dist/ when it is current (built by `npm ci` and `npm run build`),
+// else the TypeScript sources through tsx, which compiles them at every start (about a second).
+import { compiledEntry } from './compiled.js';
 
-register();
-await import('../src/cli/main.ts');
+const entry = compiledEntry();
+if (entry) {
+  await import(entry);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}

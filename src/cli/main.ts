@@ -4,7 +4,6 @@ import { ConfigError } from '../config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { InputError } from '../sources/input.ts';
 import { commandKey, type CliCommand, type LocalCommand } from './command.ts';
-import { migrateCommand } from './migrate.command.ts';
 import { createOutput, EXIT, UsageError, type Output } from './output.ts';
 import { runServiceCommand } from './run-command.ts';
 import { SERVICE_COMMANDS as S } from './service-commands.ts';
@@ -48,7 +47,10 @@ const migrate: LocalCommand = {
   kind: 'local',
   name: 'migrate',
   description: 'apply database migrations (serve does it too)',
-  run: (output) => migrateCommand(output),
+  async run(output) {
+    const { migrateCommand } = await import('./migrate.command.ts');
+    return migrateCommand(output);
+  },
 };
 
 /** Every command, in the order `vulntrack --help` lists them. */

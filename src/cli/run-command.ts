@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { getConfig } from '../config.ts';
 import { lockHolder } from '../db/data-dir-lock.ts';
 import { AppError } from '../domain/errors.ts';
-import { createServices } from '../main.ts';
+import type { Services } from '../services/services.ts';
 import { cancelControl, sendControl, socketPath, type ErrorClassifier } from './control-socket.ts';
 import { EXIT, UsageError, type Output } from './output.ts';
 import { CANCELLABLE_COMMANDS, serviceCommands, type CommandResult } from './service-commands.ts';
@@ -110,7 +110,9 @@ export async function runServiceCommand(
   const holder = config.databaseUrl ? undefined : lockHolder(config.dataDir);
   if (holder !== undefined && fs.existsSync(socketPath(config.dataDir)))
     return runInServer(config.dataDir, holder, command, args, out);
-  const services = await createServices(config);
+  // Loaded here, not at the top: a command handed to the running server never needs the services.
+  const { createServices } = await import('../main.ts');
+  const services: Services = await createServices(config);
   const controller = new AbortController();
   const stopHandling = onInterrupt(command, out, (signal) => {
     out.progress(

@@ -7,6 +7,7 @@ import { getConfig } from '../config.ts';
 import { buildApp } from '../api/app.ts';
 import { createLogger, createServices, startJobs } from '../main.ts';
 import { loadSample } from '../services/sample.service.ts';
+import { firstSyncNotice } from '../sync/first-sync.ts';
 import { startControlSocket } from './control-socket.ts';
 import { classifyError } from './run-command.ts';
 import { CANCELLABLE_COMMANDS, serviceCommands } from './service-commands.ts';
@@ -59,7 +60,14 @@ export async function serveCommand(): Promise<number> {
     `vulntrack listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port} (${services.database.kind} database)`,
   );
 
-  if (config.loadSample && (await services.health.readiness()).catalog.cves === 0) {
+  const readiness = await services.health.readiness();
+  const firstSync = firstSyncNotice(
+    readiness.sync.filter((s) => s.last_success_at === null).map((s) => s.source),
+    config.sync,
+  );
+  if (firstSync) logger.info(firstSync);
+
+  if (config.loadSample && readiness.catalog.cves === 0) {
     services.health.sampleState = 'loading';
     loadSample(services.imports, (m) => logger.info(m))
       .then((reports) => {

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Services } from '../services/services.ts';
 import type { ImportProgress, ImportReport } from '../domain/import-report.ts';
-import { sources } from '../sources/index.ts';
 import { isSourceName, SOURCE_NAMES, type SourceName } from '../sources/source.ts';
 import { AppError } from '../domain/errors.ts';
 import { SYSTEM_ACTOR, type Actor } from '../domain/actor.ts';
@@ -157,6 +156,8 @@ const importCommand = serviceCommand({
     return { source, targets };
   },
   async run(services, { source, targets }, progress, signal) {
+    // The parsers load only for an import (every other command starts without them).
+    const { sources } = await import('../sources/index.ts');
     const report = await services.imports.importInputs(sources[source], targets, {
       onProgress: (p) => progress(progressLine(p)),
       ...(signal ? { signal } : {}),

@@ -12,11 +12,11 @@ import { setUpV1, type V1Options } from '../v1.setup.ts';
 
 type RoutesModule = { routes: FastifyPluginAsync<{ services: Services }> };
 
-/** The route files of this folder, by name (the order routes are registered in). */
+/** The route files of this folder, by name (the order routes are registered in): `.ts` in src/, `.js` in dist/. */
 export function legacyRouteFiles(): string[] {
   return fs
     .readdirSync(new URL('.', import.meta.url))
-    .filter((f) => f.endsWith('.routes.ts'))
+    .filter((f) => /\.routes\.[jt]s$/.test(f))
     .sort();
 }
 
