@@ -86,12 +86,25 @@ function jobsText(o: JobsOverview): string {
 const str = (args: Record<string, unknown>, key: string) =>
   typeof args[key] === 'string' ? (args[key] as string) : undefined;
 
-/** The actor of an administrative command: the named user when given, else the system. */
-async function actorFor(services: Services, username: string | undefined): Promise<Actor> {
+/**
+ * The actor of an administrative command on an organization: the named user when given (who must
+ * be a joined member, as the audit log will credit them), else the system.
+ */
+async function actorFor(
+  services: Services,
+  org: { id: string; name: string },
+  username: string | undefined,
+): Promise<Actor> {
   if (!username) return SYSTEM_ACTOR;
-  const user = await services.accounts.findUser(username);
-  if (!user) throw new UsageError(`no user named "${username}"`);
-  return { type: 'user', id: user.id, name: user.username };
+  try {
+    return await services.accounts.memberActor(org.id, username);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found')
+      throw new UsageError(`no user named "${username}"`);
+    if (err instanceof AppError && err.code === 'permission_denied')
+      throw new UsageError(`"${username}" is not a member of ${org.name}; name one of its members`);
+    throw err;
+  }
 }
 
 function syncSummary(r: SyncReport): string {
@@ -245,7 +258,7 @@ export const serviceCommands: Record<string, ServiceCommand> = {
       );
     const mode = str(args, 'mode') ?? (scopes.some((s) => s.endsWith(':write')) ? 'write' : 'read');
     if (mode !== 'read' && mode !== 'write') throw new UsageError('--mode must be read or write');
-    const actor = await actorFor(services, str(args, 'createdBy'));
+    const actor = await actorFor(services, org, str(args, 'createdBy'));
     const { token, record } = await services.tokens.create(
       org.id,
       { name: str(args, 'name') ?? '', mode, scopes },
@@ -299,7 +312,7 @@ export const serviceCommands: Record<string, ServiceCommand> = {
     const org = await services.accounts.getOrganization(str(args, 'org') ?? '');
     const tokenId = str(args, 'tokenId') ?? '';
     try {
-      await services.tokens.revoke(org.id, tokenId, await actorFor(services, str(args, 'revokedBy')));
+      await services.tokens.revoke(org.id, tokenId, await actorFor(services, org, str(args, 'revokedBy')));
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found')
         throw new UsageError(`no live token ${tokenId} in ${org.name}`);
