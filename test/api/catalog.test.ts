@@ -97,6 +97,38 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(Object.keys(body.error.details)).toEqual([field]);
     });
 
+    it('reads created_gte and updated_gte strictly: an impossible or out-of-range date is a 400 saying so', async () => {
+      for (const name of ['created_gte', 'updated_gte']) {
+        for (const [value, message] of [
+          ['2024-02-30', `${name} is not a real date: "2024-02-30" does not exist in the calendar`],
+          [
+            '2024-01-01T24:30:00Z',
+            `${name} is not a real date: "2024-01-01T24:30:00Z" does not exist in the calendar`,
+          ],
+          ['0000-01-01', `${name} is out of range: dates run from 0001-01-01 to 9999-12-31`],
+        ]) {
+          const res = await get(`/api/v2/cves?${name}=${encodeURIComponent(value!)}`);
+          expect({ status: res.statusCode, body: res.json() }).toEqual({
+            status: 400,
+            body: {
+              error: {
+                code: 'validation_error',
+                message: 'Validation error.',
+                details: { [name]: [message] },
+              },
+            },
+          });
+        }
+      }
+      // The same impossible date is refused by q, as it always was.
+      expect((await get('/api/v2/cves?q=created>=2024-02-30')).statusCode).toBe(400);
+      // The first and last days that exist are read as themselves.
+      expect((await get('/api/v2/cves?created_gte=0001-01-01')).json().count).toBe(
+        (await get('/api/v2/cves')).json().count,
+      );
+      expect((await get('/api/v2/cves?created_gte=9999-12-31T23:59:59Z')).json().count).toBe(0);
+    });
+
     const ids = async (query: string) =>
       (
         (await get(`/api/v2/cves?page_size=100&ordering=cve_id&${query}`)).json().results as {
