@@ -21,6 +21,7 @@ import { healthRoutes } from './health.routes.ts';
 import { emailLinkRoutes } from './email-links.routes.ts';
 import { v2Routes, type V2Route } from './v2/v2.plugin.ts';
 import { ResponseCache } from './v2/response-cache.ts';
+import { validationDetails, type SchemaError } from './validation-messages.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
 
@@ -58,19 +59,11 @@ function fromFastifyError(err: FastifyError): AppError {
       request: ['contains a value the database cannot store (such as a NUL character)'],
     });
   if (err.validation) {
-    const details: Record<string, string[]> = {};
-    for (const v of err.validation) {
-      const field =
-        (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
-        String(
-          (v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
-            (v.params as { additionalProperty?: string }).additionalProperty ??
-            err.validationContext ??
-            'body',
-        );
-      (details[field] ??= []).push(v.message ?? 'is invalid');
-    }
-    return new AppError('validation_error', undefined, details);
+    return new AppError(
+      'validation_error',
+      undefined,
+      validationDetails(err.validation as SchemaError[], err.validationContext),
+    );
   }
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('payload_too_large');
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new AppError('unsupported_media_type');
@@ -127,6 +120,8 @@ export async function buildApp(options: AppOptions) {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    // Errors carry their schema, so that a message can say what the schema allows.
+    verbose: true,
   });
   const exact = new Ajv({
     coerceTypes: false,
@@ -134,6 +129,8 @@ export async function buildApp(options: AppOptions) {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    // Errors carry their schema, so that a message can say what the schema allows.
+    verbose: true,
   });
   for (const ajv of [coercing, exact]) addFormats(ajv);
   app.setValidatorCompiler(({ schema, httpPart }) =>

@@ -106,6 +106,10 @@ describeEachDatabase('API v2 catalog', (use) => {
             `${name} is not a real date: "2024-01-01T24:30:00Z" does not exist in the calendar`,
           ],
           ['0000-01-01', `${name} is out of range: dates run from 0001-01-01 to 9999-12-31`],
+          [
+            'yesterday',
+            `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time such as 2024-03-29T16:51:12Z`,
+          ],
         ]) {
           const res = await get(`/api/v2/cves?${name}=${encodeURIComponent(value!)}`);
           expect({ status: res.statusCode, body: res.json() }).toEqual({

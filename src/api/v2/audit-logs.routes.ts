@@ -8,6 +8,7 @@ import { auditLogItem, AuditLogItem } from './organization.presenter.ts';
 import { OrgParam } from './organizations.routes.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import { authOf } from './v2.plugin.ts';
+import { ruled } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'audit_logs:read', write: false } } as const;
 const tags = ['audit-logs'];
@@ -16,13 +17,17 @@ const AuditLogQuery = Type.Object({
   ...PageQuery,
   action: Type.Optional(
     Type.String({
-      pattern: '^[a-z_]+\\.[a-z_]+$',
+      pattern: ruled('^[a-z_]+\\.[a-z_]+$', 'an action such as member.update'),
       maxLength: 100,
       description: 'Exact action, e.g. `member.update`.',
     }),
   ),
   resource: Type.Optional(
-    Type.String({ pattern: '^[a-z_]+$', maxLength: 50, description: 'Resource type, e.g. `member`.' }),
+    Type.String({
+      pattern: ruled('^[a-z_]+$', 'a resource type such as member'),
+      maxLength: 50,
+      description: 'Resource type, e.g. `member`.',
+    }),
   ),
   since: Type.Optional(
     Type.String({

@@ -19,8 +19,9 @@ import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
+import { CVE_ID_RULE } from '../validation-messages.ts';
 
-const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 30 }) });
+const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: CVE_ID_RULE, maxLength: 30 }) });
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['cves'];
 

@@ -5,6 +5,7 @@ import { pageEnvelope } from '../pagination.ts';
 import { organizationItem, OrganizationItem } from './organization.presenter.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import { authOf } from './v2.plugin.ts';
+import { ruled } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'org:read', write: false } } as const;
 const write = { auth: { scope: 'org:write', write: true } } as const;
@@ -62,7 +63,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{ services: Services 
         body: Type.Object(
           {
             name: Type.String({
-              pattern: '^[a-zA-Z0-9-]+$',
+              pattern: ruled('^[a-zA-Z0-9-]+$', 'letters, digits and - only (such as acme-security)'),
               minLength: 1,
               maxLength: 100,
               description: 'A slug: letters, digits and -; unique.',
