@@ -45,6 +45,9 @@ export function ruled(pattern: string, rule: string): string {
 /** A CVE id in a path or a body (any case in a path is read as upper case by the route). */
 export const CVE_ID_RULE = ruled('^CVE-\\d{4}-\\d{4,}$', 'a CVE id such as CVE-2024-3094');
 
+/** A CVE id in a path that takes any case (`cve-2024-3094`), as API v1 and `q` do; the route upper-cases it. */
+export const CVE_ID_ANY_CASE_RULE = ruled('^[Cc][Vv][Ee]-\\d{4}-\\d{4,}$', 'a CVE id such as CVE-2024-3094');
+
 /** The rule stated for a pattern, if any (tests check that every pattern of the API has one). */
 export const patternRule = (pattern: string) => PATTERN_RULES.get(pattern);
 

@@ -6,6 +6,7 @@
  */
 import { validationError, type AppError } from './errors.ts';
 import { CVE_ID_PATTERN } from './cve-id.ts';
+import { catalogName } from './cpe.ts';
 import { parseTypedDate } from './timestamps.ts';
 
 export const QUERY_FIELDS = [
@@ -422,11 +423,6 @@ function makeTerm(
       return { ...base, field, value };
     }
   }
-}
-
-/** A vendor or product name as the catalog writes it: lower case, blanks as `_`. */
-function catalogName(raw: string): string {
-  return raw.trim().toLowerCase().replace(/\s+/g, '_');
 }
 
 /** `2024-03-29` → that UTC day; `7d`/`2w`/`3m`/`1y` → that long before `now`; undefined if invalid. */

@@ -147,6 +147,9 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(await ids('vendor=apache&product=log4j2')).toEqual(['CVE-2021-44228']);
       expect(await ids('vendor=redhat')).toEqual(['CVE-2024-3094', 'CVE-2024-6387']);
       expect(await ids('vendor=no-such-vendor')).toEqual([]);
+      // Names in any case, as people type them.
+      expect(await ids('vendor=Tukaani&product=XZ')).toEqual(['CVE-2024-3094']);
+      expect(await ids('vendor=REDHAT')).toEqual(['CVE-2024-3094', 'CVE-2024-6387']);
     });
 
     it('filters by weakness, CVSS v3.1 level, KEV and dates', async () => {
@@ -234,6 +237,11 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(bad.statusCode).toBe(400);
       expect(bad.json().error.details).toEqual({ include: ['unknown value "everything"'] });
       expect((await get('/api/v2/cves/CVE-24-1')).statusCode).toBe(400);
+      // Any case, as API v1 and q accept it.
+      const lower = await get('/api/v2/cves/cve-2024-3094');
+      expect(lower.statusCode).toBe(200);
+      expect(lower.json()).toEqual((await get('/api/v2/cves/CVE-2024-3094')).json());
+      expect((await get('/api/v2/cves/cve-2024-3094/changes')).json().count).toBeGreaterThan(0);
       expect((await get('/api/v2/cves/../../etc/passwd')).statusCode).toBe(404);
       const missing = await get('/api/v2/cves/CVE-1999-0001');
       expect(missing.statusCode).toBe(404);

@@ -210,6 +210,27 @@ describeEachDatabase('API v2 subscriptions', (use) => {
       expect(await current()).toEqual(before);
     });
 
+    it('reads names in any case and suggests the nearest known name for an unknown one', async () => {
+      const before = await current();
+      const res = await w.call('PUT', subs, admin, {
+        vendors: ['Tukaani'],
+        products: { Debian: ['Debian_Linux'], GOOGLE: ['Chrome'] },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await w.call('GET', subs, admin)).json()).toEqual({
+        vendors: ['tukaani'],
+        products: { debian: ['debian_linux'], google: ['chrome'] },
+      });
+      expectValidation(
+        await w.call('PUT', subs, admin, { vendors: ['tukani', 'zzqx'], products: { google: ['chrom'] } }),
+        {
+          vendors: ['unknown vendor "tukani" (did you mean "tukaani"?)', 'unknown vendor "zzqx"'],
+          products: ['unknown product "chrom" of vendor "google" (did you mean "chrome"?)'],
+        },
+      );
+      expect((await w.call('PUT', subs, admin, before)).statusCode).toBe(200);
+    });
+
     it('answers 400 for an unknown field or a wrong type', async () => {
       expectValidation(await w.call('PUT', subs, admin, { vendors: [], cwes: [] }), {
         cwes: ['cwes is not a known field; the known fields are vendors, products'],
