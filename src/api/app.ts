@@ -21,6 +21,8 @@ import { healthRoutes } from './health.routes.ts';
 import { emailLinkRoutes } from './email-links.routes.ts';
 import { v2Routes, type V2Route } from './v2/v2.plugin.ts';
 import { ResponseCache } from './v2/response-cache.ts';
+import { validationDetails, type SchemaError } from './validation-messages.ts';
+import { answerClientError, parametersNotUtf8 } from './malformed-requests.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
 
@@ -58,24 +60,19 @@ function fromFastifyError(err: FastifyError): AppError {
       request: ['contains a value the database cannot store (such as a NUL character)'],
     });
   if (err.validation) {
-    const details: Record<string, string[]> = {};
-    for (const v of err.validation) {
-      const field =
-        (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') ||
-        String(
-          (v.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
-            (v.params as { additionalProperty?: string }).additionalProperty ??
-            err.validationContext ??
-            'body',
-        );
-      (details[field] ??= []).push(v.message ?? 'is invalid');
-    }
-    return new AppError('validation_error', undefined, details);
+    return new AppError(
+      'validation_error',
+      undefined,
+      validationDetails(err.validation as SchemaError[], err.validationContext),
+    );
   }
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new AppError('payload_too_large');
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new AppError('unsupported_media_type');
+  // A file outside the served folder (`/api/v2/docs/static/../…`) is not there, as far as anyone asks.
+  if (err.statusCode === 403 || err.statusCode === 404) return new AppError('not_found');
+  if (err.statusCode === 405) return new AppError('method_not_allowed');
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    return new AppError('validation_error', undefined, { body: [err.message] });
+    return new AppError('validation_error', undefined, { request: [err.message] });
   }
   return new AppError('internal_error');
 }
@@ -99,6 +96,8 @@ export async function buildApp(options: AppOptions) {
       disableRequestLogging: !options.logger || !['debug', 'trace'].includes(options.logger.level),
     }),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // What Node's HTTP parser refuses (431 for an over-long URL or header) never reaches Fastify.
+    clientErrorHandler: answerClientError,
     // A URL the router cannot read (invalid percent-encoding or UTF-8, a path parameter over 200
     // characters) is refused before any route: still in the error form of the API it was meant for.
     frameworkErrors: (error, request, rawReply) => {
@@ -127,6 +126,8 @@ export async function buildApp(options: AppOptions) {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    // Errors carry their schema, so that a message can say what the schema allows.
+    verbose: true,
   });
   const exact = new Ajv({
     coerceTypes: false,
@@ -134,6 +135,8 @@ export async function buildApp(options: AppOptions) {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    // Errors carry their schema, so that a message can say what the schema allows.
+    verbose: true,
   });
   for (const ajv of [coercing, exact]) addFormats(ajv);
   app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -149,10 +152,21 @@ export async function buildApp(options: AppOptions) {
     if (appError.code === 'invalid_token') void reply.header('WWW-Authenticate', 'Bearer');
     return reply.status(appError.status).send(envelope(appError.code, appError.message, extra));
   });
-  // NUL characters cannot be stored or matched by PostgreSQL: refuse them where they come in.
+  // NUL characters cannot be stored or matched by PostgreSQL: refuse them where they come in. Nor is
+  // a query string that is not UTF-8 read as U+FFFD and searched: it is a 400, as in a path.
   app.addHook('onRequest', async (request) => {
     if (/%00/.test(request.url)) {
       throw new AppError('validation_error', undefined, { request: ['the URL contains a NUL character'] });
+    }
+    const garbled = parametersNotUtf8(request.url);
+    if (garbled.length) {
+      throw new AppError(
+        'validation_error',
+        undefined,
+        Object.fromEntries(
+          garbled.map((name) => [name, [`${name} is not valid UTF-8 text once percent-decoded`]]),
+        ),
+      );
     }
   });
   // Request metrics by route pattern, never the raw URL (ids in paths would explode the label set).

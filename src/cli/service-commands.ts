@@ -75,12 +75,25 @@ function jobsText(o: JobsOverview): string {
   return lines.join('\n');
 }
 
-/** The actor of an administrative command: the named user when given, else the system. */
-async function actorFor(services: Services, username: string | undefined): Promise<Actor> {
+/**
+ * The actor of an administrative command on an organization: the named user when given (who must
+ * be a joined member, as the audit log will credit them), else the system.
+ */
+async function actorFor(
+  services: Services,
+  org: { id: string; name: string },
+  username: string | undefined,
+): Promise<Actor> {
   if (!username) return SYSTEM_ACTOR;
-  const user = await services.accounts.findUser(username);
-  if (!user) throw new UsageError(`no user named "${username}"`);
-  return { type: 'user', id: user.id, name: user.username };
+  try {
+    return await services.accounts.memberActor(org.id, username);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found')
+      throw new UsageError(`no user named "${username}"`);
+    if (err instanceof AppError && err.code === 'permission_denied')
+      throw new UsageError(`"${username}" is not a member of ${org.name}; name one of its members`);
+    throw err;
+  }
 }
 
 function syncSummary(r: SyncReport): string {
@@ -343,7 +356,7 @@ const tokenCreate = serviceCommand({
   },
   async run(services, args) {
     const org = await services.accounts.getOrganization(args.org);
-    const actor = await actorFor(services, args.createdBy);
+    const actor = await actorFor(services, org, args.createdBy);
     const { mode, scopes } = args;
     const { token, record } = await services.tokens.create(org.id, { name: args.name, mode, scopes }, actor);
     // The token alone on stdout: scripts capture it with $(vulntrack token create …).

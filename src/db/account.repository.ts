@@ -191,6 +191,15 @@ export class AccountRepository {
       .executeTakeFirst();
   }
 
+  /** The joined membership of the user in the organization (pending invitations do not count). */
+  findJoinedMembership(organizationId: string, userId: string): Promise<MemberRow | undefined> {
+    return this.members(this.db)
+      .where('m.organization_id', '=', organizationId)
+      .where('m.user_id', '=', userId)
+      .where('m.date_joined', 'is not', null)
+      .executeTakeFirst();
+  }
+
   async countJoinedOwners(organizationId: string, tx: Transaction<DB>): Promise<number> {
     const row = await tx
       .selectFrom('membership')

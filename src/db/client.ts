@@ -10,6 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { DB } from './schema.ts';
 import { PGlitePool } from './pglite-pool.ts';
+import { makePrivate } from './data-dir-privacy.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
 import { preparedStatementName } from './prepared.ts';
@@ -79,13 +80,18 @@ async function openEmbedded(
   }
   const release = lockDataDir(dataDir);
   try {
+    // Private before PGlite reads it (an install made before this was world-readable), again once
+    // PGlite has created its files, and at close for the files it created while running.
+    makePrivate(dataDir);
     const pgDir = path.join(dataDir, 'pg');
     const pgl = await PGlite.create(pgDir, { extensions: { pg_trgm }, startParams: EMBEDDED_START_PARAMS });
+    makePrivate(dataDir);
     return {
       pool: new PGlitePool(pgl),
       close: async () => {
         try {
           await pgl.close();
+          makePrivate(dataDir);
         } finally {
           release();
         }

@@ -40,7 +40,7 @@ export function lockHolder(dataDir: string): number | undefined {
 
 /** Takes the lock or throws DataDirLockedError. Returns the function that releases it. */
 export function lockDataDir(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'vulntrack.lock');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

@@ -1,6 +1,7 @@
 /** Vendors and products of the catalog (names as in CPEs), listed by name. */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
+import { splitVendorKey } from '../domain/cpe.ts';
 
 const like = (s: string) => `%${s.replace(/[%_\\]/g, '\\$&')}%`;
 
@@ -79,5 +80,29 @@ export class VendorRepository {
       SELECT v.name || '$PRODUCT$' || p.name FROM product p JOIN vendor v ON v.id = p.vendor_id
        WHERE v.name || '$PRODUCT$' || p.name = ANY(${keys}::text[])`.execute(this.db);
     return new Set(rows.rows.map((r) => r.key));
+  }
+
+  /**
+   * The known name most like each of `names` (trigram similarity, as `pg_trgm` measures it, at least
+   * 0.3): a vendor name for a vendor, a vendor key for a vendor key (the nearest product of that
+   * vendor). Names with nothing near are left out. For error messages: one query per name.
+   */
+  async nearest(names: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (const name of new Set(names)) {
+      const { vendor, product } = splitVendorKey(name);
+      const row =
+        product === undefined
+          ? await sql<{ name: string }>`
+              SELECT name FROM vendor WHERE similarity(name, ${vendor}) >= 0.3
+               ORDER BY similarity(name, ${vendor}) DESC, name LIMIT 1`.execute(this.db)
+          : await sql<{ name: string }>`
+              SELECT v.name || '$PRODUCT$' || p.name AS name
+                FROM product p JOIN vendor v ON v.id = p.vendor_id
+               WHERE v.name = ${vendor} AND similarity(p.name, ${product}) >= 0.3
+               ORDER BY similarity(p.name, ${product}) DESC, p.name LIMIT 1`.execute(this.db);
+      if (row.rows[0]) found.set(name, row.rows[0].name);
+    }
+    return found;
   }
 }

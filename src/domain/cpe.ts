@@ -72,6 +72,14 @@ export function vendorKeysOfCpe(cpe: string): string[] {
   return [vendor, vendorKey(vendor, name.product.toLowerCase())];
 }
 
+/**
+ * A vendor or product name as a person types it, read as the catalog writes names: lower case,
+ * blanks as `_` (`Microsoft` → `microsoft`, `Debian Linux` → `debian_linux`).
+ */
+export function catalogName(typed: string): string {
+  return typed.trim().toLowerCase().replace(/\s+/g, '_');
+}
+
 export function vendorKey(vendor: string, product?: string): string {
   return product === undefined ? vendor : `${vendor}${PRODUCT_SEPARATOR}${product}`;
 }

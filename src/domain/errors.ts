@@ -10,10 +10,15 @@ export const ERROR_CATALOG = {
   missing_scope: { status: 403, message: 'This token lacks the scope this operation requires.' },
   validation_error: { status: 400, message: 'Validation error.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time.' },
   payload_too_large: { status: 413, message: 'Request body too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported media type.' },
   conflict: { status: 409, message: 'Conflict.' },
   rate_limited: { status: 429, message: 'Too many requests.' },
+  request_header_too_large: {
+    status: 431,
+    message: 'The request URL or headers are too large (at most 16 KiB together).',
+  },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'Service unavailable.' },
 } as const;

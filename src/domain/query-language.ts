@@ -6,6 +6,8 @@
  */
 import { validationError, type AppError } from './errors.ts';
 import { CVE_ID_PATTERN } from './cve-id.ts';
+import { catalogName } from './cpe.ts';
+import { parseTypedDate } from './timestamps.ts';
 
 export const QUERY_FIELDS = [
   'cve',
@@ -355,7 +357,7 @@ function editDistance(a: string, b: string): number {
 // Values
 
 const NUMBER_PATTERN = /^(\d+(\.\d*)?|\.\d+)$/;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const RELATIVE_PATTERN = /^(\d{1,6})([dwmy])$/i;
 const DAY_MS = 86_400_000;
 
@@ -421,29 +423,13 @@ function makeTerm(
   }
 }
 
-/** A vendor or product name as the catalog writes it: lower case, blanks as `_`. */
-function catalogName(raw: string): string {
-  return raw.trim().toLowerCase().replace(/\s+/g, '_');
-}
-
 /** `2024-03-29` → that UTC day; `7d`/`2w`/`3m`/`1y` → that long before `now`; undefined if invalid. */
 function parseDate(raw: string, now: Date): DateRange | undefined {
-  const absolute = DATE_PATTERN.exec(raw);
-  if (absolute) {
-    const [year, month, day] = [Number(absolute[1]), Number(absolute[2]), Number(absolute[3])];
-    // Not Date.UTC: it reads years 0-99 as 1900-1999.
-    const from = new Date(0);
-    from.setUTCFullYear(year, month - 1, day);
-    // Date.UTC rolls over (2024-02-30 → March 1): a real date reads back the same.
-    if (
-      year < 1 ||
-      from.getUTCFullYear() !== year ||
-      from.getUTCMonth() !== month - 1 ||
-      from.getUTCDate() !== day
-    ) {
-      return undefined;
-    }
-    return { from, until: new Date(from.getTime() + DAY_MS) };
+  if (DATE_PATTERN.test(raw)) {
+    // The strict reader every typed date goes through: 2024-02-30 is an error, not March 1st.
+    const parsed = parseTypedDate(raw);
+    if ('problem' in parsed) return undefined;
+    return { from: parsed.date, until: new Date(parsed.date.getTime() + DAY_MS) };
   }
   const relative = RELATIVE_PATTERN.exec(raw);
   if (!relative) return undefined;

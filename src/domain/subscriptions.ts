@@ -2,11 +2,22 @@
  * A project's subscription set as the API shows it (`{vendors, products: {vendor: [product]}}`) and as
  * it is stored and matched: vendor keys, `vendor` or `vendor$PRODUCT$product`, as on `cve.vendors`.
  */
-import { splitVendorKey, vendorKey } from './cpe.ts';
+import { catalogName, splitVendorKey, vendorKey } from './cpe.ts';
 
 export interface SubscriptionSet {
   vendors: string[];
   products: Record<string, string[]>;
+}
+
+/** A set as typed, with its names read as the catalog writes them (any case: `Microsoft` is `microsoft`). */
+export function normalizeSubscriptions(set: Partial<SubscriptionSet>): Partial<SubscriptionSet> {
+  const products: Record<string, string[]> = {};
+  for (const [vendor, names] of Object.entries(set.products ?? {}))
+    (products[catalogName(vendor)] ??= []).push(...names.map(catalogName));
+  return {
+    ...(set.vendors ? { vendors: set.vendors.map(catalogName) } : {}),
+    ...(set.products ? { products } : {}),
+  };
 }
 
 /** The vendor keys of a set: sorted, without duplicates. */
@@ -56,16 +67,25 @@ export function diffKeys(
 export function unknownSubscriptionDetails(
   set: Partial<SubscriptionSet>,
   known: ReadonlySet<string>,
+  /** The nearest known name of an unknown vendor name or vendor key, when there is one. */
+  nearest: ReadonlyMap<string, string> = new Map(),
 ): Record<string, string[]> {
+  const hint = (key: string) => {
+    const near = nearest.get(key);
+    return near === undefined ? '' : ` (did you mean "${splitVendorKey(near).product ?? near}"?)`;
+  };
   const details: Record<string, string[]> = {};
   const vendors = [...new Set(set.vendors ?? [])].filter((v) => !known.has(v));
-  if (vendors.length) details.vendors = vendors.map((v) => `unknown vendor "${v}"`);
+  if (vendors.length) details.vendors = vendors.map((v) => `unknown vendor "${v}"${hint(v)}`);
   const products: string[] = [];
   for (const [vendor, names] of Object.entries(set.products ?? {})) {
     const missing = [...new Set(names)].filter((p) => !known.has(vendorKey(vendor, p)));
     if (!missing.length) continue;
-    if (!known.has(vendor)) products.push(`unknown vendor "${vendor}"`);
-    else products.push(...missing.map((p) => `unknown product "${p}" of vendor "${vendor}"`));
+    if (!known.has(vendor)) products.push(`unknown vendor "${vendor}"${hint(vendor)}`);
+    else
+      products.push(
+        ...missing.map((p) => `unknown product "${p}" of vendor "${vendor}"${hint(vendorKey(vendor, p))}`),
+      );
   }
   if (products.length) details.products = products;
   return details;

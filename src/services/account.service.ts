@@ -144,4 +144,17 @@ export class AccountService {
   findUser(username: string) {
     return this.accounts.findUserByUsername(username);
   }
+
+  /**
+   * The user named `username` as an actor of the organization (an administrative command recorded
+   * as theirs): `not_found` when no such user exists, `permission_denied` when the user is not a
+   * joined member, so the audit log never credits an outsider.
+   */
+  async memberActor(organizationId: string, username: string): Promise<Actor> {
+    const user = await this.accounts.findUserByUsername(username);
+    if (!user) throw new AppError('not_found', `No user is named "${username}".`);
+    if (!(await this.accounts.findJoinedMembership(organizationId, user.id)))
+      throw new AppError('permission_denied', `The user "${username}" is not a member of the organization.`);
+    return { type: 'user', id: user.id, name: user.username };
+  }
 }

@@ -20,6 +20,7 @@ import type { CatalogService, CveListOwner } from './catalog.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TagService } from './tag.service.ts';
 import type { TrackerService } from './tracker.service.ts';
+import { catalogName } from '../domain/cpe.ts';
 
 export interface OrganizationRow {
   id: string;
@@ -140,9 +141,11 @@ export class ApiV1Service {
       cvssV3: q.cvssV3,
     };
     if (q.vendor) {
-      const vendor = await this.catalog.getVendor(q.vendor);
+      // Names in any case, as people type them (`Microsoft` is `microsoft`).
+      const vendor = await this.catalog.getVendor(catalogName(q.vendor));
       filters.vendor = vendor.name;
-      if (q.product) filters.product = (await this.catalog.getProduct(vendor.name, q.product)).name;
+      if (q.product)
+        filters.product = (await this.catalog.getProduct(vendor.name, catalogName(q.product))).name;
     }
     if (q.tag !== undefined) {
       // Tags belong to users; an organization token has none.

@@ -10,11 +10,12 @@ import { VendorRepository } from '../db/vendor.repository.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
-import { vendorKey } from '../domain/cpe.ts';
+import { catalogName, vendorKey } from '../domain/cpe.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { PROJECT_NAME } from '../domain/names.ts';
 import {
   keysOfSubscriptions,
+  normalizeSubscriptions,
   subscriptionsOfKeys,
   unknownSubscriptionDetails,
   type SubscriptionSet,
@@ -237,7 +238,10 @@ export class ProjectService {
     actor: Actor,
   ): Promise<SubscriptionSet> {
     const project = await this.find(organizationId, name);
-    const key = vendorKey(item.vendor, item.product);
+    const key = vendorKey(
+      catalogName(item.vendor),
+      item.product === undefined ? undefined : catalogName(item.product),
+    );
     const { set, diff } = await this.changeSubscriptions(organizationId, project, actor, async (tx) => {
       const removed =
         !key.includes('\u0000') && (await this.projects.removeSubscription(project.id, key, tx));
@@ -292,14 +296,16 @@ export class ProjectService {
   }
 
   /** The vendor keys of `set`, all known to the catalog; else 400 with one message per unknown name. */
-  private async knownKeys(set: Partial<SubscriptionSet>): Promise<string[]> {
+  private async knownKeys(typed: Partial<SubscriptionSet>): Promise<string[]> {
+    const set = normalizeSubscriptions(typed);
     const keys = keysOfSubscriptions(set);
     if (keys.length > MAX_SUBSCRIPTIONS) tooMany();
     const lookup = [...keys, ...Object.keys(set.products ?? {})].filter((k) => !k.includes('\u0000'));
     const known = await this.vendors.existingKeys(lookup);
-    const details = unknownSubscriptionDetails(set, known);
-    if (Object.keys(details).length) throw validationError(details);
-    return keys;
+    if (!Object.keys(unknownSubscriptionDetails(set, known)).length) return keys;
+    // Unknown names: each with the nearest known one, when there is one.
+    const nearest = await this.vendors.nearest(lookup.filter((k) => !known.has(k)));
+    throw validationError(unknownSubscriptionDetails(set, known, nearest));
   }
 
   /** Runs `write`; a unique violation (two requests taking one name at once) is the 400 it would have been. */

@@ -36,7 +36,12 @@ export function isSpace(b: number): boolean {
  * Streams the elements of the array under the top-level key `key`. Yields nothing when the document
  * has no such key (or is not an object); throws when the input ends before the document does.
  */
-export async function* jsonArrayElements(stream: Readable, key: string): AsyncGenerator<ArrayElement> {
+export async function* jsonArrayElements(
+  stream: Readable,
+  key: string,
+  /** Called when the array is found (also an empty one), to tell "no such key" from "an empty list". */
+  onArray?: () => void,
+): AsyncGenerator<ArrayElement> {
   /** Nesting of objects and arrays at the scan position (the document's object is depth 1). */
   let depth = 0;
   let inString = false;
@@ -124,6 +129,7 @@ export async function* jsonArrayElements(stream: Readable, key: string): AsyncGe
         depth++;
         if (phase === 'seek' && depth === 2 && c === OPEN_BRACKET && pendingKey?.equals(wanted)) {
           phase = 'array';
+          onArray?.();
         }
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         depth--;

@@ -92,21 +92,25 @@ export function isUnreadableRest(reason: string): boolean {
 /**
  * The items of the array under the top-level key `key` of a JSON file (json-array.ts), each at
  * `file:key[index]`: an element that is not JSON is skipped on its own, a cut file ends in
- * unreadableRest.
+ * unreadableRest. With `notFound`, a file without the key (empty, `{}`, another format) is one
+ * skipped item with that reason, not an empty list.
  */
 export async function* jsonArrayItems(
   file: InputFile,
   stream: Readable,
   key: string,
   toItem: (value: unknown, position: string) => ImportItem,
+  notFound?: string,
 ): AsyncGenerator<ImportItem> {
+  let found = false;
   try {
-    for await (const element of jsonArrayElements(stream, key)) {
+    for await (const element of jsonArrayElements(stream, key, () => (found = true))) {
       const position = `${file.name}:${key}[${element.index}]`;
       yield 'error' in element
         ? { kind: 'skip', position, reason: element.error }
         : toItem(element.value, position);
     }
+    if (!found && notFound) yield { kind: 'skip', position: file.name, reason: notFound };
   } catch (err) {
     yield unreadableRest(file.name, err);
   }

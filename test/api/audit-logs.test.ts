@@ -171,22 +171,26 @@ describeEachDatabase('API v2 audit logs', (use) => {
     });
 
     it('answers 400 for an invalid since, action or resource', async () => {
-      for (const since of [
-        'yesterday',
-        '2024-02-30',
-        '2023-02-29',
-        '2024-13-01',
-        '2024-01-01T25:00',
-        '2024-01-01T10:00+25:00',
-        '',
-        '2024-1-1',
+      const form = 'since must be a date (YYYY-MM-DD) or an ISO 8601 date-time such as 2024-03-29T16:51:12Z';
+      const impossible = (since: string) =>
+        `since is not a real date: "${since}" does not exist in the calendar`;
+      const range = 'since is out of range: dates run from 0001-01-01 to 9999-12-31';
+      for (const [since, message] of [
+        ['yesterday', form],
+        ['2024-02-30', impossible('2024-02-30')],
+        ['2023-02-29', impossible('2023-02-29')],
+        ['2024-13-01', impossible('2024-13-01')],
+        ['2024-01-01T25:00', impossible('2024-01-01T25:00')],
+        ['2024-01-01T10:00+25:00', form],
+        ['', form],
+        ['2024-1-1', form],
+        ['0000-01-01', range],
+        ['0001-01-01T00:00+01:00', range],
       ]) {
         const details = expectValidationError(
-          await get(`${url()}?since=${encodeURIComponent(since)}`, auditToken),
+          await get(`${url()}?since=${encodeURIComponent(since!)}`, auditToken),
         );
-        expect(details).toEqual({
-          since: [`invalid date "${since}": expected YYYY-MM-DD or an ISO 8601 date-time`],
-        });
+        expect(details).toEqual({ since: [message] });
       }
       for (const query of ['action=DROP%20TABLE', 'action=member', 'resource=Member', 'resource=a.b']) {
         expect(Object.keys(expectValidationError(await get(`${url()}?${query}`, auditToken)))).toEqual([

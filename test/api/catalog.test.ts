@@ -97,6 +97,42 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(Object.keys(body.error.details)).toEqual([field]);
     });
 
+    it('reads created_gte and updated_gte strictly: an impossible or out-of-range date is a 400 saying so', async () => {
+      for (const name of ['created_gte', 'updated_gte']) {
+        for (const [value, message] of [
+          ['2024-02-30', `${name} is not a real date: "2024-02-30" does not exist in the calendar`],
+          [
+            '2024-01-01T24:30:00Z',
+            `${name} is not a real date: "2024-01-01T24:30:00Z" does not exist in the calendar`,
+          ],
+          ['0000-01-01', `${name} is out of range: dates run from 0001-01-01 to 9999-12-31`],
+          [
+            'yesterday',
+            `${name} must be a date (YYYY-MM-DD) or an ISO 8601 date-time such as 2024-03-29T16:51:12Z`,
+          ],
+        ]) {
+          const res = await get(`/api/v2/cves?${name}=${encodeURIComponent(value!)}`);
+          expect({ status: res.statusCode, body: res.json() }).toEqual({
+            status: 400,
+            body: {
+              error: {
+                code: 'validation_error',
+                message: 'Validation error.',
+                details: { [name]: [message] },
+              },
+            },
+          });
+        }
+      }
+      // The same impossible date is refused by q, as it always was.
+      expect((await get('/api/v2/cves?q=created>=2024-02-30')).statusCode).toBe(400);
+      // The first and last days that exist are read as themselves.
+      expect((await get('/api/v2/cves?created_gte=0001-01-01')).json().count).toBe(
+        (await get('/api/v2/cves')).json().count,
+      );
+      expect((await get('/api/v2/cves?created_gte=9999-12-31T23:59:59Z')).json().count).toBe(0);
+    });
+
     const ids = async (query: string) =>
       (
         (await get(`/api/v2/cves?page_size=100&ordering=cve_id&${query}`)).json().results as {
@@ -111,6 +147,9 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(await ids('vendor=apache&product=log4j2')).toEqual(['CVE-2021-44228']);
       expect(await ids('vendor=redhat')).toEqual(['CVE-2024-3094', 'CVE-2024-6387']);
       expect(await ids('vendor=no-such-vendor')).toEqual([]);
+      // Names in any case, as people type them.
+      expect(await ids('vendor=Tukaani&product=XZ')).toEqual(['CVE-2024-3094']);
+      expect(await ids('vendor=REDHAT')).toEqual(['CVE-2024-3094', 'CVE-2024-6387']);
     });
 
     it('filters by weakness, CVSS v3.1 level, KEV and dates', async () => {
@@ -198,6 +237,11 @@ describeEachDatabase('API v2 catalog', (use) => {
       expect(bad.statusCode).toBe(400);
       expect(bad.json().error.details).toEqual({ include: ['unknown value "everything"'] });
       expect((await get('/api/v2/cves/CVE-24-1')).statusCode).toBe(400);
+      // Any case, as API v1 and q accept it.
+      const lower = await get('/api/v2/cves/cve-2024-3094');
+      expect(lower.statusCode).toBe(200);
+      expect(lower.json()).toEqual((await get('/api/v2/cves/CVE-2024-3094')).json());
+      expect((await get('/api/v2/cves/cve-2024-3094/changes')).json().count).toBeGreaterThan(0);
       expect((await get('/api/v2/cves/../../etc/passwd')).statusCode).toBe(404);
       const missing = await get('/api/v2/cves/CVE-1999-0001');
       expect(missing.statusCode).toBe(404);

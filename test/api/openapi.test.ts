@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateOpenApi } from '../helpers/openapi.ts';
+import { patternRule } from '../../src/api/validation-messages.ts';
 
 describe('OpenAPI document', () => {
   it('is generated from the route schemas and the checked-in docs/openapi.json has not drifted', async () => {
@@ -19,5 +20,21 @@ describe('OpenAPI document', () => {
         'text/csv',
       ]);
     expect(fs.readFileSync('docs/openapi.json', 'utf8')).toBe(generated);
+  });
+
+  it('states a rule in words for every pattern a request is checked against', async () => {
+    const patterns = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === 'pattern' && typeof value === 'string') patterns.add(value);
+          else walk(value);
+        }
+      }
+    };
+    walk(JSON.parse(await generateOpenApi()).paths);
+    expect(patterns.size).toBeGreaterThan(0);
+    expect([...patterns].filter((p) => !patternRule(p))).toEqual([]);
   });
 });

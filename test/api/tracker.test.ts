@@ -251,11 +251,12 @@ describeEachDatabase('API v2 tracker', (use) => {
     });
 
     it('answers 400 for an unknown status, an unknown field', async () => {
-      const res = await w.call('PATCH', url(), admin, { status: 'fixed' });
-      expect(res.statusCode).toBe(400);
-      expect(res.json().error.code).toBe('validation_error');
+      // One sentence naming every status, not a validator line per allowed value.
+      expectValidation(await w.call('PATCH', url(), admin, { status: 'investigating' }), {
+        status: [`status must be one of: ${TRIAGE_STATUSES.join(', ')} (or null)`],
+      });
       expectValidation(await w.call('PATCH', url(), admin, { priority: 'high' }), {
-        priority: ['must NOT have additional properties'],
+        priority: ['priority is not a known field; the known fields are status, assignee'],
       });
     });
 
@@ -363,7 +364,7 @@ describeEachDatabase('API v2 tracker', (use) => {
         expect(res.json().error.code).toBe('validation_error');
       }
       expectValidation(await w.call('PATCH', cves, admin, { status: 'resolved' }), {
-        cve_ids: ["must have required property 'cve_ids'"],
+        cve_ids: ['cve_ids is required'],
       });
     });
 
@@ -450,16 +451,16 @@ describeEachDatabase('API v2 tracker', (use) => {
     it('answers 400 for a blank, missing, oversized body or an unknown field', async () => {
       expectValidation(await w.call('POST', url(), admin, { body: '   ' }), { body: ['must not be blank'] });
       expectValidation(await w.call('POST', url(), admin, { body: '' }), {
-        body: ['must NOT have fewer than 1 characters'],
+        body: ['body must not be empty'],
       });
       expectValidation(await w.call('POST', url(), admin, { body: 'x'.repeat(10_001) }), {
-        body: ['must NOT have more than 10000 characters'],
+        body: ['body must be at most 10000 characters'],
       });
       expectValidation(await w.call('POST', url(), admin, {}), {
-        body: ["must have required property 'body'"],
+        body: ['body is required'],
       });
       expectValidation(await w.call('POST', url(), admin, { body: 'x', author: 'me' }), {
-        author: ['must NOT have additional properties'],
+        author: ['author is not a known field; the known fields are body'],
       });
     });
 

@@ -148,6 +148,46 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
     });
   });
 
+  describe('an input that is not a KEV catalog', () => {
+    it('says so, exits 3 and retires nothing, for an empty file, {}, CVE 5 JSON lines or another CSV', async () => {
+      const services = { imports: service } as unknown as Services;
+      const inputs: [string, string | Buffer][] = [
+        ['empty.json', ''],
+        ['object.json', '{}'],
+        ['records.jsonl', await fs.readFile(fixture('cve5', 'vulnrichment-2-records.jsonl'))],
+        ['other.csv', 'cve,score\nCVE-2021-44228,0.9\n'],
+        ['empty.csv', ''],
+      ];
+      for (const [name, content] of inputs) {
+        const file = path.join(dir, `not-kev-${name}`);
+        await fs.writeFile(file, content);
+        const result = await serviceCommands.import!(
+          services,
+          { source: 'kev', targets: [file] },
+          () => undefined,
+        );
+        const report = result.data as ImportReport;
+        expect(result.exitCode, name).toBe(3);
+        expect(report.counts, name).toEqual({
+          imported: 0,
+          updated: 0,
+          unchanged: 0,
+          skipped: 1,
+          pending: 0,
+        });
+        expect(result.notes?.[0], name).toMatch(
+          new RegExp(
+            `^skipped ${file.replace(/[.]/g, '\\.')}: not a KEV catalog: no (?:"vulnerabilities" list|cveID column) \\(expected CISA's known_exploited_vulnerabilities`,
+          ),
+        );
+        expect(report.problems.map((p) => p.reason)).toContain(
+          'the kev entries of 3 CVEs not in the input were kept: the input has unreadable entries',
+        );
+      }
+      for (const id of [PHP_CGI, HEARTBLEED]) expect(await sourceRow(use().db, id, 'cisa'), id).toBeDefined();
+    });
+  });
+
   describe('a catalog without PHP-CGI and without Heartbleed', () => {
     let report: ImportReport;
     beforeAll(async () => {

@@ -236,4 +236,38 @@ describe('vulntrack user, org and token commands', { timeout: 180_000 }, () => {
     const org = await runCli(['org', 'create', 'bad name!', '--owner', 'alice'], env);
     expect(org.code).toBe(2);
   });
+
+  it('refuses a token credited to a user who is not a member of the organization', async () => {
+    const mallory = await runCli(
+      [
+        'user',
+        'create',
+        '--username',
+        'mallory',
+        '--email',
+        'mallory@example.com',
+        '--password',
+        'a long passphrase',
+      ],
+      env,
+    );
+    expect(mallory.code).toBe(0);
+    const outsider = await runCli(
+      ['token', 'create', '--org', 'acme', '--name', 'sneaky', '--created-by', 'mallory'],
+      env,
+    );
+    expect(outsider.code).toBe(2);
+    expect(outsider.stdout).toBe('');
+    expect(outsider.stderr).toContain('"mallory" is not a member of acme; name one of its members');
+    const nobody = await runCli(
+      ['token', 'create', '--org', 'acme', '--name', 'x', '--created-by', 'nobody'],
+      env,
+    );
+    expect(nobody.code).toBe(2);
+    expect(nobody.stderr).toContain('no user named "nobody"');
+    const tokens = JSON.parse((await runCli(['--json', 'token', 'list', '--org', 'acme'], env)).stdout) as {
+      name: string;
+    }[];
+    expect(tokens.map((t) => t.name)).not.toContain('sneaky');
+  });
 });

@@ -75,6 +75,31 @@ describe('vulntrack project create', { timeout: 180_000 }, () => {
     expect(again.code).toBe(0);
   });
 
+  it('reads vendor and product names in any case, and suggests the nearest for an unknown one', async () => {
+    const r = await runCli(
+      [
+        '--json',
+        'project',
+        'create',
+        'acme',
+        'casing',
+        '--vendor',
+        'Tukaani',
+        '--product',
+        'Debian:Debian_Linux',
+      ],
+      env,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).subscriptions).toEqual({
+      vendors: ['tukaani'],
+      products: { debian: ['debian_linux'] },
+    });
+    const typo = await runCli(['project', 'create', 'acme', 'typo', '--vendor', 'Tukani'], env);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('vendors: unknown vendor "tukani" (did you mean "tukaani"?)');
+  });
+
   it('exits 2 for a malformed --product, a taken name, an unknown organization', async () => {
     let r = await runCli(['project', 'create', 'acme', 'x', '--product', 'debian'], env);
     expect(r.code).toBe(2);

@@ -13,6 +13,7 @@ import type { Services } from '../../services/services.ts';
 import { INVALID_CREDENTIALS } from '../../services/basic-auth.service.ts';
 import { PageOutOfRangeError } from '../../domain/paging.ts';
 import { registerCallerRateLimit } from '../rate-limit.ts';
+import { validationDetails, type SchemaError } from '../validation-messages.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -67,9 +68,8 @@ function v1Error(err: FastifyError | AppError, shape: ApiV1Shape): { status: num
   }
   if (isDataException(err)) return { status: 400, message: 'Invalid request.' };
   if (err.validation) {
-    const v = err.validation[0];
-    const where = `${err.validationContext ?? 'request'}${v?.instancePath ? ` ${v.instancePath.replace(/^\//, '')}` : ''}`;
-    return { status: 400, message: `Invalid ${where}: ${v?.message ?? 'invalid value'}.` };
+    const details = validationDetails(err.validation as SchemaError[], err.validationContext);
+    return { status: 400, message: `${Object.values(details).flat().join('; ')}.` };
   }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
     return { status: err.statusCode, message: err.message };

@@ -19,8 +19,9 @@ import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
+import { CVE_ID_ANY_CASE_RULE } from '../validation-messages.ts';
 
-const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 30 }) });
+const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: CVE_ID_ANY_CASE_RULE, maxLength: 30 }) });
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['cves'];
 
@@ -70,7 +71,7 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{
       if (unknown.length) throw validationError({ include: unknown.map((s) => `unknown value "${s}"`) });
       const hit = app.responseCache.answered(request, reply, request.catalogVersion);
       if (hit) return hit;
-      const cve = await catalog.getCve(request.params.cve_id);
+      const cve = await catalog.getCve(request.params.cve_id.toUpperCase());
       app.responseCache.remember(request, cve.catalog_version);
       return cveDetail(cve, new Set(requested as CveInclude[]));
     },
@@ -90,7 +91,7 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const page = pageOf(request.query);
-      const { count, items } = await catalog.listChanges(request.params.cve_id, page);
+      const { count, items } = await catalog.listChanges(request.params.cve_id.toUpperCase(), page);
       return pageEnvelope(request, baseUrl, page, count, items.map(changeItem));
     },
   );
@@ -107,7 +108,7 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const change = await catalog.getChange(request.params.cve_id, request.params.id);
+      const change = await catalog.getChange(request.params.cve_id.toUpperCase(), request.params.id);
       return { ...changeItem(change), created_at: toMicrosZ(change.created_at), data: change.data as never };
     },
   );

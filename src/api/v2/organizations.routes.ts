@@ -6,6 +6,7 @@ import { organizationItem, OrganizationItem } from './organization.presenter.ts'
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import { authOf } from './auth.ts';
 import { OrgParam } from './params.ts';
+import { ruled } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'org:read', write: false } } as const;
 const write = { auth: { scope: 'org:write', write: true } } as const;
@@ -60,7 +61,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{
         body: Type.Object(
           {
             name: Type.String({
-              pattern: '^[a-zA-Z0-9-]+$',
+              pattern: ruled('^[a-zA-Z0-9-]+$', 'letters, digits and - only (such as acme-security)'),
               minLength: 1,
               maxLength: 100,
               description: 'A slug: letters, digits and -; unique.',

@@ -21,12 +21,13 @@ import {
 } from './tracker.presenter.ts';
 import { authOf } from './auth.ts';
 import { mayNameProjects } from './response-cache.ts';
+import { CVE_ID_RULE } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'tracker:read', write: false } } as const;
 const write = { auth: { scope: 'tracker:write', write: true } } as const;
 const tags = ['tracker'];
 
-const CveId = Type.String({ pattern: '^CVE-\\d{4}-\\d{4,}$', maxLength: 30 });
+const CveId = Type.String({ pattern: CVE_ID_RULE, maxLength: 30 });
 const CveParams = Type.Object({ ...ProjectParams.properties, cve_id: CveId });
 
 const Move = {

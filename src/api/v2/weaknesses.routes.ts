@@ -8,10 +8,13 @@ import { cveList } from './cve-list.ts';
 import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { jsonOrCsv } from '../csv.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
+import { ruled } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'catalog:read', write: false } } as const;
 const tags = ['weaknesses'];
-const CweParam = Type.Object({ cwe_id: Type.String({ pattern: '^CWE-\\d{1,6}$' }) });
+const CweParam = Type.Object({
+  cwe_id: Type.String({ pattern: ruled('^CWE-\\d{1,6}$', 'a CWE id such as CWE-79') }),
+});
 
 export const weaknessRoutes: FastifyPluginAsyncTypebox<{
   services: Pick<Services, 'config' | 'catalog'>;

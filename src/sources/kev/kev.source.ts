@@ -36,6 +36,15 @@ export function kevItem(value: unknown, position: string): ImportItem {
   return { kind: 'cve', cveId, position, records: [{ cveId, provider: 'cisa', doc }], replaces: ['cisa'] };
 }
 
+/**
+ * What an input that is not a KEV catalog at all (an empty file, `{}`, CVE records) says: a skipped
+ * item, so the import is partial (exit 3) and retires nothing, instead of "0 imported".
+ */
+const NOT_A_CATALOG_JSON =
+  'not a KEV catalog: no "vulnerabilities" list (expected CISA\'s known_exploited_vulnerabilities.json or .csv)';
+const NOT_A_CATALOG_CSV =
+  "not a KEV catalog: no cveID column (expected CISA's known_exploited_vulnerabilities.csv or .json)";
+
 export const kevSource: Source = {
   name: 'kev',
   // CISA removes an entry now and then (a CVE found not to be exploited after all).
@@ -50,12 +59,15 @@ export const kevSource: Source = {
           stream,
           parseCsv({ columns: true, bom: true, relax_column_count: true }),
         )) {
+          // A CSV without CISA's cveID column is another file, not a KEV list of bad entries.
+          if (row === 1 && !('cveID' in (record as Json))) break;
           row++;
           yield kevItem(record, `${file.name}:${row}`);
         }
+        if (row === 1) yield { kind: 'skip', position: file.name, reason: NOT_A_CATALOG_CSV };
         return;
       }
-      yield* jsonArrayItems(file, stream, 'vulnerabilities', kevItem);
+      yield* jsonArrayItems(file, stream, 'vulnerabilities', kevItem, NOT_A_CATALOG_JSON);
     } catch (err) {
       yield unreadableRest(file.name, err);
     }
