@@ -33,7 +33,7 @@ export interface Threshold {
   minShare: number;
 }
 
-export const DEFAULT_THRESHOLD: Threshold = { minSupport: 2, minShare: 0.5 };
+export const DEFAULT_THRESHOLD: Threshold = { minSupport: 2, minShare: 0.7 };
 
 /** Counts for one text: in how many learning records it appeared, and with which keys how often. */
 export interface AliasEvidence {
@@ -271,12 +271,9 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
   return out;
 }
 
-function vendorKeysForText(
-  table: AliasTable,
-  text: string,
-  entry: AffectedEntry,
-): [string, KeyEvidence][] {
-  const label = typeof entry.vendor === 'string' && vendorTextKey(entry.vendor) ? entry.vendor : String(entry.product);
+function vendorKeysForText(table: AliasTable, text: string, entry: AffectedEntry): [string, KeyEvidence][] {
+  const label =
+    typeof entry.vendor === 'string' && vendorTextKey(entry.vendor) ? entry.vendor : String(entry.product);
   const learned = table.vendors[text];
   const chosen = confidentKeys(table, learned);
   if (chosen.length > 0 && learned) {
