@@ -6,7 +6,7 @@
  * non-alphanumerics to `_`), and the worst misses. Writes bench/RESULTS-vendor-mapping.md
  * (bench/.work/RESULTS-vendor-mapping-<cut>.md with --cut).
  *
- *   npm run bench -- vendor-mapping [--cut 2024-08-01] [--min-support 2] [--min-share 0.5]
+ *   npm run bench -- vendor-mapping [--cut 2024-08-01] [--min-support 2] [--min-share 0.7] [--no-nvd]
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import {
 } from '../src/domain/vendor-aliases.ts';
 import { vendorKey } from '../src/domain/cpe.ts';
 import { corpusFile } from './import/corpus.ts';
+import { nvdCpesBefore } from './vendor-mapping/nvd-vocabulary.ts';
 import { loadAverage, machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
 import { benchDir, workDir } from './lib/paths.ts';
@@ -116,6 +117,8 @@ export async function run(args: string[]): Promise<void> {
       evaluation.push(record);
     }
   }
+  const nvd = args.includes('--no-nvd') ? { files: [], records: [] } : nvdCpesBefore(cut);
+  for (const cpes of nvd.records) learner.learnCpes(cpes);
   const aliasTable = learner.toJSON();
   // An upper bound: the same aliases, with every CPE key of the corpus known (as a catalog holding
   // NVD's whole history would know most vendors before their next CVE). Not the headline number.
@@ -243,7 +246,7 @@ export async function run(args: string[]): Promise<void> {
     '',
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}; commit ${machine.commit}${machine.srcDirty ? ' (src/ with uncommitted changes)' : ''}; load ${loadAverage()}; ${fixed(seconds)} s.`,
     '',
-    `Corpus: \`${path.basename(file)}\`, ${int(records.length)} records. Cut date **${cut}**: the alias table is learned from the ${int(learnedFrom)} records published before it that have CNA text and CPEs (ADP's or the CNA's own); it holds ${int(Object.keys(aliasTable.vendors).length)} vendor texts, ${int(Object.keys(aliasTable.products).length)} (vendor, product) text pairs, ${int(Object.keys(aliasTable.vendorKeys).length)} CPE vendor keys and ${int(Object.keys(aliasTable.productKeys).length)} CPE product keys. Threshold: at least ${threshold.minSupport} records and ${threshold.minShare * 100} % of the text's records.`,
+    `Corpus: \`${path.basename(file)}\`, ${int(records.length)} records. Cut date **${cut}**: the alias table is learned from the ${int(learnedFrom)} records published before it that have CNA text and CPEs (ADP's or the CNA's own); it holds ${int(Object.keys(aliasTable.vendors).length)} vendor texts, ${int(Object.keys(aliasTable.products).length)} (vendor, product) text pairs, ${int(Object.keys(aliasTable.vendorKeys).length)} CPE vendor keys and ${int(Object.keys(aliasTable.productKeys).length)} CPE product keys. Vocabulary also from NVD's configurations of ${int(nvd.records.length)} CVEs published before the cut (JSON 1.1 feeds ${nvd.files.join(', ') || 'none'}; no alias is learned from them). Threshold: at least ${threshold.minSupport} records and ${threshold.minShare * 100} % of the text's records.`,
     '',
     `Evaluation: the ${int(evaluation.length)} records published on or after the cut with ADP CPEs (the truth is the keys of those CPEs); the input is the CNA container alone. ${int(withCnaCpes)} of them carry CPEs of the CNA's own (used as input: they are part of the CNA container; the "text only" rows ignore them). Products: over the ${int(productRecords)} records whose ADP CPEs name at most ${MAX_PRODUCTS} products.`,
     '',

@@ -19,7 +19,7 @@ export interface AffectedEntry {
 
 /** The parts of a CVE 5 record this module reads (CNA container and ADP containers). */
 export interface Cve5Containers {
-  cna?: { affected?: unknown };
+  cna?: { affected?: unknown; title?: unknown; descriptions?: unknown };
   adp?: unknown;
 }
 
@@ -59,7 +59,8 @@ export interface AliasTable {
 export type KeyEvidence =
   | { source: 'cpe:cna'; cpe: string }
   | { source: 'cna-text'; rule: 'alias'; text: string; support: number; records: number }
-  | { source: 'cna-text'; rule: 'name'; text: string };
+  | { source: 'cna-text'; rule: 'name'; text: string }
+  | { source: 'cna-text'; rule: 'description'; text: string };
 
 export interface MappedKeys {
   vendors: string[];
@@ -115,7 +116,9 @@ function productSpellings(raw: unknown, rawVendor: unknown): string[] {
   const p = productTextKey(raw, rawVendor);
   const w = words(raw);
   if (!p || !w) return [];
-  return unique([p, w, p.replace(/_/g, ''), w.replace(/_/g, '')]);
+  const spellings = unique([p, w, p.replace(/_/g, ''), w.replace(/_/g, '')]);
+  // Devices: CPE names the firmware (`dlink:dir-605l_firmware`) where the CNA names the device.
+  return [...spellings, ...spellings.map((s) => `${s}_firmware`)];
 }
 
 function unique<T>(values: T[]): T[] {
@@ -201,6 +204,16 @@ export class AliasLearner {
     return vendorTexts.size > 0;
   }
 
+  /**
+   * Adds the CPE keys of one record known without CNA text (an NVD configuration): they teach no
+   * alias, but they are keys the catalog has seen, so a text spelled like one may map to it.
+   */
+  learnCpes(cpes: Iterable<string>): void {
+    const { vendors, products } = keysOfCpes(cpes);
+    for (const key of vendors) this.table.vendorKeys[key] = (this.table.vendorKeys[key] ?? 0) + 1;
+    for (const key of products) this.table.productKeys[key] = (this.table.productKeys[key] ?? 0) + 1;
+  }
+
   toJSON(): AliasTable {
     return this.table;
   }
@@ -268,8 +281,84 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
       if (key) add(key, { source: 'cna-text', rule: 'name', text: label });
     }
   }
+  if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
+    for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
+  }
   return out;
 }
+
+/** Words of the CNA's title and English description, in order, as CPE-style lower-case tokens. */
+function descriptionWords(containers: Cve5Containers | undefined): string[] {
+  const cna = containers?.cna;
+  const texts: string[] = [];
+  if (typeof cna?.title === 'string') texts.push(cna.title);
+  if (Array.isArray(cna?.descriptions)) {
+    const en = (cna.descriptions as { lang?: unknown; value?: unknown }[]).find(
+      (d) => typeof d?.lang === 'string' && d.lang.startsWith('en') && typeof d.value === 'string',
+    );
+    if (en) texts.push(en.value as string);
+  }
+  return texts
+    .join(' . ')
+    .split(/[^A-Za-z0-9._-]+/)
+    .map((w) => w.replace(/^[._-]+|[._-]+$/g, ''))
+    .filter(Boolean)
+    .slice(0, DESCRIPTION_WORDS);
+}
+
+/** How far into the title and description a vendor's name is looked for. */
+const DESCRIPTION_WORDS = 40;
+
+/**
+ * When no affected entry names a vendor ("n/a", as most MITRE-assigned records do), the first run of
+ * one to three words of the title or description that is a learned vendor text or a CPE vendor's
+ * spelling ("… discovered in Y Soft SAFEQ 6" → `ysoft`), and the product key that follows it when a
+ * CPE named it ("Tenda AC6" → `tenda$PRODUCT$ac6_firmware`).
+ */
+function keysFromDescription(table: AliasTable, containers: Cve5Containers | undefined): [string, KeyEvidence][] {
+  const original = descriptionWords(containers);
+  const ws = original.map((w) => w.toLowerCase());
+  for (let i = 0; i < ws.length; i++) {
+    // A name is capitalized ("Tenda", "D-Link"); "command line" is not the LINE Corporation.
+    if (!/^[A-Z0-9]/.test(original[i]!)) continue;
+    for (let n = 3; n >= 1; n--) {
+      if (i + n > ws.length) continue;
+      // "The Foo plugin for WordPress", "… on Linux": the platform, not the vendor.
+      if (i > 0 && PLATFORM_MARKERS.has(ws[i - 1]!)) continue;
+      const phrase = ws.slice(i, i + n).join(' ');
+      const text = vendorTextKey(phrase);
+      if (!text || !/[a-z]/.test(text)) continue;
+      const learned = table.vendors[text];
+      const chosen = confidentKeys(table, learned).filter(([k]) => (table.vendorKeys[k] ?? 0) >= DESCRIPTION_MIN_RECORDS);
+      const vendors =
+        chosen.length > 0
+          ? [chosen.find(([k]) => k === text)?.[0] ?? chosen[0]![0]]
+          : (table.vendorKeys[text] ?? 0) >= DESCRIPTION_MIN_RECORDS && !learned
+            ? [text]
+            : [];
+      if (vendors.length === 0) continue;
+      if (PLUGIN_MARKERS.has(ws[i + n] ?? '')) continue;
+      const out: [string, KeyEvidence][] = vendors.map((k) => [k, { source: 'cna-text', rule: 'description', text: phrase }]);
+      const next = ws[i + n];
+      if (next) {
+        for (const v of vendors) {
+          const key = [next, `${next}_firmware`].map((p) => vendorKey(v, p)).find((k) => table.productKeys[k] !== undefined);
+          if (key) out.push([key, { source: 'cna-text', rule: 'description', text: `${phrase} ${next}` }]);
+        }
+      }
+      return out;
+    }
+  }
+  return [];
+}
+
+const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'of', 'from']);
+
+/** "The Foo WordPress plugin": the plugin's author is the vendor, not WordPress. */
+const PLUGIN_MARKERS = new Set(['plugin', 'plugins', 'theme', 'themes', 'extension', 'addon', 'add-on', 'module']);
+
+/** A vendor found in running text must have been named by CPEs in this many learning records. */
+const DESCRIPTION_MIN_RECORDS = 2;
 
 function vendorKeysForText(table: AliasTable, text: string, entry: AffectedEntry): [string, KeyEvidence][] {
   const label =
