@@ -113,12 +113,20 @@ function vendorSpellings(raw: unknown): string[] {
 }
 
 function productSpellings(raw: unknown, rawVendor: unknown): string[] {
-  const p = productTextKey(raw, rawVendor);
-  const w = words(raw);
-  if (!p || !w) return [];
-  const spellings = unique([p, w, p.replace(/_/g, ''), w.replace(/_/g, '')]);
+  if (typeof raw !== 'string') return [];
+  // "Formidable Forms – Contact Form Plugin, …", "CHARX SEC-3000 (1139022)", "Synology Drive Client":
+  // the name before a tagline or a parenthesis, and without a trailing "Client"/"Plugin" word.
+  const head = raw.split(/\s[–—-]\s|:\s|\s\(|,\s/)[0]!;
+  const variants = unique([raw, head, head.replace(/\s+(client|plugin|app|application|software)$/i, '')]);
+  const spellings: string[] = [];
+  for (const variant of variants) {
+    const p = productTextKey(variant, rawVendor);
+    const w = words(variant);
+    if (p && w) spellings.push(p, w, p.replace(/_/g, ''), w.replace(/_/g, ''));
+  }
+  const all = unique(spellings);
   // Devices: CPE names the firmware (`dlink:dir-605l_firmware`) where the CNA names the device.
-  return [...spellings, ...spellings.map((s) => `${s}_firmware`)];
+  return [...all, ...all.map((s) => `${s}_firmware`)];
 }
 
 function unique<T>(values: T[]): T[] {
