@@ -37,7 +37,9 @@ export function nvdCpesBefore(before: string): { files: string[]; records: strin
   const files = fs.readdirSync(dir).filter((f) => /^nvdcve-1\.1-.*\.json\.gz$/.test(f));
   const records: string[][] = [];
   for (const file of files) {
-    const feed = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, file))).toString('utf8')) as Feed11;
+    const feed = JSON.parse(
+      zlib.gunzipSync(fs.readFileSync(path.join(dir, file))).toString('utf8'),
+    ) as Feed11;
     for (const item of feed.CVE_Items ?? []) {
       if (!item.publishedDate || item.publishedDate >= before) continue;
       const cpes: string[] = [];

@@ -125,3 +125,55 @@ describe('vendor-aliases', () => {
     });
   });
 });
+
+describe('vendor-aliases: records whose CNA names no vendor', () => {
+  const table = learn([
+    ...times(
+      2,
+      record([{ vendor: 'Tenda', product: 'AC6' }], ['cpe:2.3:o:tenda:ac6_firmware:*:*:*:*:*:*:*:*']),
+    ),
+    ...times(
+      2,
+      record(
+        [{ vendor: 'WordPress', product: 'WordPress' }],
+        ['cpe:2.3:a:wordpress:wordpress:*:*:*:*:*:*:*:*'],
+      ),
+    ),
+  ]);
+  const described = (title: string, description: string): Cve5Containers => ({
+    cna: {
+      affected: [{ vendor: 'n/a', product: 'n/a' }],
+      title,
+      descriptions: [{ lang: 'en', value: description }],
+    },
+  });
+
+  it('finds the vendor and product at the start of the description (VulDB/MITRE style)', () => {
+    // CVE-2024-7151-like wording.
+    const mapped = mapCnaKeys(
+      table,
+      described('', 'A vulnerability was found in Tenda AC6 15.03.05.19 and classified as critical.'),
+    );
+    expect(mapped.vendors).toEqual(['tenda']);
+    expect(mapped.products).toEqual(['tenda$PRODUCT$ac6_firmware']);
+    expect(mapped.evidence.tenda).toEqual({ source: 'cna-text', rule: 'description', text: 'tenda' });
+  });
+
+  it('does not take the platform for the vendor', () => {
+    expect(
+      mapCnaKeys(
+        table,
+        described('', 'The Kento Post View Counter plugin for WordPress is vulnerable to SQL Injection'),
+      ).vendors,
+    ).toEqual([]);
+    expect(
+      mapCnaKeys(table, described('', 'The Foo WordPress plugin before 1.2 does not sanitise input')).vendors,
+    ).toEqual([]);
+  });
+
+  it('reads the description only when no affected entry names a vendor', () => {
+    const containers = described('', 'A flaw in Tenda AC6');
+    (containers.cna as { affected: unknown }).affected = [{ vendor: 'Never Seen', product: 'x' }];
+    expect(mapCnaKeys(table, containers).vendors).toEqual([]);
+  });
+});

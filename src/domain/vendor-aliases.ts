@@ -323,7 +323,10 @@ const DESCRIPTION_WORDS = 40;
  * spelling ("… discovered in Y Soft SAFEQ 6" → `ysoft`), and the product key that follows it when a
  * CPE named it ("Tenda AC6" → `tenda$PRODUCT$ac6_firmware`).
  */
-function keysFromDescription(table: AliasTable, containers: Cve5Containers | undefined): [string, KeyEvidence][] {
+function keysFromDescription(
+  table: AliasTable,
+  containers: Cve5Containers | undefined,
+): [string, KeyEvidence][] {
   const original = descriptionWords(containers);
   const ws = original.map((w) => w.toLowerCase());
   for (let i = 0; i < ws.length; i++) {
@@ -337,7 +340,9 @@ function keysFromDescription(table: AliasTable, containers: Cve5Containers | und
       const text = vendorTextKey(phrase);
       if (!text || !/[a-z]/.test(text)) continue;
       const learned = table.vendors[text];
-      const chosen = confidentKeys(table, learned).filter(([k]) => (table.vendorKeys[k] ?? 0) >= DESCRIPTION_MIN_RECORDS);
+      const chosen = confidentKeys(table, learned).filter(
+        ([k]) => (table.vendorKeys[k] ?? 0) >= DESCRIPTION_MIN_RECORDS,
+      );
       const vendors =
         chosen.length > 0
           ? [chosen.find(([k]) => k === text)?.[0] ?? chosen[0]![0]]
@@ -346,11 +351,16 @@ function keysFromDescription(table: AliasTable, containers: Cve5Containers | und
             : [];
       if (vendors.length === 0) continue;
       if (PLUGIN_MARKERS.has(ws[i + n] ?? '')) continue;
-      const out: [string, KeyEvidence][] = vendors.map((k) => [k, { source: 'cna-text', rule: 'description', text: phrase }]);
+      const out: [string, KeyEvidence][] = vendors.map((k) => [
+        k,
+        { source: 'cna-text', rule: 'description', text: phrase },
+      ]);
       const next = ws[i + n];
       if (next) {
         for (const v of vendors) {
-          const key = [next, `${next}_firmware`].map((p) => vendorKey(v, p)).find((k) => table.productKeys[k] !== undefined);
+          const key = [next, `${next}_firmware`]
+            .map((p) => vendorKey(v, p))
+            .find((k) => table.productKeys[k] !== undefined);
           if (key) out.push([key, { source: 'cna-text', rule: 'description', text: `${phrase} ${next}` }]);
         }
       }
@@ -363,7 +373,16 @@ function keysFromDescription(table: AliasTable, containers: Cve5Containers | und
 const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'of', 'from']);
 
 /** "The Foo WordPress plugin": the plugin's author is the vendor, not WordPress. */
-const PLUGIN_MARKERS = new Set(['plugin', 'plugins', 'theme', 'themes', 'extension', 'addon', 'add-on', 'module']);
+const PLUGIN_MARKERS = new Set([
+  'plugin',
+  'plugins',
+  'theme',
+  'themes',
+  'extension',
+  'addon',
+  'add-on',
+  'module',
+]);
 
 /** A vendor found in running text must have been named by CPEs in this many learning records. */
 const DESCRIPTION_MIN_RECORDS = 2;
