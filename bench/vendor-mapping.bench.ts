@@ -313,7 +313,7 @@ export async function run(args: string[]): Promise<void> {
 
 function withoutCpes(containers: Cve5Containers): Cve5Containers {
   const affected = (containers.cna?.affected ?? []) as object[];
-  return { cna: { affected: affected.map((e) => ({ ...e, cpes: undefined })) } };
+  return { cna: { ...containers.cna, affected: affected.map((e) => ({ ...e, cpes: undefined })) } };
 }
 
 function ruleOf(mapped: MappedKeys, key: string): string {
