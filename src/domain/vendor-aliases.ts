@@ -123,10 +123,14 @@ function productSpellings(raw: unknown, rawVendor: unknown): string[] {
     const p = productTextKey(variant, rawVendor);
     const w = words(variant);
     if (p && w) spellings.push(p, w, p.replace(/_/g, ''), w.replace(/_/g, ''));
+    // CPE keeps hyphens and dots in product names (`dir-605l`, `node.js`).
+    const kept = normalizeName(variant);
+    if (kept) spellings.push(kept, ...(p && w && kept.endsWith(p.replace(/_/g, '-')) ? [p.replace(/_/g, '-')] : []));
   }
   const all = unique(spellings);
-  // Devices: CPE names the firmware (`dlink:dir-605l_firmware`) where the CNA names the device.
-  return [...all, ...all.map((s) => `${s}_firmware`)];
+  // Devices: CPE names the firmware (`dlink:dir-605l_firmware`, beside the hardware `dir-605l`)
+  // where the CNA names the device; vulnerabilities are in the firmware.
+  return all.flatMap((s) => [`${s}_firmware`, s]);
 }
 
 function unique<T>(values: T[]): T[] {
