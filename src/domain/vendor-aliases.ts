@@ -362,7 +362,7 @@ function keysFromDescription(
       const next = ws[i + n];
       if (next) {
         for (const v of vendors) {
-          const key = [next, `${next}_firmware`]
+          const key = [`${next}_firmware`, next]
             .map((p) => vendorKey(v, p))
             .find((k) => table.productKeys[k] !== undefined);
           if (key) out.push([key, { source: 'cna-text', rule: 'description', text: `${phrase} ${next}` }]);
