@@ -125,7 +125,8 @@ function productSpellings(raw: unknown, rawVendor: unknown): string[] {
     if (p && w) spellings.push(p, w, p.replace(/_/g, ''), w.replace(/_/g, ''));
     // CPE keeps hyphens and dots in product names (`dir-605l`, `node.js`).
     const kept = normalizeName(variant);
-    if (kept) spellings.push(kept, ...(p && w && kept.endsWith(p.replace(/_/g, '-')) ? [p.replace(/_/g, '-')] : []));
+    if (kept)
+      spellings.push(kept, ...(p && w && kept.endsWith(p.replace(/_/g, '-')) ? [p.replace(/_/g, '-')] : []));
   }
   const all = unique(spellings);
   // Devices: CPE names the firmware (`dlink:dir-605l_firmware`, beside the hardware `dir-605l`)
