@@ -38,6 +38,10 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'fan-out of 800 changed CVEs to 10,000 projects, then webhook deliveries/s (--quick, --profile)',
     load: () => import('./notifications.bench.ts'),
   },
+  'vendor-mapping': {
+    summary: 'CNA vendor/product text → CPE keys: precision and recall against CISA-ADP CPEs (--cut DATE)',
+    load: () => import('./vendor-mapping.bench.ts'),
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);

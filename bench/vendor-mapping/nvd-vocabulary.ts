@@ -1,0 +1,51 @@
+/**
+ * The CPEs of NVD's configurations in the JSON 1.1 feeds of /work/shared/data/nvd (2014, 2017,
+ * modified, recent), per CVE published before a date: the vendor and product names a catalog holding
+ * NVD's data knows, beside the ones learned from CVE 5 records.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { projectRoot } from '../lib/paths.ts';
+
+interface Node11 {
+  cpe_match?: { cpe23Uri?: string }[];
+  children?: Node11[];
+}
+
+interface Feed11 {
+  CVE_Items?: { publishedDate?: string; configurations?: { nodes?: Node11[] } }[];
+}
+
+function collect(nodes: Node11[] | undefined, out: string[]): void {
+  for (const node of nodes ?? []) {
+    for (const match of node.cpe_match ?? []) if (match.cpe23Uri) out.push(match.cpe23Uri);
+    collect(node.children, out);
+  }
+}
+
+export function nvdFeedDir(): string {
+  return process.env.VULNTRACK_BENCH_NVD
+    ? path.resolve(process.env.VULNTRACK_BENCH_NVD)
+    : path.resolve(projectRoot, '../shared/data/nvd/feed-1.1');
+}
+
+/** One list of CPEs per CVE published before `before` (ISO date), with the feed files read. */
+export function nvdCpesBefore(before: string): { files: string[]; records: string[][] } {
+  const dir = nvdFeedDir();
+  if (!fs.existsSync(dir)) return { files: [], records: [] };
+  const files = fs.readdirSync(dir).filter((f) => /^nvdcve-1\.1-.*\.json\.gz$/.test(f));
+  const records: string[][] = [];
+  for (const file of files) {
+    const feed = JSON.parse(
+      zlib.gunzipSync(fs.readFileSync(path.join(dir, file))).toString('utf8'),
+    ) as Feed11;
+    for (const item of feed.CVE_Items ?? []) {
+      if (!item.publishedDate || item.publishedDate >= before) continue;
+      const cpes: string[] = [];
+      collect(item.configurations?.nodes, cpes);
+      if (cpes.length) records.push(cpes);
+    }
+  }
+  return { files, records };
+}

@@ -1,0 +1,411 @@
+/**
+ * From a CNA's own words to catalog keys: the vendor and product free text of a CVE 5 record's
+ * `containers.cna.affected[]` ("QNAP Systems Inc." / "QTS") mapped to the `vendor` and
+ * `vendor$PRODUCT$product` keys that CPE names give (`qnap`, `qnap$PRODUCT$qts`).
+ *
+ * The mapping is learned, not guessed: every record that has both CNA text and CPEs (an ADP's, such
+ * as CISA-ADP's, or the CNA's own) is evidence that "this text means this key". The table keeps the
+ * counts; a text maps to a key only when the evidence is strong enough (see `DEFAULT_THRESHOLD`), and
+ * a key is only ever one that some CPE in the learning data named. Pure: no I/O.
+ */
+import { normalizeName, splitVendorKey, vendorKey, vendorKeysOfCpe } from './cpe.ts';
+
+/** The parts of a CVE 5 `affected[]` entry this module reads. */
+export interface AffectedEntry {
+  vendor?: unknown;
+  product?: unknown;
+  cpes?: unknown;
+}
+
+/** The parts of a CVE 5 record this module reads (CNA container and ADP containers). */
+export interface Cve5Containers {
+  cna?: { affected?: unknown; title?: unknown; descriptions?: unknown };
+  adp?: unknown;
+}
+
+/**
+ * When a learned alias becomes a key. A vendor text needs `minSupport` learning records naming the
+ * key and the key in at least `minShare` of the records with that text; the same for a (vendor,
+ * product) text pair. Chosen on the vulnrichment corpus (bench/RESULTS-vendor-mapping.md).
+ */
+export interface Threshold {
+  minSupport: number;
+  minShare: number;
+}
+
+export const DEFAULT_THRESHOLD: Threshold = { minSupport: 2, minShare: 0.7 };
+
+/** Counts for one text: in how many learning records it appeared, and with which keys how often. */
+export interface AliasEvidence {
+  records: number;
+  keys: Record<string, number>;
+}
+
+/** A learned alias table, plain JSON so it can ship pre-learned. */
+export interface AliasTable {
+  version: 1;
+  threshold: Threshold;
+  /** Every vendor key a CPE named in the learning data, with how many records named it. */
+  vendorKeys: Record<string, number>;
+  /** Every `vendor$PRODUCT$product` key a CPE named in the learning data, with its record count. */
+  productKeys: Record<string, number>;
+  /** Vendor text (see `vendorTextKey`) → evidence. */
+  vendors: Record<string, AliasEvidence>;
+  /** `vendorText␟productText` → evidence over product keys. */
+  products: Record<string, AliasEvidence>;
+}
+
+/** Why a key was given to a record, so that a "why" answer can cite it. */
+export type KeyEvidence =
+  | { source: 'cpe:cna'; cpe: string }
+  | { source: 'cna-text'; rule: 'alias'; text: string; support: number; records: number }
+  | { source: 'cna-text'; rule: 'name'; text: string }
+  | { source: 'cna-text'; rule: 'description'; text: string };
+
+export interface MappedKeys {
+  vendors: string[];
+  products: string[];
+  evidence: Record<string, KeyEvidence>;
+}
+
+const PLACEHOLDER = /^(n\/?a|na|unknown|unspecified|none|other|various|multiple|not_applicable|tbd|-)$/;
+
+/** Legal-entity and organisation words that CPE vendor names leave out, in any order at the end. */
+const LEGAL_SUFFIX =
+  /(_(inc|incorporated|corp|corporation|co|company|ltd|limited|llc|llp|lp|gmbh|ag|sa|sas|srl|spa|bv|nv|ab|as|oy|plc|pty|pvt|private|kg|kk|se|software_foundation|foundation|group|project|team|org|community|technologies|technology|software|systems|international|holdings))+$/;
+
+function words(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const name = normalizeName(raw.replace(/[,.()'’"]/g, ' ').replace(/&/g, ' and '));
+  if (!name || PLACEHOLDER.test(name)) return undefined;
+  return name.replace(/[.+-]/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '') || undefined;
+}
+
+/**
+ * A CNA vendor text as a lookup key: lower case, punctuation and legal suffixes dropped, words run
+ * together ("QNAP Systems Inc." → `qnap`, "D-Link" → `dlink`, "Zyxel Co., Ltd" → `zyxel`).
+ * Undefined for placeholders ("n/a", "unspecified").
+ */
+export function vendorTextKey(raw: unknown): string | undefined {
+  const w = words(raw);
+  if (!w) return undefined;
+  return (w.replace(LEGAL_SUFFIX, '') || w).replace(/_/g, '');
+}
+
+/**
+ * A CNA product text as a lookup key: lower case, punctuation to `_`, the vendor's own leading words
+ * dropped ("Apple macOS" under "Apple" → `macos`).
+ */
+export function productTextKey(raw: unknown, rawVendor?: unknown): string | undefined {
+  const w = words(raw);
+  if (!w) return undefined;
+  const v = words(rawVendor)?.replace(LEGAL_SUFFIX, '');
+  if (v && w.startsWith(`${v}_`)) return w.slice(v.length + 1);
+  return w;
+}
+
+/** Spellings of a text that CPE names commonly use, most likely first. */
+function vendorSpellings(raw: unknown): string[] {
+  const w = words(raw);
+  if (!w) return [];
+  const stripped = w.replace(LEGAL_SUFFIX, '') || w;
+  return unique([stripped.replace(/_/g, ''), stripped, w.replace(/_/g, ''), w, stripped.split('_')[0]!]);
+}
+
+function productSpellings(raw: unknown, rawVendor: unknown): string[] {
+  if (typeof raw !== 'string') return [];
+  // "Formidable Forms – Contact Form Plugin, …", "CHARX SEC-3000 (1139022)", "Synology Drive Client":
+  // the name before a tagline or a parenthesis, and without a trailing "Client"/"Plugin" word.
+  const head = raw.split(/\s[–—-]\s|:\s|\s\(|,\s/)[0]!;
+  const variants = unique([raw, head, head.replace(/\s+(client|plugin|app|application|software)$/i, '')]);
+  const spellings: string[] = [];
+  for (const variant of variants) {
+    const p = productTextKey(variant, rawVendor);
+    const w = words(variant);
+    if (p && w) spellings.push(p, w, p.replace(/_/g, ''), w.replace(/_/g, ''));
+    // CPE keeps hyphens and dots in product names (`dir-605l`, `node.js`).
+    const kept = normalizeName(variant);
+    if (kept)
+      spellings.push(kept, ...(p && w && kept.endsWith(p.replace(/_/g, '-')) ? [p.replace(/_/g, '-')] : []));
+  }
+  const all = unique(spellings);
+  // Devices: CPE names the firmware (`dlink:dir-605l_firmware`, beside the hardware `dir-605l`)
+  // where the CNA names the device; vulnerabilities are in the firmware.
+  return all.flatMap((s) => [`${s}_firmware`, s]);
+}
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
+
+function entries(containers: Cve5Containers | undefined): AffectedEntry[] {
+  const affected = containers?.cna?.affected;
+  return Array.isArray(affected) ? (affected as AffectedEntry[]) : [];
+}
+
+function cpesOf(entry: AffectedEntry): string[] {
+  return Array.isArray(entry.cpes) ? entry.cpes.filter((c): c is string => typeof c === 'string') : [];
+}
+
+function isProductKey(key: string): boolean {
+  return splitVendorKey(key).product !== undefined;
+}
+
+/** Vendor and product keys named by a list of CPEs. */
+export function keysOfCpes(cpes: Iterable<string>): { vendors: Set<string>; products: Set<string> } {
+  const vendors = new Set<string>();
+  const products = new Set<string>();
+  for (const cpe of cpes) {
+    for (const key of vendorKeysOfCpe(cpe)) (isProductKey(key) ? products : vendors).add(key);
+  }
+  return { vendors, products };
+}
+
+/** The CPEs the ADP containers (CISA-ADP's vulnrichment among them) add to a record. */
+export function adpCpes(containers: Cve5Containers | undefined): string[] {
+  const adp = containers?.adp;
+  if (!Array.isArray(adp)) return [];
+  const out: string[] = [];
+  for (const container of adp as { affected?: unknown }[]) {
+    if (!Array.isArray(container?.affected)) continue;
+    for (const entry of container.affected as AffectedEntry[]) out.push(...cpesOf(entry));
+  }
+  return out;
+}
+
+/** The CPEs the CNA itself wrote in its `affected[]` entries. */
+export function cnaCpes(containers: Cve5Containers | undefined): string[] {
+  return entries(containers).flatMap(cpesOf);
+}
+
+const PAIR = '\u241f';
+
+function bump(map: Record<string, AliasEvidence>, text: string, keys: Iterable<string>): void {
+  const evidence = (map[text] ??= { records: 0, keys: {} });
+  evidence.records++;
+  for (const key of keys) evidence.keys[key] = (evidence.keys[key] ?? 0) + 1;
+}
+
+/**
+ * Learns an alias table from CVE 5 records. Each record with CNA text and CPE keys (ADP and the
+ * CNA's own) counts once for each distinct vendor text and (vendor, product) text pair it holds.
+ */
+export class AliasLearner {
+  private readonly table: AliasTable;
+
+  constructor(threshold: Threshold = DEFAULT_THRESHOLD) {
+    this.table = { version: 1, threshold, vendorKeys: {}, productKeys: {}, vendors: {}, products: {} };
+  }
+
+  /** Adds one record's evidence; returns whether it taught anything. */
+  learn(containers: Cve5Containers | undefined): boolean {
+    const { vendors, products } = keysOfCpes([...adpCpes(containers), ...cnaCpes(containers)]);
+    if (vendors.size === 0) return false;
+    for (const key of vendors) this.table.vendorKeys[key] = (this.table.vendorKeys[key] ?? 0) + 1;
+    for (const key of products) this.table.productKeys[key] = (this.table.productKeys[key] ?? 0) + 1;
+    const vendorTexts = new Set<string>();
+    const pairs = new Set<string>();
+    for (const entry of entries(containers)) {
+      const v = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
+      if (!v) continue;
+      vendorTexts.add(v);
+      const p = productTextKey(entry.product, entry.vendor);
+      if (p) pairs.add(`${v}${PAIR}${p}`);
+    }
+    for (const v of vendorTexts) bump(this.table.vendors, v, vendors);
+    for (const pair of pairs) bump(this.table.products, pair, products);
+    return vendorTexts.size > 0;
+  }
+
+  /**
+   * Adds the CPE keys of one record known without CNA text (an NVD configuration): they teach no
+   * alias, but they are keys the catalog has seen, so a text spelled like one may map to it.
+   */
+  learnCpes(cpes: Iterable<string>): void {
+    const { vendors, products } = keysOfCpes(cpes);
+    for (const key of vendors) this.table.vendorKeys[key] = (this.table.vendorKeys[key] ?? 0) + 1;
+    for (const key of products) this.table.productKeys[key] = (this.table.productKeys[key] ?? 0) + 1;
+  }
+
+  toJSON(): AliasTable {
+    return this.table;
+  }
+}
+
+/** With a placeholder vendor ("n/a" / "Foo Bar"), the product text stands in for the vendor's. */
+function productOnlyText(entry: AffectedEntry): string | undefined {
+  if (vendorTextKey(entry.vendor) !== undefined) return undefined;
+  const p = productTextKey(entry.product);
+  return p ? `?${p}` : undefined;
+}
+
+/** The keys a text's evidence supports under the table's threshold, most supported first. */
+export function confidentKeys(table: AliasTable, evidence: AliasEvidence | undefined): [string, number][] {
+  if (!evidence) return [];
+  const { minSupport, minShare } = table.threshold;
+  return Object.entries(evidence.keys)
+    .filter(([, n]) => n >= minSupport && n / evidence.records >= minShare)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/**
+ * Maps one record's CNA container to catalog keys. An entry with its own CPEs gives their keys;
+ * otherwise its vendor text gives the keys learned for it, or (when the text was never seen) the
+ * key a CPE spells the same way; its product text likewise within the chosen vendors.
+ */
+export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undefined): MappedKeys {
+  const out: MappedKeys = { vendors: [], products: [], evidence: {} };
+  const add = (key: string, evidence: KeyEvidence) => {
+    if (out.evidence[key]) return;
+    out.evidence[key] = evidence;
+    (isProductKey(key) ? out.products : out.vendors).push(key);
+  };
+  for (const entry of entries(containers)) {
+    const cpes = cpesOf(entry);
+    const fromCpes = keysOfCpes(cpes);
+    if (fromCpes.vendors.size > 0) {
+      for (const cpe of cpes) for (const key of vendorKeysOfCpe(cpe)) add(key, { source: 'cpe:cna', cpe });
+      continue;
+    }
+    const vendorText = typeof entry.vendor === 'string' ? entry.vendor : '';
+    const text = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
+    if (!text) continue;
+    const vendors = vendorKeysForText(table, text, entry);
+    for (const [key, evidence] of vendors) add(key, evidence);
+    const productText = typeof entry.product === 'string' ? entry.product : '';
+    const p = productTextKey(entry.product, entry.vendor);
+    if (!p) continue;
+    const label = `${vendorText} / ${productText}`;
+    const learned = table.products[`${text}${PAIR}${p}`];
+    const chosen = confidentKeys(table, learned).filter(([key]) =>
+      vendors.some(([v]) => v === splitVendorKey(key).vendor),
+    );
+    if (chosen.length > 0 && learned) {
+      for (const [key, n] of chosen) {
+        add(key, { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records });
+      }
+      continue;
+    }
+    if (learned && learned.records >= table.threshold.minSupport) continue;
+    for (const [v] of vendors) {
+      const key = productSpellings(entry.product, entry.vendor)
+        .map((s) => vendorKey(v, s))
+        .find((k) => table.productKeys[k] !== undefined);
+      if (key) add(key, { source: 'cna-text', rule: 'name', text: label });
+    }
+  }
+  if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
+    for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
+  }
+  return out;
+}
+
+/** Words of the CNA's title and English description, in order, as CPE-style lower-case tokens. */
+function descriptionWords(containers: Cve5Containers | undefined): string[] {
+  const cna = containers?.cna;
+  const texts: string[] = [];
+  if (typeof cna?.title === 'string') texts.push(cna.title);
+  if (Array.isArray(cna?.descriptions)) {
+    const en = (cna.descriptions as { lang?: unknown; value?: unknown }[]).find(
+      (d) => typeof d?.lang === 'string' && d.lang.startsWith('en') && typeof d.value === 'string',
+    );
+    if (en) texts.push(en.value as string);
+  }
+  return texts
+    .join(' . ')
+    .split(/[^A-Za-z0-9._-]+/)
+    .map((w) => w.replace(/^[._-]+|[._-]+$/g, ''))
+    .filter(Boolean)
+    .slice(0, DESCRIPTION_WORDS);
+}
+
+/** How far into the title and description a vendor's name is looked for. */
+const DESCRIPTION_WORDS = 40;
+
+/**
+ * When no affected entry names a vendor ("n/a", as most MITRE-assigned records do), the first run of
+ * one to three words of the title or description that is a learned vendor text or a CPE vendor's
+ * spelling ("… discovered in Y Soft SAFEQ 6" → `ysoft`), and the product key that follows it when a
+ * CPE named it ("Tenda AC6" → `tenda$PRODUCT$ac6_firmware`).
+ */
+function keysFromDescription(
+  table: AliasTable,
+  containers: Cve5Containers | undefined,
+): [string, KeyEvidence][] {
+  const original = descriptionWords(containers);
+  const ws = original.map((w) => w.toLowerCase());
+  for (let i = 0; i < ws.length; i++) {
+    // A name is capitalized ("Tenda", "D-Link"); "command line" is not the LINE Corporation.
+    if (!/^[A-Z0-9]/.test(original[i]!)) continue;
+    for (let n = 3; n >= 1; n--) {
+      if (i + n > ws.length) continue;
+      // "The Foo plugin for WordPress", "… on Linux": the platform, not the vendor.
+      if (i > 0 && PLATFORM_MARKERS.has(ws[i - 1]!)) continue;
+      const phrase = ws.slice(i, i + n).join(' ');
+      const text = vendorTextKey(phrase);
+      if (!text || !/[a-z]/.test(text)) continue;
+      const learned = table.vendors[text];
+      const chosen = confidentKeys(table, learned).filter(
+        ([k]) => (table.vendorKeys[k] ?? 0) >= DESCRIPTION_MIN_RECORDS,
+      );
+      const vendors =
+        chosen.length > 0
+          ? [chosen.find(([k]) => k === text)?.[0] ?? chosen[0]![0]]
+          : (table.vendorKeys[text] ?? 0) >= DESCRIPTION_MIN_RECORDS && !learned
+            ? [text]
+            : [];
+      if (vendors.length === 0) continue;
+      if (PLUGIN_MARKERS.has(ws[i + n] ?? '')) continue;
+      const out: [string, KeyEvidence][] = vendors.map((k) => [
+        k,
+        { source: 'cna-text', rule: 'description', text: phrase },
+      ]);
+      const next = ws[i + n];
+      if (next) {
+        for (const v of vendors) {
+          const key = [`${next}_firmware`, next]
+            .map((p) => vendorKey(v, p))
+            .find((k) => table.productKeys[k] !== undefined);
+          if (key) out.push([key, { source: 'cna-text', rule: 'description', text: `${phrase} ${next}` }]);
+        }
+      }
+      return out;
+    }
+  }
+  return [];
+}
+
+const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'of', 'from']);
+
+/** "The Foo WordPress plugin": the plugin's author is the vendor, not WordPress. */
+const PLUGIN_MARKERS = new Set([
+  'plugin',
+  'plugins',
+  'theme',
+  'themes',
+  'extension',
+  'addon',
+  'add-on',
+  'module',
+]);
+
+/** A vendor found in running text must have been named by CPEs in this many learning records. */
+const DESCRIPTION_MIN_RECORDS = 2;
+
+function vendorKeysForText(table: AliasTable, text: string, entry: AffectedEntry): [string, KeyEvidence][] {
+  const label =
+    typeof entry.vendor === 'string' && vendorTextKey(entry.vendor) ? entry.vendor : String(entry.product);
+  const learned = table.vendors[text];
+  const chosen = confidentKeys(table, learned);
+  if (chosen.length > 0 && learned) {
+    return chosen.map(([key, n]) => [
+      key,
+      { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records },
+    ]);
+  }
+  // Seen often enough without a confident key: the text is ambiguous, so it gives none.
+  if (learned && learned.records >= table.threshold.minSupport) return [];
+  if (text.startsWith('?')) return [];
+  const key = vendorSpellings(entry.vendor).find((s) => table.vendorKeys[s] !== undefined);
+  return key ? [[key, { source: 'cna-text', rule: 'name', text: label }]] : [];
+}
