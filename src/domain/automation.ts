@@ -2,6 +2,7 @@
  * Automations (docs/notifications.md), the pure part: which alert triggers a recorded change fires for a project,
  * and whether a CVE meets an automation's condition tree. No I/O.
  */
+import { PRODUCT_SEPARATOR } from './cpe.ts';
 import { CVSS_METRICS, type CvssMetric } from './cve.ts';
 import type { ChangeEntry } from './cve-change.ts';
 import type { CveFacts } from './cve-facts.ts';
@@ -76,8 +77,6 @@ export type ConditionSubject = Pick<
   status: string | null;
   assignee: string | null;
 };
-
-const PRODUCT_SEPARATOR = '$PRODUCT$';
 
 function cvssScore(data: unknown): number | undefined {
   if (data && typeof data === 'object' && typeof (data as { score?: unknown }).score === 'number')
