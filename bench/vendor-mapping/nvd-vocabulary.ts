@@ -1,7 +1,8 @@
 /**
- * The CPEs of NVD's configurations in the JSON 1.1 feeds of /work/shared/data/nvd (2014, 2017,
- * modified, recent), per CVE published before a date: the vendor and product names a catalog holding
- * NVD's data knows, beside the ones learned from CVE 5 records.
+ * The CPEs of NVD's configurations in the JSON 1.1 feeds (2014, 2017, modified, recent) of
+ * `../shared/data/nvd/feed-1.1` beside the project, or VULNTRACK_BENCH_NVD, per CVE published before
+ * a date: the vendor and product names a catalog holding NVD's data knows, beside the ones learned
+ * from CVE 5 records.
  */
 import fs from 'node:fs';
 import path from 'node:path';
