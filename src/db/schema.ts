@@ -2,6 +2,8 @@
 import type { CatalogCve } from '../domain/cve-facts.ts';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { ChannelType } from '../notifications/channel-registry.ts';
+import type { AutomationTrigger, ReportFrequency } from '../domain/automation.ts';
+import type { DeliveryKind, DeliveryStatus, EmailStatus } from '../domain/notification.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
@@ -255,7 +257,7 @@ export interface NotificationTable {
   configuration: Json<Record<string, unknown>>;
   /** Encrypted JSON (URLs, header values, the signing secret): see domain/secret-box.ts. */
   secrets: string;
-  email_status: 'confirmed' | 'pending' | 'unsubscribed' | null;
+  email_status: EmailStatus | null;
   email_token_hash: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
@@ -266,8 +268,8 @@ export interface AutomationTable {
   project_id: string;
   name: string;
   is_enabled: Generated<boolean>;
-  trigger_type: 'alert' | 'report';
-  frequency: 'daily' | 'weekly' | null;
+  trigger_type: AutomationTrigger;
+  frequency: ReportFrequency | null;
   schedule_time: string | null;
   schedule_timezone: string | null;
   schedule_weekday: number | null;
@@ -313,12 +315,12 @@ export interface ReportItemTable {
 export interface DeliveryTable {
   id: Generated<string>;
   notification_id: string;
-  kind: 'alert' | 'report' | 'test';
+  kind: DeliveryKind;
   /** The payload without `changes` when `entries` is set (else the whole payload, written before 0008). */
   payload: Json<Record<string, unknown>>;
   /** The payload's `changes`, in order: ids of `delivery_entry` rows. */
   entries: string[] | null;
-  status: Generated<'pending' | 'succeeded' | 'failed' | 'dead'>;
+  status: Generated<DeliveryStatus>;
   attempts: ColumnType<unknown[], string | undefined, string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;

@@ -299,7 +299,10 @@ export interface ExecutionRow {
 }
 
 export type AutomationTrigger = 'alert' | 'report';
-export type ReportFrequency = 'daily' | 'weekly';
+
+/** How often a report automation runs. */
+export const REPORT_FREQUENCIES = ['daily', 'weekly'] as const;
+export type ReportFrequency = (typeof REPORT_FREQUENCIES)[number];
 
 /** An automation of a project as stored. */
 export interface AutomationRow {

@@ -4,10 +4,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { Cron } from 'croner';
-import type { ProjectEventEntry } from './automation.ts';
-
-export const REPORT_FREQUENCIES = ['daily', 'weekly'] as const;
-export type ReportFrequency = (typeof REPORT_FREQUENCIES)[number];
+import type { ProjectEventEntry, ReportFrequency } from './automation.ts';
 
 export interface ReportSchedule {
   frequency: ReportFrequency;

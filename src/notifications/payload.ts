@@ -2,7 +2,10 @@
  * The webhook payload (docs/notifications.md). It is also the input of every channel: Slack, Teams and email render
  * it, a webhook receives it as it is.
  */
-export type NotificationType = 'alert' | 'report' | 'test';
+import type { DeliveryKind } from '../domain/notification.ts';
+
+/** Why a payload was sent: a delivery's kind. */
+export type NotificationType = DeliveryKind;
 
 export interface NotificationCve {
   cve_id: string;

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AutomationRepository, type AutomationValues } from '../db/automation.repository.ts';
-import type { AutomationRow } from '../domain/automation.ts';
+import type { AutomationRow, AutomationTrigger, ReportFrequency } from '../domain/automation.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
@@ -20,7 +20,7 @@ import {
 } from '../domain/automation.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
-import { isTimeZone, SCHEDULE_TIME, type ReportFrequency } from '../domain/report.ts';
+import { isTimeZone, SCHEDULE_TIME } from '../domain/report.ts';
 import { TRIAGE_STATUSES } from '../domain/triage.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { ProjectService } from './project.service.ts';
@@ -29,7 +29,7 @@ import type { ReportService } from './report.service.ts';
 export interface AutomationInput {
   name: string;
   is_enabled?: boolean | undefined;
-  trigger_type: 'alert' | 'report';
+  trigger_type: AutomationTrigger;
   frequency?: ReportFrequency | undefined;
   schedule_time?: string | undefined;
   schedule_timezone?: string | undefined;
