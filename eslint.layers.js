@@ -42,7 +42,7 @@ export const layerRules = [
     'Jobs call services; they never import api/, web/, cli/ or main.ts.',
   ),
   layer(
-    ['src/api/**/*.ts', 'src/web/**/*.ts'],
+    ['src/api/**/*.ts', 'src/web/**/*.ts', 'src/web/**/*.tsx'],
     ['db', 'jobs', 'cli', 'main'],
     'Routes and pages call services only: never db/, jobs/, cli/ or main.ts (types they need come from domain/ or the services).',
   ),

@@ -15,6 +15,7 @@ import { CatalogService } from './services/catalog.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
+import { WebSessionService } from './services/web-session.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
@@ -103,6 +104,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     metrics.observeDelivery(channel, outcome),
   );
   const reports = new ReportService(database.db, projects, tracker, deliveries);
+  const accounts = new AccountService(database.db);
   return {
     config,
     database,
@@ -111,7 +113,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
     health: new HealthService(database.db, database.kind, config.sync.sources),
     catalog,
     tokens: new TokenService(database.db, secret),
-    accounts: new AccountService(database.db),
+    accounts,
+    webSessions: new WebSessionService(database.db, accounts),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),

@@ -25,6 +25,7 @@ import { validationDetails, type SchemaError } from './validation-messages.ts';
 import { answerClientError, parametersNotUtf8 } from './malformed-requests.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
+import { renderNotFound, webRoutes } from '../web/web.plugin.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -181,13 +182,19 @@ export async function buildApp(options: AppOptions) {
   // A path that exists under other methods is a 405 with `Allow`, not a 404.
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url.split('?')[0]!;
-    const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url }));
+    // The web UI's catch-all page (`/*`, which answers a 404 page) is no route of the path.
+    const allowed = METHODS.filter((method) => {
+      const route = method !== request.method ? app.findRoute({ method, url }) : null;
+      return route && !('*' in route.params);
+    });
     if (allowed.length) {
       return reply
         .status(405)
         .header('Allow', allowed.join(', '))
         .send(envelope('method_not_allowed', ERROR_CATALOG.method_not_allowed.message));
     }
+    // Outside the API, a person asked: a page, not JSON.
+    if (!/^\/api(\/|$)/.test(url)) return renderNotFound(request, reply);
     return reply.status(404).send(envelope('not_found', ERROR_CATALOG.not_found.message));
   };
   app.setNotFoundHandler(unmatched);
@@ -220,5 +227,7 @@ export async function buildApp(options: AppOptions) {
   // paths through `unmatched`, as its prefix covers them.
   const v1 = options.services.config.apiV1Shape === 'paged' ? pagedV1Routes : legacyV1Routes;
   await app.register(v1, { prefix: '/api', services: options.services, unmatched });
+  // The web UI, in a context of its own (sessions, CSRF, its headers and error pages apply to it only).
+  await app.register(webRoutes, { services: options.services, unmatched });
   return app;
 }

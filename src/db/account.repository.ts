@@ -64,6 +64,23 @@ export class AccountRepository {
       .executeTakeFirst();
   }
 
+  /** True once any user exists. */
+  async anyUser(): Promise<boolean> {
+    return (await this.db.selectFrom('app_user').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
+
+  /** The organizations a user has joined, by name, with their role. */
+  organizationsOfUser(userId: string): Promise<{ organizationId: string; name: string; role: Role }[]> {
+    return this.db
+      .selectFrom('membership as m')
+      .innerJoin('organization as o', 'o.id', 'm.organization_id')
+      .select(['o.id as organizationId', 'o.name', 'm.role'])
+      .where('m.user_id', '=', userId)
+      .where('m.date_joined', 'is not', null)
+      .orderBy('o.name')
+      .execute();
+  }
+
   findUserById(id: string) {
     return this.db.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -4,6 +4,7 @@ import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { ChannelType } from '../notifications/channel-registry.ts';
 import type { AutomationTrigger, ReportFrequency } from '../domain/automation.ts';
 import type { DeliveryKind, DeliveryStatus, EmailStatus } from '../domain/notification.ts';
+import type { DateFormat, OneTimeLinkPurpose, Theme } from '../domain/user.ts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
@@ -100,6 +101,28 @@ export interface UserTable {
   is_admin: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  time_zone: Generated<string>;
+  date_format: Generated<DateFormat>;
+  theme: Generated<Theme>;
+}
+
+export interface WebSessionTable {
+  id: string;
+  user_id: string | null;
+  data: Json<Record<string, unknown>>;
+  expires_at: Date;
+  created_at: Generated<Date>;
+}
+
+export interface OneTimeLinkTable {
+  id: Generated<string>;
+  purpose: OneTimeLinkPurpose;
+  token_hash: string;
+  user_id: string | null;
+  membership_id: string | null;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Generated<Date>;
 }
 
 export interface OrganizationTable {
@@ -349,6 +372,8 @@ export interface DB {
   weakness: WeaknessTable;
   import_run: ImportRunTable;
   app_user: UserTable;
+  web_session: WebSessionTable;
+  one_time_link: OneTimeLinkTable;
   organization: OrganizationTable;
   membership: MembershipTable;
   api_token: ApiTokenTable;

@@ -22,20 +22,25 @@ export class AccountService {
     this.audit = new AuditRepository(db);
   }
 
-  async createUser(input: { username: string; email: string; password: string; isAdmin?: boolean }) {
+  /** Refuses, with every problem at once, a new user's details that are malformed or taken. */
+  async validateNewUser(input: { username: string; email: string; password: string }): Promise<void> {
     const details: Record<string, string[]> = {};
     if (!USERNAME.test(input.username))
       details.username = ['letters, digits and _ . @ + - only, at most 150 characters'];
     if (!EMAIL.test(input.email)) details.email = ['not an email address'];
     if (input.password.length < 8) details.password = ['at least 8 characters'];
+    if (!details.username && (await this.accounts.findUserByUsername(input.username)))
+      details.username = ['already taken'];
+    if (!details.email && (await this.accounts.findUserByEmail(normalizeEmail(input.email))))
+      details.email = ['already registered'];
     if (Object.keys(details).length) throw validationError(details);
-    const email = normalizeEmail(input.email);
-    if (await this.accounts.findUserByUsername(input.username))
-      throw validationError({ username: ['already taken'] });
-    if (await this.accounts.findUserByEmail(email)) throw validationError({ email: ['already registered'] });
+  }
+
+  async createUser(input: { username: string; email: string; password: string; isAdmin?: boolean }) {
+    await this.validateNewUser(input);
     return this.accounts.createUser({
       username: input.username,
-      email,
+      email: normalizeEmail(input.email),
       passwordHash: await hashPassword(input.password),
       isAdmin: input.isAdmin ?? false,
     });

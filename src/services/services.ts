@@ -27,6 +27,7 @@ import type { NotificationService } from './notification.service.ts';
 import type { AutomationService } from './automation.service.ts';
 import type { ReportService } from './report.service.ts';
 import type { ApiV1ReportService } from './api-v1-reports.service.ts';
+import type { WebSessionService } from './web-session.service.ts';
 
 export interface Services {
   config: Config;
@@ -58,6 +59,8 @@ export interface Services {
   reports: ReportService;
   /** API v1's reports and alerts of a user (legacy shape). */
   apiV1Reports: ApiV1ReportService;
+  /** The web UI's people: sign-in, sessions, memberships, the first administrator's link. */
+  webSessions: WebSessionService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

@@ -38,10 +38,13 @@ describeEachDatabase('health endpoints', (use, backend) => {
   });
 
   describe('unknown routes', () => {
-    it('answer 404 in the error envelope', async () => {
-      const res = await app.inject({ method: 'GET', url: '/no/such/thing' });
+    it('answer 404 in the error envelope under /api, and a page elsewhere', async () => {
+      const res = await app.inject({ method: 'GET', url: '/api/v2/no/such/thing' });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ error: { code: 'not_found', message: 'Not found.' } });
+      const page = await app.inject({ method: 'GET', url: '/no/such/thing' });
+      expect(page.statusCode).toBe(404);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
     });
   });
 });

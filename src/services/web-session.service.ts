@@ -1,0 +1,185 @@
+/**
+ * People in the web UI: signing in (username or email and password, throttled), the server-side
+ * sessions that keep them signed in, the organizations they belong to, and the first administrator's
+ * one-time link printed when no user exists yet.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { AccountRepository } from '../db/account.repository.ts';
+import { OneTimeLinkRepository } from '../db/one-time-link.repository.ts';
+import { WebSessionRepository } from '../db/web-session.repository.ts';
+import { AppError, RetryLaterError, validationError } from '../domain/errors.ts';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../domain/passwords.ts';
+import type { Role } from '../domain/member.ts';
+import { ORGANIZATION_NAME } from '../domain/names.ts';
+import type { OneTimeLinkPurpose, WebUser } from '../domain/user.ts';
+import type { AccountService } from './account.service.ts';
+import { FailureThrottle } from './failure-throttle.ts';
+
+/** Failed sign-ins allowed per address, and per account name, in 15 minutes. */
+const SIGN_IN_FAILURES = 10;
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
+const FIRST_ADMIN_LINK_HOURS = 24;
+/** Expired sessions are deleted at most this often (by whichever process saves one). */
+const PURGE_EVERY_MS = 10 * 60_000;
+
+export interface OrganizationMembership {
+  organizationId: string;
+  name: string;
+  role: Role;
+}
+
+type UserRow = Awaited<ReturnType<AccountRepository['findUserById']>> & {};
+
+export function webUserOf(row: UserRow): WebUser {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    isAdmin: row.is_admin,
+    timeZone: row.time_zone,
+    dateFormat: row.date_format,
+    theme: row.theme,
+  };
+}
+
+/** A one-time link's secret (sent to the person) and the hash stored in its place. */
+export function newLinkSecret(): { token: string; hash: string } {
+  const token = randomBytes(24).toString('base64url');
+  return { token, hash: hashLinkSecret(token) };
+}
+
+export const hashLinkSecret = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export class WebSessionService {
+  private readonly accounts: AccountRepository;
+  private readonly sessions: WebSessionRepository;
+  private readonly links: OneTimeLinkRepository;
+  private readonly failuresByAddress = new FailureThrottle(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
+  private readonly failuresByLogin = new FailureThrottle(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
+  private lastPurge = 0;
+
+  constructor(
+    db: Kysely<DB>,
+    private readonly accountService: AccountService,
+  ) {
+    this.accounts = new AccountRepository(db);
+    this.sessions = new WebSessionRepository(db);
+    this.links = new OneTimeLinkRepository(db);
+  }
+
+  /**
+   * The user with this username or email and password. Wrong credentials are one error whatever was
+   * wrong (no way to learn which accounts exist); after 10 failures in 15 minutes from one address, or
+   * against one account name, sign-in is refused for the rest of the window before any password hash.
+   */
+  async signIn(login: string, password: string, address: string): Promise<WebUser> {
+    const loginKey = login.trim().toLowerCase();
+    const wait = this.failuresByAddress.retryAfter(address) ?? this.failuresByLogin.retryAfter(loginKey);
+    if (wait !== undefined) {
+      throw new RetryLaterError(
+        wait,
+        `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
+      );
+    }
+    const user = loginKey ? await this.accounts.findUserByLogin(login.trim()) : undefined;
+    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !ok) {
+      this.failuresByAddress.fail(address);
+      this.failuresByLogin.fail(loginKey);
+      throw validationError({ login: ['Wrong username, email or password.'] });
+    }
+    return webUserOf(user);
+  }
+
+  async user(userId: string): Promise<WebUser | undefined> {
+    const row = await this.accounts.findUserById(userId);
+    return row ? webUserOf(row) : undefined;
+  }
+
+  /** The organizations the user has joined, by name. */
+  organizationsOf(userId: string): Promise<OrganizationMembership[]> {
+    return this.accounts.organizationsOfUser(userId);
+  }
+
+  /** The user's membership of the organization named `name`; not found when they have not joined it. */
+  async membership(userId: string, name: string): Promise<OrganizationMembership> {
+    const found = (await this.organizationsOf(userId)).find((m) => m.name === name);
+    if (!found) throw new AppError('not_found');
+    return found;
+  }
+
+  // The store behind the session cookie.
+
+  loadSession(id: string): Promise<Record<string, unknown> | undefined> {
+    return this.sessions.find(id);
+  }
+
+  async saveSession(id: string, data: Record<string, unknown>, expiresAt: Date): Promise<void> {
+    const userId = typeof data.userId === 'string' ? data.userId : null;
+    await this.sessions.save(id, userId, data, expiresAt);
+    if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = Date.now();
+      await this.sessions.deleteExpired();
+    }
+  }
+
+  destroySession(id: string): Promise<void> {
+    return this.sessions.delete(id);
+  }
+
+  /** Signs the user out everywhere but the session `keep` (after a password change, say). */
+  endOtherSessions(userId: string, keep?: string): Promise<void> {
+    return this.sessions.deleteOfUser(userId, keep);
+  }
+
+  // The first administrator.
+
+  /**
+   * When no user exists: a new one-time secret for the page that creates the first administrator
+   * (valid 24 hours; earlier unused links stop working). Undefined once a user exists.
+   */
+  async firstAdminLink(): Promise<string | undefined> {
+    if (await this.accounts.anyUser()) return undefined;
+    await this.links.revoke('first_admin');
+    const { token, hash } = newLinkSecret();
+    await this.links.create({
+      purpose: 'first_admin',
+      tokenHash: hash,
+      expiresAt: new Date(Date.now() + FIRST_ADMIN_LINK_HOURS * 3_600_000),
+    });
+    return token;
+  }
+
+  /** True when `token` is a usable link of that purpose (the page shows its form, or says it is spent). */
+  async linkIsUsable(purpose: OneTimeLinkPurpose, token: string): Promise<boolean> {
+    return (await this.links.findUsable(purpose, hashLinkSecret(token))) !== undefined;
+  }
+
+  /**
+   * Creates the first administrator and their organization through the one-time link, which then
+   * stops working.
+   */
+  async createFirstAdmin(
+    token: string,
+    input: { username: string; email: string; password: string; organization: string },
+  ): Promise<WebUser> {
+    const link = await this.links.findUsable('first_admin', hashLinkSecret(token));
+    if (!link || (await this.accounts.anyUser())) throw new AppError('not_found');
+    const details: Record<string, string[]> = {};
+    if (!ORGANIZATION_NAME.test(input.organization))
+      details.organization = ['Letters, digits and - only (1 to 100 characters).'];
+    try {
+      await this.accountService.validateNewUser(input);
+    } catch (err) {
+      if (!(err instanceof AppError) || !err.details) throw err;
+      Object.assign(details, err.details);
+    }
+    if (Object.keys(details).length) throw validationError(details);
+    const created = await this.accountService.createUser({ ...input, isAdmin: true });
+    await this.accountService.createOrganization(input.organization, created.username);
+    await this.links.use(link.id);
+    return (await this.user(created.id))!;
+  }
+}

@@ -1,0 +1,1 @@
+// Statistics charts (filled in by the statistics page).

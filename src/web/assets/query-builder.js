@@ -1,0 +1,1 @@
+// The CVE list's query builder island (filled in by the CVE list page).

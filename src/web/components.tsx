@@ -1,0 +1,144 @@
+/** Small pieces the pages share: form fields with their errors, dates, notices. */
+import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import { AppError, type ErrorDetails } from '../domain/errors.ts';
+import { formatDateTime, formatDay, type DateStyle } from './format.ts';
+
+/** A form's errors by field name (`_form` for the form as a whole). */
+export type FormErrors = Record<string, string[]>;
+
+/** The field errors an AppError carries (a validation error), or one error for the whole form. */
+export function formErrorsOf(err: unknown): FormErrors {
+  if (err instanceof AppError) {
+    if (err.code === 'validation_error' && err.details) return detailsToErrors(err.details);
+    return { _form: [err.message] };
+  }
+  throw err;
+}
+
+const detailsToErrors = (details: ErrorDetails): FormErrors => ({ ...details });
+
+interface FieldProps {
+  name: string;
+  label: string;
+  value?: string | undefined;
+  type?: 'text' | 'email' | 'password' | 'search' | 'number' | 'date' | 'url' | 'tel';
+  errors?: FormErrors;
+  hint?: ComponentChildren;
+  required?: boolean;
+  autocomplete?: string;
+  autofocus?: boolean;
+  placeholder?: string;
+  inputmode?: 'numeric' | 'text' | 'email';
+  pattern?: string;
+  maxlength?: number;
+}
+
+/** A labelled input with its hint and its errors (announced with the input through aria-describedby). */
+export function Field(props: FieldProps) {
+  const id = `f-${props.name}`;
+  const errors = props.errors?.[props.name] ?? [];
+  const describedBy = [props.hint ? `${id}-hint` : '', errors.length ? `${id}-error` : '']
+    .filter(Boolean)
+    .join(' ');
+  return (
+    <div class={errors.length ? 'field has-error' : 'field'}>
+      <label for={id}>{props.label}</label>
+      <input
+        {...({
+          id,
+          name: props.name,
+          type: props.type ?? 'text',
+          value: props.type === 'password' ? undefined : props.value,
+          required: props.required,
+          autocomplete: props.autocomplete,
+          autofocus: props.autofocus,
+          placeholder: props.placeholder,
+          inputMode: props.inputmode,
+          pattern: props.pattern,
+          maxLength: props.maxlength,
+          'aria-invalid': errors.length ? 'true' : undefined,
+          'aria-describedby': describedBy || undefined,
+          // Preact types each input type apart; the props above are valid for every type this takes.
+        } as InputHTMLAttributes<HTMLInputElement>)}
+      />
+      {props.hint && (
+        <div class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </div>
+      )}
+      {errors.length > 0 && (
+        <div class="error" id={`${id}-error`}>
+          {errors.join(' ')}
+        </div>
+      )}
+    </div>
+  );
+}
+
+interface SelectProps {
+  name: string;
+  label: string;
+  value: string | undefined;
+  options: readonly (string | { value: string; label: string })[];
+  errors?: FormErrors;
+  hint?: ComponentChildren;
+}
+
+export function SelectField(props: SelectProps) {
+  const id = `f-${props.name}`;
+  const errors = props.errors?.[props.name] ?? [];
+  return (
+    <div class={errors.length ? 'field has-error' : 'field'}>
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name} aria-invalid={errors.length ? 'true' : undefined}>
+        {props.options.map((option) => {
+          const { value, label } = typeof option === 'string' ? { value: option, label: option } : option;
+          return (
+            <option value={value} selected={value === props.value}>
+              {label}
+            </option>
+          );
+        })}
+      </select>
+      {props.hint && <div class="hint">{props.hint}</div>}
+      {errors.length > 0 && <div class="error">{errors.join(' ')}</div>}
+    </div>
+  );
+}
+
+/** The errors that belong to no field (and, for a screen reader, a summary at the top of the form). */
+export function FormProblems({ errors, fields = [] }: { errors: FormErrors | undefined; fields?: string[] }) {
+  if (!errors) return null;
+  const general = Object.entries(errors).filter(([key]) => !fields.includes(key));
+  if (general.length === 0) return null;
+  return (
+    <div class="notice error" role="alert">
+      {general.map(([key, messages]) => (
+        <p>
+          {key === '_form' || fields.length === 0 ? '' : `${key}: `}
+          {messages.join(' ')}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+export function Notice({ kind = 'ok', children }: { kind?: 'ok' | 'error' | 'warn'; children: ComponentChildren }) {
+  return (
+    <div class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+/** A date in the reader's time zone and format, with the exact instant in `datetime` and the tooltip. */
+export function Time({ date, style, withTime = true }: { date: Date | string | null | undefined; style: DateStyle; withTime?: boolean }) {
+  if (!date) return <span class="muted">–</span>;
+  const d = typeof date === 'string' ? new Date(date) : date;
+  const iso = d.toISOString();
+  return (
+    <time datetime={iso} title={iso}>
+      {withTime ? formatDateTime(d, style) : formatDay(d, style)}
+    </time>
+  );
+}
