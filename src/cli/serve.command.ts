@@ -60,6 +60,13 @@ export async function serveCommand(): Promise<number> {
     `vulntrack listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port} (${services.database.kind} database)`,
   );
 
+  // No user yet: a one-time link to the page that creates the first administrator.
+  const setup = await services.webSessions.firstAdminLink();
+  if (setup) {
+    const base = config.baseUrl ?? `http://localhost:${config.port}`;
+    logger.info(`no user yet: create the first administrator at ${base}/setup/${setup} (this link works once, for 24 hours)`);
+  }
+
   const readiness = await services.health.readiness();
   const firstSync = firstSyncNotice(
     readiness.sync.filter((s) => s.last_success_at === null).map((s) => s.source),
