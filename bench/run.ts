@@ -38,6 +38,10 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'fan-out of 800 changed CVEs to 10,000 projects, then webhook deliveries/s (--quick, --profile)',
     load: () => import('./notifications.bench.ts'),
   },
+  web: {
+    summary: 'web UI: server time (p50/p95) and weight of the main pages on the 300k-CVE catalog (--size)',
+    load: () => import('./web.bench.ts'),
+  },
   'vendor-mapping': {
     summary: 'CNA vendor/product text → CPE keys: precision and recall against CISA-ADP CPEs (--cut DATE)',
     load: () => import('./vendor-mapping.bench.ts'),

@@ -7,7 +7,8 @@ import type { Browser, Page } from 'playwright-core';
 import { chromiumPath, launchBrowser, startServer, type TestServer } from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
-if (!chromium) console.warn('browser journeys SKIPPED: Chromium is not installed (apt-get install -y chromium)');
+if (!chromium)
+  console.warn('browser journeys SKIPPED: Chromium is not installed (apt-get install -y chromium)');
 
 describe.skipIf(!chromium)('browser journeys', () => {
   let server: TestServer;

@@ -90,7 +90,9 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServ
     // The sample loads in the background: wait for it, so searches find Log4Shell.
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const ready = (await fetch(`${baseUrl}/readyz`).then((r) => r.json())) as { catalog?: { sample?: string } };
+      const ready = (await fetch(`${baseUrl}/readyz`).then((r) => r.json())) as {
+        catalog?: { sample?: string };
+      };
       if (ready.catalog?.sample === 'loaded') break;
       if (ready.catalog?.sample === 'failed') throw new Error(`the sample did not load:\n${output}`);
       if (Date.now() > deadline) throw new Error(`the sample took over 3 minutes:\n${output}`);
