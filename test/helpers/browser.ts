@@ -104,3 +104,44 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServ
     throw err;
   }
 }
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * axe-core's violations of `serious` or `critical` impact on the page as it is now. The page's
+ * Content-Security-Policy forbids injected scripts, so the page must come from a context created
+ * with `bypassCSP: true` (a test-only context; the pages under test keep their CSP otherwise).
+ */
+export async function seriousAxeViolations(page: import('playwright-core').Page): Promise<AxeViolation[]> {
+  const { createRequire } = await import('node:module');
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: Array<{
+              id: string;
+              impact: string | null;
+              help: string;
+              nodes: Array<{ target: unknown[] }>;
+            }>;
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
