@@ -4,7 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumPath, launchBrowser, startServer, type TestServer } from '../helpers/browser.ts';
+import {
+  chromiumPath,
+  launchBrowser,
+  seriousAxeViolations,
+  startServer,
+  type TestServer,
+} from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
 if (!chromium)
@@ -41,5 +47,16 @@ describe.skipIf(!chromium)('browser journeys', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/cves/);
+  });
+
+  it('has no serious accessibility violations on the sign-in page, light and dark', async () => {
+    const context = await browser.newContext({ bypassCSP: true });
+    const anonymous = await context.newPage();
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await anonymous.emulateMedia({ colorScheme });
+      await anonymous.goto(`${server.baseUrl}/login`);
+      expect(await seriousAxeViolations(anonymous)).toEqual([]);
+    }
+    await context.close();
   });
 });
