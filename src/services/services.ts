@@ -27,6 +27,7 @@ import type { NotificationService } from './notification.service.ts';
 import type { AutomationService } from './automation.service.ts';
 import type { ReportService } from './report.service.ts';
 import type { ApiV1ReportService } from './api-v1-reports.service.ts';
+import type { OpenCveMigrationService } from './opencve-migration.service.ts';
 
 export interface Services {
   config: Config;
@@ -58,6 +59,8 @@ export interface Services {
   reports: ReportService;
   /** API v1's reports and alerts of a user (legacy shape). */
   apiV1Reports: ApiV1ReportService;
+  /** `vulntrack migrate-from-opencve`: an OpenCVE organization copied in through its API v2. */
+  opencveMigration: OpenCveMigrationService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
