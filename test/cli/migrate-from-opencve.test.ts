@@ -7,12 +7,15 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_COMMANDS } from '../../src/cli/service-commands.ts';
 import { EXIT } from '../../src/cli/output.ts';
 import { sources } from '../../src/sources/index.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
+import { runCli } from '../helpers/cli.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { NVD_FILES } from '../helpers/projects.ts';
 
@@ -293,5 +296,76 @@ describeEachDatabase('vulntrack migrate-from-opencve', (use) => {
         'no organization named "no-such-org" here: create it first (vulntrack org create)',
       );
     });
+  });
+});
+
+describe('vulntrack migrate-from-opencve, the command line', { timeout: 180_000 }, () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let opencve: Awaited<ReturnType<typeof fakeOpenCve>>;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-cli-migrate-'));
+    env = { VULNTRACK_DATA_DIR: dataDir, DATABASE_URL: '', VULNTRACK_LOAD_SAMPLE: 'false' };
+    opencve = await fakeOpenCve('owner@acme.example');
+    for (const args of [
+      [
+        'user',
+        'create',
+        '--username',
+        'owner',
+        '--email',
+        'owner@acme.example',
+        '--password',
+        'correct horse',
+      ],
+      ['org', 'create', 'acme', '--owner', 'owner'],
+    ]) {
+      const r = await runCli(args, env);
+      expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+    }
+  });
+  afterAll(async () => {
+    await opencve?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints progress on stderr and the summary on stdout; a re-run skips what exists', async () => {
+    const args = [
+      'migrate-from-opencve',
+      '--url',
+      opencve.url,
+      '--token',
+      TOKEN,
+      '--org',
+      'acme',
+      '--as',
+      'owner',
+    ];
+    const r = await runCli(args, env);
+    expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+    expect(r.stderr).toContain('project web: created with 0 subscription(s)');
+    // An empty catalog: the subscriptions and tracked CVEs wait for it, and say so.
+    expect(r.stderr).toContain('project web: 3 subscription(s) not in the catalog, not copied');
+    expect(r.stderr).toContain(
+      'tracker web/CVE-2021-44228: not a CVE of the project here (is it in the catalog?)',
+    );
+    expect(r.stdout).toContain('projects: 3 created, 0 existing (skipped)');
+    const again = await runCli(args, env);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('notification web/siem: exists, skipped');
+    expect(again.stdout).toContain('automations: 0 created, 2 existing (skipped)');
+  });
+
+  it('says what went wrong, in one sentence, exit 1', async () => {
+    const r = await runCli(
+      ['migrate-from-opencve', '--url', opencve.url, '--token', 'not-the-token', '--org', 'acme'],
+      env,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('OpenCVE refused the token (401 at');
+    const usage = await runCli(['migrate-from-opencve', '--url', opencve.url, '--org', 'acme'], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("required option '--token <token>' not specified");
   });
 });
