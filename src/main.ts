@@ -36,6 +36,7 @@ import { createEmailSender } from './notifications/channels/email/email-sender.t
 import { DeliveryService } from './services/delivery.service.ts';
 import { EventProcessor, PROCESS_EVENTS_JOB } from './services/event-processor.service.ts';
 import { NotificationService } from './services/notification.service.ts';
+import { OpenCveMigrationService } from './services/opencve-migration.service.ts';
 import { AutomationService } from './services/automation.service.ts';
 import { ReportService } from './services/report.service.ts';
 import { ApiV1ReportService } from './services/api-v1-reports.service.ts';
@@ -105,7 +106,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   );
   const reports = new ReportService(database.db, projects, tracker, deliveries);
   const accounts = new AccountService(database.db);
-  return {
+  const services: Omit<Services, 'opencveMigration'> = {
     config,
     database,
     secret,
@@ -150,6 +151,18 @@ export function servicesFor(config: Config, database: Database, secret: string):
       emailSender?.close();
       await database.close();
     },
+  };
+  const { catalog: catalogService, notifications, automations } = services;
+  return {
+    ...services,
+    opencveMigration: new OpenCveMigrationService(
+      accounts,
+      catalogService,
+      projects,
+      notifications,
+      automations,
+      tracker,
+    ),
   };
 }
 

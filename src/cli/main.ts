@@ -70,6 +70,7 @@ const COMMANDS: CliCommand[] = [
   S.tokenRevoke,
   S.tagSet,
   S.tagList,
+  S.migrateFromOpencve,
 ];
 
 /** The commands that only group others (`vulntrack token …`). */

@@ -6,7 +6,7 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
-import type { CveChange } from '../domain/cve-change.ts';
+import type { ImportedChange, CveChange } from '../domain/cve-change.ts';
 import type { WeaknessRecord } from '../sources/source.ts';
 
 /** Any stable 64-bit number: the lock every catalog write batch takes. */
@@ -54,6 +54,11 @@ export interface CatalogBatchWrite {
   weaknessIds: string[];
   /** Fingerprints of the raw records behind this batch, new or changed. */
   inputs?: InputFingerprint[];
+  /**
+   * Changes recorded elsewhere (OpenCVE's KB history), kept with their ids and dates; one already
+   * stored is left as it is, and only CVEs the catalog lists get theirs.
+   */
+  importedChanges?: { cveId: string; change: ImportedChange }[];
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -345,6 +350,23 @@ export class CatalogWriteTransaction {
           FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb, n int)`.execute(
         tx,
       );
+    }
+    if (batch.importedChanges?.length) {
+      const rows = batch.importedChanges.map(({ cveId, change }) => ({
+        id: change.id,
+        cve_id: cveId,
+        created_at: change.createdAt,
+        types: change.types,
+        data: change.data,
+        origin: change.origin,
+      }));
+      await sql`
+        INSERT INTO cve_change (id, cve_id, created_at, types, data, origin)
+        SELECT x.id, x.cve_id, x.created_at, x.types, x.data, x.origin
+          FROM jsonb_to_recordset(${json(rows)}::jsonb)
+            AS x(id uuid, cve_id text, created_at timestamptz, types text[], data jsonb, origin text)
+          JOIN cve c ON c.cve_id = x.cve_id
+        ON CONFLICT (id) DO NOTHING`.execute(tx);
     }
     if (batch.epssMoves?.length) {
       const rows = batch.epssMoves.map((m) => ({

@@ -24,6 +24,8 @@ export interface StreamItem {
   entries: ChangeEntry[];
   epss: { old: number | null; new: number } | null;
   cve: CveFacts;
+  /** A change recorded elsewhere and imported (OpenCVE's KB history): history, not news. */
+  imported: boolean;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -54,13 +56,14 @@ export class EventRepository {
       stream === 'changes'
         ? await sql<ChunkRow>`
             SELECT ch.seq, ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.data,
+                   ch.origin IS NOT NULL AS imported,
                    NULL::float8 AS old_score, NULL::float8 AS new_score, ${cveColumns}
               FROM cve_change ch JOIN cve c ON c.cve_id = ch.cve_id
              WHERE ch.seq > ${afterSeq}
              ORDER BY ch.seq LIMIT ${limit}`.execute(this.db)
         : await sql<ChunkRow>`
             SELECT m.seq, NULL::uuid AS change_id, m.cve_id, m.created_at AS changed_at, '[]'::jsonb AS data,
-                   m.old_score, m.new_score, ${cveColumns}
+                   false AS imported, m.old_score, m.new_score, ${cveColumns}
               FROM epss_move m JOIN cve c ON c.cve_id = m.cve_id
              WHERE m.seq > ${afterSeq}
              ORDER BY m.seq LIMIT ${limit}`.execute(this.db);
@@ -72,6 +75,7 @@ export class EventRepository {
       entries: r.data,
       epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
       cve: cveFactsOf(r, 'cve_'),
+      imported: r.imported,
     }));
   }
 
@@ -165,6 +169,7 @@ interface ChunkRow extends PrefixedCveFacts<'cve_'> {
   cve_id: string;
   changed_at: Date;
   data: ChangeEntry[];
+  imported: boolean;
   old_score: number | null;
   new_score: number | null;
 }

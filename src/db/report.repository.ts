@@ -110,6 +110,7 @@ export class ReportRepository {
         FROM (SELECT ch.cve_id, ch.id AS change_id, ch.created_at AS changed_at, ch.data, ch.seq,
                      NULL::float8 AS old_score, NULL::float8 AS new_score
                 FROM cve_change ch WHERE ch.created_at >= ${start} AND ch.created_at < ${end}
+                 AND ch.origin IS NULL
               UNION ALL
               SELECT m.cve_id, NULL, m.created_at, '[]'::jsonb, m.seq, m.old_score, m.new_score
                 FROM epss_move m WHERE m.created_at >= ${start} AND m.created_at < ${end}) x

@@ -55,6 +55,8 @@ export interface CveChangeTable {
   data: Json<unknown[]>;
   /** Commit order, for the event processor's cursor. */
   seq: Generated<number>;
+  /** Where an imported change was recorded (`opencve`: OpenCVE's KB); null for a change of ours. */
+  origin: Generated<string | null>;
 }
 
 export interface VendorTable {

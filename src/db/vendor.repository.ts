@@ -71,6 +71,30 @@ export class VendorRepository {
       .executeTakeFirst();
   }
 
+  /** Every product name of a vendor, sorted (OpenCVE 1.5's vendor detail lists them all). */
+  async productNames(vendorId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('product')
+      .select('name')
+      .where('vendor_id', '=', vendorId)
+      .orderBy('name')
+      .execute();
+    return rows.map((r) => r.name);
+  }
+
+  /** Products of every vendor with their vendor's name, by product name then vendor name. */
+  listAllProducts(search: string | undefined, limit: number, offset: number) {
+    let q = this.db.selectFrom('product as p').innerJoin('vendor as v', 'v.id', 'p.vendor_id');
+    if (search) q = q.where('p.name', 'ilike', like(search));
+    return q
+      .select(['p.name', 'v.name as vendor_name'])
+      .orderBy('p.name')
+      .orderBy('v.name')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
   /** Which of these vendor keys exist in the catalog (`vendor` or `vendor$PRODUCT$product`). */
   async existingKeys(keys: string[]): Promise<Set<string>> {
     if (!keys.length) return new Set();

@@ -1,17 +1,23 @@
 /**
  * API v1's alerts (OpenCVE 1.x, docs/api-v1.md): an alert is one CVE of a report; its details are the
  * report's change entries in v1's event names (`new_cve`, `first_time`, `references`, `cpes`, `cvss`,
- * `summary`, `cwes`), each as `{changed, added, removed}`. Pure.
+ * `summary`, `cwes`), each as `{changed, added, removed}`, except `cvss`, which OpenCVE 1.5 wrote as
+ * `{old: {v2, v3}, new: {v2, v3}}`. A new CVE is one `new_cve` event, as 1.5 recorded it. Pure.
  */
 import { splitVendorKey } from './cpe.ts';
 import type { ChangeEntry } from './cve-change.ts';
 
 export type V1EventType = 'new_cve' | 'first_time' | 'references' | 'cpes' | 'cvss' | 'summary' | 'cwes';
 
+type ListDetails = { changed: unknown[]; added: unknown[]; removed: unknown[] };
+/** OpenCVE 1.5's `cvss` event: the v2 and v3 base scores before and after (a version without a score is absent). */
+export type CvssScores = { v2?: number; v3?: number };
+export type CvssDetails = { old: CvssScores; new: CvssScores };
+
 export interface V1AlertEvent {
   cve: string;
   type: V1EventType;
-  details: { changed: unknown[]; added: unknown[]; removed: unknown[] };
+  details: ListDetails | CvssDetails;
 }
 
 const V1_TYPE: Partial<Record<ChangeEntry['type'], V1EventType>> = {
@@ -24,12 +30,22 @@ const V1_TYPE: Partial<Record<ChangeEntry['type'], V1EventType>> = {
   weaknesses: 'cwes',
 };
 
-/** The v1 event types of change types (title, state and vendor-list changes have none). */
-export function v1EventTypes(types: readonly string[]): V1EventType[] {
+/**
+ * The v1 event types of changes, each given by its change types (title, state and vendor-list changes
+ * have none). A change that created the CVE is `new_cve` alone: OpenCVE 1.5 recorded a new CVE as that
+ * one event, so its alert's filters were `["new_cve"]`.
+ */
+export function v1EventTypes(changes: readonly (readonly string[])[]): V1EventType[] {
   const out = new Set<V1EventType>();
-  for (const t of types) {
-    const v1 = V1_TYPE[t as ChangeEntry['type']];
-    if (v1) out.add(v1);
+  for (const types of changes) {
+    if (types.includes('created')) {
+      out.add('new_cve');
+      continue;
+    }
+    for (const t of types) {
+      const v1 = V1_TYPE[t as ChangeEntry['type']];
+      if (v1) out.add(v1);
+    }
   }
   return [...out];
 }
@@ -48,30 +64,40 @@ const v1Reference = (r: Reference) => ({
   tags: r.tags ?? [],
 });
 
-const CVSS_VERSION: Record<string, string> = {
-  cvssV2_0: 'v2',
-  cvssV3_0: 'v3',
-  cvssV3_1: 'v3',
-  cvssV4_0: 'v4',
+/** OpenCVE 1.5 knew CVSS v2 and v3 (v3.1, else v3.0: one `v3` score). */
+const score = (v: unknown): number | undefined => {
+  const n = v && typeof v === 'object' ? (v as { score?: unknown }).score : undefined;
+  return typeof n === 'number' ? n : undefined;
 };
 
+function scores(metrics: Record<string, unknown>): CvssScores {
+  const out: CvssScores = {};
+  const v2 = score(metrics.cvssV2_0);
+  const v3 = score(metrics.cvssV3_1) ?? score(metrics.cvssV3_0);
+  if (v2 !== undefined) out.v2 = v2;
+  if (v3 !== undefined) out.v3 = v3;
+  return out;
+}
+
+/**
+ * A metrics change as OpenCVE 1.5's `cvss` event, `{old, new}`: the v2 and v3 scores the change states
+ * before and after. A version the change does not touch is absent from both (the change does not
+ * record it); none touched: no event.
+ */
 function cvssDetails(d: {
   added?: Record<string, unknown>;
   removed?: Record<string, unknown>;
   updated?: Record<string, { old: unknown; new: unknown }>;
-}): V1AlertEvent['details'] | undefined {
-  const score = (v: unknown) =>
-    v && typeof v === 'object' ? ((v as { score?: number }).score ?? null) : null;
-  const pick = (record: Record<string, unknown> | undefined) =>
-    Object.entries(record ?? {})
-      .filter(([k]) => k in CVSS_VERSION)
-      .map(([k, v]) => ({ version: CVSS_VERSION[k], score: score(v) }));
-  const changed = Object.entries(d.updated ?? {})
-    .filter(([k]) => k in CVSS_VERSION)
-    .map(([k, v]) => ({ version: CVSS_VERSION[k], old: score(v.old), new: score(v.new) }));
-  const added = pick(d.added);
-  const removed = pick(d.removed);
-  return changed.length + added.length + removed.length ? { changed, added, removed } : undefined;
+}): CvssDetails | undefined {
+  const before: Record<string, unknown> = { ...d.removed };
+  const after: Record<string, unknown> = { ...d.added };
+  for (const [k, v] of Object.entries(d.updated ?? {})) {
+    before[k] = v.old;
+    after[k] = v.new;
+  }
+  const old = scores(before);
+  const now = scores(after);
+  return Object.keys(old).length + Object.keys(now).length ? { old, new: now } : undefined;
 }
 
 /** One CVE's changes (oldest first) as v1 alert events. */
@@ -80,11 +106,16 @@ export function v1AlertEvents(cveId: string, changes: readonly { data: unknown[]
   const push = (type: V1EventType, details: V1AlertEvent['details']) =>
     events.push({ cve: cveId, type, details });
   for (const change of changes) {
-    for (const entry of change.data as ChangeEntry[]) {
+    const entries = change.data as ChangeEntry[];
+    if (entries.some((e) => e.type === 'created')) {
+      // OpenCVE 1.5 recorded a new CVE as one `new_cve` event, whatever it came with.
+      push('new_cve', { changed: [], added: [cveId], removed: [] });
+      continue;
+    }
+    for (const entry of entries) {
       const d = entry.details as Record<string, unknown>;
       switch (entry.type) {
         case 'created':
-          push('new_cve', { changed: [], added: [cveId], removed: [] });
           break;
         case 'first_time':
           push('first_time', {

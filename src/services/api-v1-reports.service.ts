@@ -63,7 +63,7 @@ export class ApiV1ReportService {
     const changes = await this.reports.changes(items.flatMap((i) => i.change_ids));
     return items.map((item) => ({
       item,
-      filters: v1EventTypes(changes.filter((c) => item.change_ids.includes(c.id)).flatMap((c) => c.types)),
+      filters: v1EventTypes(changes.filter((c) => item.change_ids.includes(c.id)).map((c) => c.types)),
     }));
   }
 

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
 import { AccountRepository } from '../db/account.repository.ts';
+import { VendorRepository } from '../db/vendor.repository.ts';
 import { UserScopeRepository } from '../db/user-scope.repository.ts';
 import type { V1Caller } from '../domain/actor.ts';
 import type { CveListFilters } from '../domain/cve-list.ts';
@@ -15,7 +16,7 @@ import { normalizeCweId } from '../domain/cve-id.ts';
 import { AppError } from '../domain/errors.ts';
 import { rawNvdData, type StoredNvdRecord } from '../domain/nvd11.ts';
 import { subscriptionsOfKeys, type SubscriptionSet } from '../domain/subscriptions.ts';
-import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
+import { assertPageInRange, offsetOf, PageOutOfRangeError, type PageRequest } from '../domain/paging.ts';
 import type { CatalogService, CveListOwner } from './catalog.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TagService } from './tag.service.ts';
@@ -44,6 +45,7 @@ const ORDERING = '-updated_at';
 export class ApiV1Service {
   private readonly scope: UserScopeRepository;
   private readonly accounts: AccountRepository;
+  private readonly vendors: VendorRepository;
 
   constructor(
     db: Kysely<DB>,
@@ -54,6 +56,23 @@ export class ApiV1Service {
   ) {
     this.scope = new UserScopeRepository(db);
     this.accounts = new AccountRepository(db);
+    this.vendors = new VendorRepository(db);
+  }
+
+  /** A vendor with the names of all its products (OpenCVE 1.5's `/api/vendors/<vendor>`). */
+  async vendorWithProducts(name: string) {
+    const vendor = await this.catalog.getVendor(name);
+    return { vendor, products: await this.vendors.productNames(vendor.id) };
+  }
+
+  /**
+   * One page of the products of every vendor (OpenCVE 1.5's `/api/products`), by name. Not counted:
+   * an empty page after the first is past the end.
+   */
+  async listAllProducts(search: string | undefined, page: PageRequest) {
+    const items = await this.vendors.listAllProducts(search, page.pageSize, offsetOf(page));
+    if (!items.length && page.page > 1) throw new PageOutOfRangeError();
+    return items;
   }
 
   async listOrganizations(

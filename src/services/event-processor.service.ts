@@ -140,9 +140,11 @@ export class EventProcessor {
   private async processChunk(tx: Transaction<DB>, stream: EventStream): Promise<ProcessReport> {
     const repo = new EventRepository(tx);
     const from = await repo.lockCursor(stream);
-    const items = await repo.readChunk(stream, from, CHUNK);
-    const report: ProcessReport = { items: items.length, events: 0, executions: 0, deliveries: 0 };
-    if (!items.length) return report;
+    const all = await repo.readChunk(stream, from, CHUNK);
+    const report: ProcessReport = { items: all.length, events: 0, executions: 0, deliveries: 0 };
+    if (!all.length) return report;
+    // Imported history (OpenCVE's KB) happened before it came here: passed over, the cursor moves on.
+    const items = all.filter((i) => !i.imported);
 
     const matches = await repo.alertMatches(
       items.filter(concernsProjects).map((i) => ({ seq: i.seq, flags: keyFlags(i) })),
@@ -155,10 +157,10 @@ export class EventProcessor {
       report.executions = executions;
       report.deliveries = deliveries;
     }
-    await repo.advanceCursor(stream, items.at(-1)!.seq);
+    await repo.advanceCursor(stream, all.at(-1)!.seq);
     // EPSS moves are only this processor's input (and reports'): a month of them is kept.
     if (stream === 'epss')
-      await repo.purgeEpssMoves(items.at(-1)!.seq, new Date(Date.now() - EPSS_MOVES_KEPT_MS));
+      await repo.purgeEpssMoves(all.at(-1)!.seq, new Date(Date.now() - EPSS_MOVES_KEPT_MS));
     return report;
   }
 

@@ -16,6 +16,7 @@ import {
   type SourceDocument,
 } from '../domain/cve.ts';
 import type {
+  CatalogBatchWrite,
   CatalogWriteTransaction,
   EpssMove,
   InputFingerprint,
@@ -140,8 +141,14 @@ export async function applyCveBatch(
       });
     }
   }
+  // Histories recorded elsewhere are written whatever the statements did (a record imported before
+  // this was kept brings its history on the next import); one already stored is left as it is.
+  const importedChanges = items.flatMap((item) =>
+    (item.history ?? []).map((change) => ({ cveId: item.cveId, change })),
+  );
   if (!pending.length) {
-    if (inputs.size) await tx.write({ ...EMPTY_WRITE, inputs: [...inputs.values()] });
+    if (inputs.size || importedChanges.length)
+      await tx.write({ ...EMPTY_WRITE, inputs: [...inputs.values()], importedChanges });
     return { counts, changes: 0 };
   }
 
@@ -162,7 +169,15 @@ export async function applyCveBatch(
   }
   const documents = await tx.sourceDocuments(wanted);
   const views = await tx.mergedViews(knownIds);
-  const write = await mergePending(tx, pending, documents, views, counts, [...inputs.values()]);
+  const write = await mergePending(
+    tx,
+    pending,
+    documents,
+    views,
+    counts,
+    [...inputs.values()],
+    importedChanges,
+  );
   return { counts, changes: write };
 }
 
@@ -178,6 +193,7 @@ async function mergePending(
   views: Map<string, MergedCve>,
   counts: BatchCounts,
   inputs: InputFingerprint[],
+  importedChanges: CatalogBatchWrite['importedChanges'],
 ): Promise<number> {
   const cves = new Map<string, MergedCve>();
   const changes: CveChange[] = [];
@@ -219,7 +235,9 @@ async function mergePending(
       if (move) epssMoves.push(move);
     }
     const change = diffCve(before, after);
-    if (change) changes.push(change);
+    // A CVE that enters the catalog with a history recorded elsewhere (OpenCVE's KB) has that history
+    // as its record of changes: its creation here is a migration, not news.
+    if (change && !(before === undefined && item.history)) changes.push(change);
     if (before) counts.updated++;
     else counts.imported++;
     if (!before || !sameJson(before.vendors, after.vendors)) after.vendors.forEach((k) => vendorKeys.add(k));
@@ -240,6 +258,7 @@ async function mergePending(
     vendorKeys: [...vendorKeys],
     weaknessIds: [...weaknessIds],
     inputs,
+    importedChanges,
   });
   return changes.length;
 }

@@ -1,5 +1,6 @@
 /** What every upstream source produces: a stream of items, each a CVE statement, a weakness or a skip. */
 import type { Provider, SourceRecord } from '../domain/cve.ts';
+import type { ImportedChange } from '../domain/cve-change.ts';
 import type { Readable } from 'node:stream';
 import type { InputFile } from './input.ts';
 import { jsonArrayElements } from './json-array.ts';
@@ -19,6 +20,12 @@ export type ImportItem =
       records: SourceRecord[];
       /** Providers this item speaks for completely: a provider listed here but absent from `records` is removed. */
       replaces: Provider[];
+      /**
+       * The CVE's change history as recorded elsewhere (OpenCVE's KB), oldest first: kept with its ids
+       * and dates. Given (even empty), it stands for the CVE's creation when the item brings the CVE
+       * into the catalog.
+       */
+      history?: ImportedChange[];
     }
   | { kind: 'weakness'; position: string; weakness: WeaknessRecord }
   | { kind: 'skip'; position: string; id?: string; reason: string };

@@ -60,7 +60,7 @@ describeEachDatabase('API v1 legacy reports and alerts', (use) => {
     expect(created.statusCode).toBe(201);
 
     // Commits 1 to 7: CVE-2024-28125 (fitnesse) gets a new description and CWE-78; CVE-2024-9380
-    // (ivanti) enters KEV.
+    // (ivanti) enters KEV; CVE-2024-38817 (vmware) enters the catalog.
     for (const [i, c] of commits.slice(0, 7).entries())
       await services.imports.importInputs(sources.cve5, [
         await write(
@@ -68,6 +68,9 @@ describeEachDatabase('API v1 legacy reports and alerts', (use) => {
           c.lines.map((l) => l.record),
         ),
       ]);
+    // vmware enters the catalog with CVE-2024-38817 (commit 7): subscribed now, before the changes
+    // are processed, the project sees the new CVE.
+    await services.projects.addSubscription(a.org.id, 'watch', { vendor: 'vmware' }, a.actor);
     await services.events.processPending();
     const run = await api.app.inject({
       method: 'POST',
@@ -108,8 +111,8 @@ describeEachDatabase('API v1 legacy reports and alerts', (use) => {
     const reports = res.json<{ id: string; details: string[] }[]>();
     expect(reports).toHaveLength(1);
     expectShape(reports[0], Legacy.Report);
-    // The project subscribes two vendors; both matched a CVE of the report.
-    expect(reports[0]!.details.sort()).toEqual(['fitnesse', 'ivanti']);
+    // The project subscribes three vendors; each matched a CVE of the report.
+    expect(reports[0]!.details.sort()).toEqual(['fitnesse', 'ivanti', 'vmware']);
     link = reports[0]!.id;
   });
 
@@ -127,6 +130,9 @@ describeEachDatabase('API v1 legacy reports and alerts', (use) => {
     const byCve = new Map(report.alerts.map((a) => [a.cve, a]));
     expect(byCve.get('CVE-2024-9380')?.details).toMatchObject({ vendors: ['ivanti'], filters: ['cvss'] });
     expect(byCve.get('CVE-2024-28125')?.details.filters.sort()).toEqual(['cwes', 'summary']);
+    // A CVE new to the catalog (commit 7 brings CVE-2024-38817): OpenCVE 1.5's one `new_cve` filter,
+    // though the change also attached its vendors and products for the first time.
+    expect(byCve.get('CVE-2024-38817')?.details).toMatchObject({ vendors: ['vmware'], filters: ['new_cve'] });
     const list = await get(`/api/reports/${link}/alerts`);
     expect(
       list
@@ -144,6 +150,15 @@ describeEachDatabase('API v1 legacy reports and alerts', (use) => {
     expect(res.statusCode).toBe(200);
     const events = res.json<{ type: string; details: { changed: unknown[]; added: unknown[] } }[]>();
     for (const e of events) expectShape(e, Legacy.AlertEvent);
+    const created = alerts.find((a) => a.cve === 'CVE-2024-38817')!;
+    const createdEvents = (await get(`/api/reports/${link}/alerts/${created.id}`)).json<unknown[]>();
+    expect(createdEvents).toEqual([
+      {
+        cve: 'CVE-2024-38817',
+        type: 'new_cve',
+        details: { changed: [], added: ['CVE-2024-38817'], removed: [] },
+      },
+    ]);
     expect(events.find((e) => e.type === 'cwes')?.details.added).toEqual(['CWE-78']);
     const summary = events.find((e) => e.type === 'summary')!;
     expect(summary.details.changed).toEqual([

@@ -338,6 +338,8 @@ export const RawNvdData = Type.Object({
   }),
 });
 
+const CvssScores = strict({ v2: Type.Optional(Type.Number()), v3: Type.Optional(Type.Number()) });
+
 export const Legacy = {
   CveSummary: strict({ id: CveId, summary: Type.String(), created_at: CveTime, updated_at: CveTime }),
   CveDetail: strict({
@@ -370,11 +372,15 @@ export const Legacy = {
     type: Type.Union(
       ['new_cve', 'first_time', 'references', 'cpes', 'cvss', 'summary', 'cwes'].map((t) => Type.Literal(t)),
     ),
-    details: strict({
-      changed: Type.Array(Type.Unknown()),
-      added: Type.Array(Type.Unknown()),
-      removed: Type.Array(Type.Unknown()),
-    }),
+    details: Type.Union([
+      strict({
+        changed: Type.Array(Type.Unknown()),
+        added: Type.Array(Type.Unknown()),
+        removed: Type.Array(Type.Unknown()),
+      }),
+      // A `cvss` event, as OpenCVE 1.5 wrote it (opencve/checks/cvss.py): the v2 and v3 scores before and after.
+      strict({ old: CvssScores, new: CvssScores }),
+    ]),
   }),
   /** An added reference of an alert event. */
   Reference: strict({ url: Type.String(), name: Type.String(), refsource: Type.String(), tags: Strings }),

@@ -50,6 +50,20 @@ export const cwe = (row: { cwe_id: string; name: string | null; description: str
 
 export const product = (row: { name: string }) => ({ name: row.name, human_name: humanName(row.name) });
 
+/** A vendor of `/api/vendors` (OpenCVE 1.5: with its id as `vendor_id`). */
+export const vendorItem = (row: { id: string; name: string }) => ({
+  name: row.name,
+  human_name: humanName(row.name),
+  vendor_id: row.id,
+});
+
+/** A product of `/api/products`, with its vendor. */
+export const vendorProduct = (row: { name: string; vendor_name: string }) => ({
+  ...product(row),
+  vendor_name: row.vendor_name,
+  vendor_human_name: humanName(row.vendor_name),
+});
+
 export const productSubscription = (vendor: string, name: string) => ({
   ...product({ name }),
   parent_vendor: vendor,
