@@ -296,7 +296,9 @@ const userResetPassword = serviceCommand({
   description:
     "print a one-time link (one hour) where the user sets a new password; or set it at once with --password-stdin (either way the user's sessions end when the password changes)",
   arguments: [{ name: '<username>' }],
-  options: [{ flags: '--password-stdin', description: 'read the new password from standard input and set it now' }],
+  options: [
+    { flags: '--password-stdin', description: 'read the new password from standard input and set it now' },
+  ],
   args: (username: string, o: { passwordStdin?: boolean }) => ({
     username,
     password: o.passwordStdin ? fs.readFileSync(0, 'utf8').replace(/\r?\n$/, '') : undefined,
@@ -323,7 +325,8 @@ const userResetPassword = serviceCommand({
         ],
       };
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') throw new UsageError(`no user named "${args.username}"`);
+      if (err instanceof AppError && err.code === 'not_found')
+        throw new UsageError(`no user named "${args.username}"`);
       throw err;
     }
   },
@@ -339,7 +342,8 @@ const userDisableTwoFactor = serviceCommand({
     try {
       wasOn = await services.security.disableTwoFactorOf(args.username);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') throw new UsageError(`no user named "${args.username}"`);
+      if (err instanceof AppError && err.code === 'not_found')
+        throw new UsageError(`no user named "${args.username}"`);
       throw err;
     }
     return {

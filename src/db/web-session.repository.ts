@@ -15,7 +15,12 @@ export class WebSessionRepository {
     return row?.data;
   }
 
-  async save(id: string, userId: string | null, data: Record<string, unknown>, expiresAt: Date): Promise<void> {
+  async save(
+    id: string,
+    userId: string | null,
+    data: Record<string, unknown>,
+    expiresAt: Date,
+  ): Promise<void> {
     const json = JSON.stringify(data);
     await this.db
       .insertInto('web_session')
@@ -29,7 +34,11 @@ export class WebSessionRepository {
   }
 
   /** Ends every session of a user but `keep` (the one that asked, when it should stay signed in). */
-  async deleteOfUser(userId: string, keep?: string, tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
+  async deleteOfUser(
+    userId: string,
+    keep?: string,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<void> {
     let query = tx.deleteFrom('web_session').where('user_id', '=', userId);
     if (keep) query = query.where('id', '!=', keep);
     await query.execute();

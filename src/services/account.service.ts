@@ -12,7 +12,14 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, ORGANIZATION_NAME, USERNAME } from '../domain/names.ts';
 import { hashPassword } from '../domain/passwords.ts';
-import { DATE_FORMATS, isTimeZone, THEMES, type DateFormat, type Theme, type UserSummary } from '../domain/user.ts';
+import {
+  DATE_FORMATS,
+  isTimeZone,
+  THEMES,
+  type DateFormat,
+  type Theme,
+  type UserSummary,
+} from '../domain/user.ts';
 
 export class AccountService {
   private readonly accounts: AccountRepository;
@@ -62,14 +69,20 @@ export class AccountService {
    * Sets the user's display preferences: an IANA time zone this server knows, a date format and a
    * theme, each checked, every problem at once.
    */
-  async updateSettings(userId: string, input: { timeZone: string; dateFormat: string; theme: string }): Promise<void> {
+  async updateSettings(
+    userId: string,
+    input: { timeZone: string; dateFormat: string; theme: string },
+  ): Promise<void> {
     const details: Record<string, string[]> = {};
     const timeZone = input.timeZone.trim();
     if (!isTimeZone(timeZone))
-      details.time_zone = [`"${timeZone.slice(0, 64)}" is not a time zone: pick one from the list (e.g. Europe/Paris, UTC).`];
+      details.time_zone = [
+        `"${timeZone.slice(0, 64)}" is not a time zone: pick one from the list (e.g. Europe/Paris, UTC).`,
+      ];
     if (!(DATE_FORMATS as readonly string[]).includes(input.dateFormat))
       details.date_format = [`Choose one of ${DATE_FORMATS.join(', ')}.`];
-    if (!(THEMES as readonly string[]).includes(input.theme)) details.theme = [`Choose one of ${THEMES.join(', ')}.`];
+    if (!(THEMES as readonly string[]).includes(input.theme))
+      details.theme = [`Choose one of ${THEMES.join(', ')}.`];
     if (Object.keys(details).length) throw validationError(details);
     const updated = await this.accounts.updateSettings(userId, {
       timeZone,

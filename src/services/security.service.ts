@@ -163,14 +163,17 @@ export class SecurityService {
   async confirmTwoFactor(userId: string, code: string): Promise<string[]> {
     const user = await this.user(userId);
     if (user.totp_enabled_at) throw new AppError('conflict', 'Two-factor sign-in is already on.');
-    if (!user.totp_secret) throw validationError({ code: ['Start the setup again: no secret is being set up.'] });
+    if (!user.totp_secret)
+      throw validationError({ code: ['Start the setup again: no secret is being set up.'] });
     this.checkReauthBudget(userId);
     if (!code.trim()) throw validationError({ code: ['Enter the 6-digit code your app shows.'] });
     const step = totpStepOf(this.secretOf(user), code);
     if (step === undefined) {
       this.reauthFailures.fail(userId);
       throw validationError({
-        code: ['That code is not right. Check that the app has this secret and that your device’s clock is right.'],
+        code: [
+          'That code is not right. Check that the app has this secret and that your device’s clock is right.',
+        ],
       });
     }
     const codes = newRecoveryCodes();
@@ -191,7 +194,8 @@ export class SecurityService {
   /** New recovery codes in place of the old ones (all of which stop working); needs the password. */
   async regenerateRecoveryCodes(userId: string, password: string): Promise<string[]> {
     const user = await this.user(userId);
-    if (!user.totp_enabled_at) throw new AppError('conflict', 'Two-factor sign-in is off: there are no recovery codes.');
+    if (!user.totp_enabled_at)
+      throw new AppError('conflict', 'Two-factor sign-in is off: there are no recovery codes.');
     await this.reauthenticate(user, { password, code: '' });
     const codes = newRecoveryCodes();
     await this.twoFactor.replaceRecoveryCodes(userId, codes.map(hashRecoveryCode));
@@ -374,7 +378,8 @@ export class SecurityService {
         html,
         deliveryId: `password-reset-${randomUUID()}`,
       });
-      if (!result.ok) this.warn(`the password reset email to user ${user.username} failed: ${result.error ?? 'refused'}`);
+      if (!result.ok)
+        this.warn(`the password reset email to user ${user.username} failed: ${result.error ?? 'refused'}`);
     } catch (err) {
       this.warn(`the password reset email to user ${user.username} failed: ${String(err)}`);
     }

@@ -7,7 +7,15 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RetryLaterError } from '../../domain/errors.ts';
 import { DATE_FORMATS, THEMES, type WebUser } from '../../domain/user.ts';
 import type { SecurityOverview } from '../../services/security.service.ts';
-import { Field, formErrorsOf, FormProblems, Notice, SelectField, Time, type FormErrors } from '../components.tsx';
+import {
+  Field,
+  formErrorsOf,
+  FormProblems,
+  Notice,
+  SelectField,
+  Time,
+  type FormErrors,
+} from '../components.tsx';
 import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 
@@ -178,7 +186,14 @@ function PasswordForm({ ctx, errors }: { ctx: PageContext; errors?: FormErrors |
         <Csrf ctx={ctx} />
         {/* For password managers: the account the password belongs to. */}
         <input type="hidden" name="username" value={ctx.user!.username} autocomplete="username" />
-        <Field name="current" label="Current password" type="password" autocomplete="current-password" required errors={errors} />
+        <Field
+          name="current"
+          label="Current password"
+          type="password"
+          autocomplete="current-password"
+          required
+          errors={errors}
+        />
         <Field
           name="password"
           label="New password"
@@ -188,7 +203,14 @@ function PasswordForm({ ctx, errors }: { ctx: PageContext; errors?: FormErrors |
           errors={errors}
           hint="At least 8 characters. Your other sessions end."
         />
-        <Field name="confirm" label="New password again" type="password" autocomplete="new-password" required errors={errors} />
+        <Field
+          name="confirm"
+          label="New password again"
+          type="password"
+          autocomplete="new-password"
+          required
+          errors={errors}
+        />
         <button type="submit" class="btn-primary">
           Change password
         </button>
@@ -213,8 +235,8 @@ function TwoFactorCard({
       <section class="card" aria-labelledby="two-factor-title">
         <h2 id="two-factor-title">Two-factor sign-in</h2>
         <p>
-          <span class="badge neutral">Off</span> With two-factor sign-in, signing in also asks for a code from an
-          authenticator app on your phone (any TOTP app), so a stolen password alone is not enough.
+          <span class="badge neutral">Off</span> With two-factor sign-in, signing in also asks for a code from
+          an authenticator app on your phone (any TOTP app), so a stolen password alone is not enough.
         </p>
         <form method="post" action="/account/security/two-factor/start">
           <Csrf ctx={ctx} />
@@ -249,9 +271,7 @@ function TwoFactorCard({
       <h2 id="two-factor-title">Two-factor sign-in</h2>
       <p>
         <span class="badge ok">On</span> since <Time date={overview.enabledAt} style={ctx.dateStyle} />.{' '}
-        <span id="recovery-left">
-          {overview.recoveryCodesLeft} of 10 recovery codes unused.
-        </span>
+        <span id="recovery-left">{overview.recoveryCodesLeft} of 10 recovery codes unused.</span>
       </p>
       <h3>New recovery codes</h3>
       <p class="small">The codes you have stop working; you get 10 new ones, shown once.</p>
@@ -278,7 +298,13 @@ function TwoFactorCard({
         data-confirm="Turn two-factor sign-in off? Your password alone will then sign in."
       >
         <Csrf ctx={ctx} />
-        <Field name="password" label="Your password" type="password" autocomplete="current-password" errors={disableErrors} />
+        <Field
+          name="password"
+          label="Your password"
+          type="password"
+          autocomplete="current-password"
+          errors={disableErrors}
+        />
         <Field
           name="code"
           label="Or a code from your app, or a recovery code"
@@ -322,7 +348,17 @@ function SecurityPage(props: {
   );
 }
 
-function SetupPage({ ctx, secret, uri, errors }: { ctx: PageContext; secret: string; uri: string; errors?: FormErrors }) {
+function SetupPage({
+  ctx,
+  secret,
+  uri,
+  errors,
+}: {
+  ctx: PageContext;
+  secret: string;
+  uri: string;
+  errors?: FormErrors;
+}) {
   return (
     <Layout ctx={ctx} title="Set up two-factor sign-in" section="account">
       <div class="page-head">
@@ -392,8 +428,8 @@ function RecoveryCodesPage({ ctx, codes, fresh }: { ctx: PageContext; codes: str
       <section class="card">
         <h2>Your recovery codes</h2>
         <Notice kind="warn">
-          Save these codes somewhere safe now: they are shown only this once. If you lose your phone, each code signs
-          you in once instead of a code from the app.
+          Save these codes somewhere safe now: they are shown only this once. If you lose your phone, each
+          code signs you in once instead of a code from the app.
           {!fresh && ' The codes you had before no longer work.'}
         </Notice>
         <ol class="recovery-codes" id="recovery-codes">
@@ -456,8 +492,9 @@ function ResetRequestPage({
           </>
         ) : (
           <Notice kind="warn">
-            This server is not set up to send email, so it cannot send you a link. Ask an administrator of this server
-            to reset your password (they can print a one-time link with <code>vulntrack user reset-password</code>).
+            This server is not set up to send email, so it cannot send you a link. Ask an administrator of
+            this server to reset your password (they can print a one-time link with{' '}
+            <code>vulntrack user reset-password</code>).
           </Notice>
         )}
         <p class="small">
@@ -488,7 +525,14 @@ function NewPasswordPage({ ctx, token, errors }: { ctx: PageContext; token: stri
             errors={errors}
             hint="At least 8 characters."
           />
-          <Field name="confirm" label="New password again" type="password" autocomplete="new-password" required errors={errors} />
+          <Field
+            name="confirm"
+            label="New password again"
+            type="password"
+            autocomplete="new-password"
+            required
+            errors={errors}
+          />
           <button type="submit" class="btn-primary">
             Set the password
           </button>
@@ -511,7 +555,10 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
   // Settings.
 
   app.get('/account', async (request, reply) =>
-    sendPage(reply, <SettingsPage ctx={request.page} values={settingsOf(userOf(request))} notice={noticeOf(request)} />),
+    sendPage(
+      reply,
+      <SettingsPage ctx={request.page} values={settingsOf(userOf(request))} notice={noticeOf(request)} />,
+    ),
   );
 
   app.post('/account', async (request, reply) => {
@@ -529,7 +576,11 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
       return reply.redirect('/account?done=settings', 303);
     } catch (err) {
       const errors = formErrorsOf(err);
-      return sendPage(reply, <SettingsPage ctx={request.page} values={values} errors={errors} />, statusOf(err, reply));
+      return sendPage(
+        reply,
+        <SettingsPage ctx={request.page} values={values} errors={errors} />,
+        statusOf(err, reply),
+      );
     }
   });
 
@@ -544,7 +595,13 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     const overview = await services.security.overview(userOf(request).id);
     return sendPage(
       reply,
-      <SecurityPage ctx={request.page} overview={overview} notice={noticeOf(request)} errors={errors} form={failed?.form} />,
+      <SecurityPage
+        ctx={request.page}
+        overview={overview}
+        notice={noticeOf(request)}
+        errors={errors}
+        form={failed?.form}
+      />,
       failed ? statusOf(failed.err, reply) : 200,
     );
   };
@@ -604,7 +661,10 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
         password: field(request.body, 'password'),
         code: field(request.body, 'code'),
       });
-      return reply.redirect(`/account/security?done=${wasPending ? 'setup-cancelled' : 'two-factor-off'}`, 303);
+      return reply.redirect(
+        `/account/security?done=${wasPending ? 'setup-cancelled' : 'two-factor-off'}`,
+        303,
+      );
     } catch (err) {
       return securityPage(request, reply, { err, form: 'disable' });
     }
@@ -612,7 +672,10 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
 
   app.post('/account/security/recovery-codes', async (request, reply) => {
     try {
-      const codes = await services.security.regenerateRecoveryCodes(userOf(request).id, field(request.body, 'password'));
+      const codes = await services.security.regenerateRecoveryCodes(
+        userOf(request).id,
+        field(request.body, 'password'),
+      );
       return sendPage(reply, <RecoveryCodesPage ctx={request.page} codes={codes} fresh={false} />);
     } catch (err) {
       return securityPage(request, reply, { err, form: 'regenerate' });
@@ -667,7 +730,11 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') throw err;
-      return sendPage(reply, <NewPasswordPage ctx={request.page} token={token} errors={formErrorsOf(err)} />, statusOf(err, reply));
+      return sendPage(
+        reply,
+        <NewPasswordPage ctx={request.page} token={token} errors={formErrorsOf(err)} />,
+        statusOf(err, reply),
+      );
     }
     // This browser's session, if it had one, ended with the others.
     if (request.session.userId) await request.session.destroy();

@@ -24,7 +24,8 @@ const SECOND_STEP_MS = 10 * 60_000;
 
 /** Fixed notices of the sign-in page (`?done=`), never text from the request. */
 const SIGN_IN_NOTICES: Record<string, string> = {
-  'password-reset': 'Your password is changed and every session of your account has ended. Sign in with the new password.',
+  'password-reset':
+    'Your password is changed and every session of your account has ended. Sign in with the new password.',
 };
 
 /** A `next` that stays on this site (a path, never `//host` or a URL). */
@@ -60,8 +61,22 @@ function SignInPage({
         <form method="post" action="/login" class="stacked">
           <Csrf ctx={ctx} />
           <input type="hidden" name="next" value={next} />
-          <Field name="login" label="Username or email" value={login} autocomplete="username" required autofocus />
-          <Field name="password" label="Password" type="password" autocomplete="current-password" required errors={errors} />
+          <Field
+            name="login"
+            label="Username or email"
+            value={login}
+            autocomplete="username"
+            required
+            autofocus
+          />
+          <Field
+            name="password"
+            label="Password"
+            type="password"
+            autocomplete="current-password"
+            required
+            errors={errors}
+          />
           <button type="submit" class="btn-primary">
             Sign in
           </button>
@@ -80,7 +95,9 @@ function SecondStepPage({ ctx, errors }: { ctx: PageContext; errors?: FormErrors
       <div class="card auth-card">
         <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
         <h1>Two-factor sign-in</h1>
-        <p>Enter the 6-digit code your authenticator app shows for vulntrack, or one of your recovery codes.</p>
+        <p>
+          Enter the 6-digit code your authenticator app shows for vulntrack, or one of your recovery codes.
+        </p>
         <FormProblems errors={errors} fields={['code']} />
         <form method="post" action="/login/two-factor" class="stacked">
           <Csrf ctx={ctx} />
@@ -115,7 +132,17 @@ interface SetupValues {
   organization: string;
 }
 
-function SetupPage({ ctx, token, values, errors }: { ctx: PageContext; token: string; values: SetupValues; errors?: FormErrors }) {
+function SetupPage({
+  ctx,
+  token,
+  values,
+  errors,
+}: {
+  ctx: PageContext;
+  token: string;
+  values: SetupValues;
+  errors?: FormErrors;
+}) {
   return (
     <Layout ctx={ctx} title="Create the administrator" bare>
       <div class="card auth-card">
@@ -125,8 +152,24 @@ function SetupPage({ ctx, token, values, errors }: { ctx: PageContext; token: st
         <FormProblems errors={errors} fields={['username', 'email', 'password', 'organization', 'name']} />
         <form method="post" action={`/setup/${token}`} class="stacked">
           <Csrf ctx={ctx} />
-          <Field name="username" label="Username" value={values.username} autocomplete="username" required autofocus errors={errors} />
-          <Field name="email" label="Email" type="email" value={values.email} autocomplete="email" required errors={errors} />
+          <Field
+            name="username"
+            label="Username"
+            value={values.username}
+            autocomplete="username"
+            required
+            autofocus
+            errors={errors}
+          />
+          <Field
+            name="email"
+            label="Email"
+            type="email"
+            value={values.email}
+            autocomplete="email"
+            required
+            errors={errors}
+          />
           <Field
             name="password"
             label="Password"
@@ -188,14 +231,20 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       const errors = formErrorsOf(err);
       const status = err instanceof AppError ? err.status : 400;
       if (err instanceof AppError && err.code === 'rate_limited') void reply.header('Retry-After', '900');
-      return sendPage(reply, <SignInPage ctx={request.page} login={login} next={next} errors={errors} />, status);
+      return sendPage(
+        reply,
+        <SignInPage ctx={request.page} login={login} next={next} errors={errors} />,
+        status,
+      );
     }
   });
 
   /** The user waiting for their second step, while the wait lasts. */
   const pendingUser = (request: FastifyRequest): string | undefined => {
     const { pendingUserId, pendingUntil } = request.session;
-    return pendingUserId && typeof pendingUntil === 'number' && pendingUntil > Date.now() ? pendingUserId : undefined;
+    return pendingUserId && typeof pendingUntil === 'number' && pendingUntil > Date.now()
+      ? pendingUserId
+      : undefined;
   };
 
   app.get('/login/two-factor', open, async (request, reply) => {
@@ -209,7 +258,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     if (!userId) return reply.redirect('/login', 303);
     const next = localPath(request.session.pendingNext);
     try {
-      const user = await services.security.verifySecondFactor(userId, field(request.body, 'code'), request.ip);
+      const user = await services.security.verifySecondFactor(
+        userId,
+        field(request.body, 'code'),
+        request.ip,
+      );
       await startSession(request, user.id);
       return reply.redirect(next, 303);
     } catch (err) {
@@ -227,7 +280,10 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
 
   const setupLink = async (token: string): Promise<void> => {
     if (!(await services.webSessions.linkIsUsable('first_admin', token))) {
-      throw new AppError('not_found', 'This link is not valid any more. Restart the server to print a new one.');
+      throw new AppError(
+        'not_found',
+        'This link is not valid any more. Restart the server to print a new one.',
+      );
     }
   };
 
@@ -235,7 +291,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     await setupLink(request.params.token);
     return sendPage(
       reply,
-      <SetupPage ctx={request.page} token={request.params.token} values={{ username: '', email: '', organization: '' }} />,
+      <SetupPage
+        ctx={request.page}
+        token={request.params.token}
+        values={{ username: '', email: '', organization: '' }}
+      />,
     );
   });
 
@@ -256,7 +316,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       request.session.orgName = values.organization;
       return reply.redirect('/', 303);
     } catch (err) {
-      return sendPage(reply, <SetupPage ctx={request.page} token={token} values={values} errors={formErrorsOf(err)} />, 400);
+      return sendPage(
+        reply,
+        <SetupPage ctx={request.page} token={token} values={values} errors={formErrorsOf(err)} />,
+        400,
+      );
     }
   });
 };
