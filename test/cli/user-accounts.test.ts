@@ -76,7 +76,7 @@ for (const backend of backends) {
         const r = await runCli(args, env);
         expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
       }
-    });
+    }, 300_000); // two CLI runs, each migrating a new database on a busy machine
     afterAll(async () => {
       await drop();
       fs.rmSync(workDir, { recursive: true, force: true });
