@@ -15,6 +15,7 @@ import { CatalogService } from './services/catalog.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
+import { SecurityService } from './services/security.service.ts';
 import { WebSessionService } from './services/web-session.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
@@ -116,6 +117,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tokens: new TokenService(database.db, secret),
     accounts,
     webSessions: new WebSessionService(database.db, accounts),
+    security: new SecurityService(database.db, accounts, { box, email: { sender: emailSender, baseUrl } }),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),

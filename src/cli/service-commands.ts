@@ -269,6 +269,93 @@ const userCreate = serviceCommand({
   },
 });
 
+const userList = serviceCommand({
+  name: 'user list',
+  description: 'list the users: username, email, administrator, created, two-factor sign-in on or off',
+  args: () => ({}),
+  async run(services) {
+    const users = await services.accounts.listUsers();
+    const rows = users.map((u) => ({
+      username: u.username,
+      email: u.email,
+      is_admin: u.isAdmin,
+      created_at: u.createdAt.toISOString(),
+      two_factor: u.twoFactor,
+    }));
+    const lines = rows.map(
+      (r) =>
+        `${r.username}  ${r.email}  ${r.is_admin ? 'admin' : 'user '}  created ${r.created_at}  ` +
+        `two-factor ${r.two_factor ? 'on' : 'off'}`,
+    );
+    return { text: lines.length ? lines.join('\n') : 'no users', data: rows, exitCode: EXIT.ok };
+  },
+});
+
+const userResetPassword = serviceCommand({
+  name: 'user reset-password',
+  description:
+    "print a one-time link (one hour) where the user sets a new password; or set it at once with --password-stdin (either way the user's sessions end when the password changes)",
+  arguments: [{ name: '<username>' }],
+  options: [
+    { flags: '--password-stdin', description: 'read the new password from standard input and set it now' },
+  ],
+  args: (username: string, o: { passwordStdin?: boolean }) => ({
+    username,
+    password: o.passwordStdin ? fs.readFileSync(0, 'utf8').replace(/\r?\n$/, '') : undefined,
+  }),
+  async run(services, args) {
+    try {
+      if (args.password !== undefined) {
+        await services.security.setPassword(args.username, args.password);
+        return {
+          text: `set a new password for ${args.username}; their sessions have ended`,
+          data: { username: args.username, password_set: true },
+          exitCode: EXIT.ok,
+        };
+      }
+      const link = await services.security.passwordResetLink(args.username);
+      // The link alone on stdout, like a token: scripts capture it.
+      return {
+        text: link.url,
+        data: { username: args.username, url: link.url, expires_at: link.expiresAt.toISOString() },
+        exitCode: EXIT.ok,
+        notes: [
+          `one-time link for ${args.username}, valid until ${link.expiresAt.toISOString()}; ` +
+            'an earlier unused link of theirs no longer works',
+        ],
+      };
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found')
+        throw new UsageError(`no user named "${args.username}"`);
+      throw err;
+    }
+  },
+});
+
+const userDisableTwoFactor = serviceCommand({
+  name: 'user disable-2fa',
+  description: 'turn two-factor sign-in off for a user locked out of it (lost phone and recovery codes)',
+  arguments: [{ name: '<username>' }],
+  args: (username: string) => ({ username }),
+  async run(services, args) {
+    let wasOn: boolean;
+    try {
+      wasOn = await services.security.disableTwoFactorOf(args.username);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found')
+        throw new UsageError(`no user named "${args.username}"`);
+      throw err;
+    }
+    return {
+      text: wasOn
+        ? `two-factor sign-in is off for ${args.username}; their password alone signs in now`
+        : `two-factor sign-in was not on for ${args.username}`,
+      data: { username: args.username, two_factor: false, was_on: wasOn },
+      exitCode: EXIT.ok,
+    };
+  },
+});
+
 const orgCreate = serviceCommand({
   name: 'org create',
   description: 'create an organization with its first owner',
@@ -526,6 +613,9 @@ export const SERVICE_COMMANDS = {
   import: importCommand,
   sync,
   userCreate,
+  userList,
+  userResetPassword,
+  userDisableTwoFactor,
   orgCreate,
   projectCreate,
   migrateFromOpencve,

@@ -3,6 +3,7 @@ import { sql, type InferResult, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
 import type { MemberRow, Role } from '../domain/member.ts';
+import type { DateFormat, Theme } from '../domain/user.ts';
 
 function organizationSummaryQuery(db: Kysely<DB>) {
   return db
@@ -43,13 +44,44 @@ export class AccountRepository {
       .executeTakeFirstOrThrow();
   }
 
-  async setPasswordHash(userId: string, passwordHash: string): Promise<boolean> {
-    const result = await this.db
+  async setPasswordHash(
+    userId: string,
+    passwordHash: string,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<boolean> {
+    const result = await tx
       .updateTable('app_user')
       .set({ password_hash: passwordHash, updated_at: sql`now()` })
       .where('id', '=', userId)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  /** Sets a user's display preferences. */
+  async updateSettings(
+    userId: string,
+    values: { timeZone: string; dateFormat: DateFormat; theme: Theme },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('app_user')
+      .set({
+        time_zone: values.timeZone,
+        date_format: values.dateFormat,
+        theme: values.theme,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Every user, by username, with whether two-factor sign-in is on (never a secret or a hash). */
+  listUsers() {
+    return this.db
+      .selectFrom('app_user')
+      .select(['id', 'username', 'email', 'is_admin', 'created_at', 'totp_enabled_at'])
+      .orderBy('username')
+      .execute();
   }
 
   findUserByUsername(username: string) {

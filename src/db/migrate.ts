@@ -19,6 +19,7 @@ import * as m0013 from './migrations/0013-published-cves.ts';
 import * as m0014 from './migrations/0014-substring-search.ts';
 import * as m0016 from './migrations/0016-imported-changes.ts';
 import * as m0017 from './migrations/0017-web-accounts.ts';
+import * as m0018 from './migrations/0018-two-factor.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0014-substring-search': m0014,
   '0016-imported-changes': m0016,
   '0017-web-accounts': m0017,
+  '0018-two-factor': m0018,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

@@ -106,6 +106,19 @@ export interface UserTable {
   time_zone: Generated<string>;
   date_format: Generated<DateFormat>;
   theme: Generated<Theme>;
+  /** The TOTP secret sealed with SecretBox; set from the start of setup, in use once `totp_enabled_at` is. */
+  totp_secret: string | null;
+  totp_enabled_at: Date | null;
+  /** The TOTP time step of the last code accepted: a code of that step or earlier is refused. */
+  totp_last_step: number | null;
+}
+
+export interface RecoveryCodeTable {
+  id: Generated<string>;
+  user_id: string;
+  code_hash: string;
+  used_at: Date | null;
+  created_at: Generated<Date>;
 }
 
 export interface WebSessionTable {
@@ -376,6 +389,7 @@ export interface DB {
   app_user: UserTable;
   web_session: WebSessionTable;
   one_time_link: OneTimeLinkTable;
+  recovery_code: RecoveryCodeTable;
   organization: OrganizationTable;
   membership: MembershipTable;
   api_token: ApiTokenTable;

@@ -1,5 +1,5 @@
 /** The web UI's server-side sessions: one row per signed-in browser. */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
 export class WebSessionRepository {
@@ -34,8 +34,12 @@ export class WebSessionRepository {
   }
 
   /** Ends every session of a user but `keep` (the one that asked, when it should stay signed in). */
-  async deleteOfUser(userId: string, keep?: string): Promise<void> {
-    let query = this.db.deleteFrom('web_session').where('user_id', '=', userId);
+  async deleteOfUser(
+    userId: string,
+    keep?: string,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<void> {
+    let query = tx.deleteFrom('web_session').where('user_id', '=', userId);
     if (keep) query = query.where('id', '!=', keep);
     await query.execute();
   }

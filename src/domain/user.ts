@@ -21,6 +21,15 @@ export interface WebUser {
   theme: Theme;
 }
 
+/** A user as an operator lists them (`vulntrack user list`): never a secret. */
+export interface UserSummary {
+  username: string;
+  email: string;
+  isAdmin: boolean;
+  createdAt: Date;
+  twoFactor: boolean;
+}
+
 /** True for an IANA time zone name this runtime knows (`Europe/Paris`, `UTC`). */
 export function isTimeZone(name: string): boolean {
   if (!/^[A-Za-z0-9_+\-/]{1,64}$/.test(name)) return false;

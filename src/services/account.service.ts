@@ -12,6 +12,14 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, ORGANIZATION_NAME, USERNAME } from '../domain/names.ts';
 import { hashPassword } from '../domain/passwords.ts';
+import {
+  DATE_FORMATS,
+  isTimeZone,
+  THEMES,
+  type DateFormat,
+  type Theme,
+  type UserSummary,
+} from '../domain/user.ts';
 
 export class AccountService {
   private readonly accounts: AccountRepository;
@@ -55,6 +63,44 @@ export class AccountService {
     const user = await this.accounts.findUserByUsername(username);
     if (!user) throw new AppError('not_found');
     await this.accounts.setPasswordHash(user.id, await hashPassword(password));
+  }
+
+  /**
+   * Sets the user's display preferences: an IANA time zone this server knows, a date format and a
+   * theme, each checked, every problem at once.
+   */
+  async updateSettings(
+    userId: string,
+    input: { timeZone: string; dateFormat: string; theme: string },
+  ): Promise<void> {
+    const details: Record<string, string[]> = {};
+    const timeZone = input.timeZone.trim();
+    if (!isTimeZone(timeZone))
+      details.time_zone = [
+        `"${timeZone.slice(0, 64)}" is not a time zone: pick one from the list (e.g. Europe/Paris, UTC).`,
+      ];
+    if (!(DATE_FORMATS as readonly string[]).includes(input.dateFormat))
+      details.date_format = [`Choose one of ${DATE_FORMATS.join(', ')}.`];
+    if (!(THEMES as readonly string[]).includes(input.theme))
+      details.theme = [`Choose one of ${THEMES.join(', ')}.`];
+    if (Object.keys(details).length) throw validationError(details);
+    const updated = await this.accounts.updateSettings(userId, {
+      timeZone,
+      dateFormat: input.dateFormat as DateFormat,
+      theme: input.theme as Theme,
+    });
+    if (!updated) throw new AppError('not_found');
+  }
+
+  /** Every user with whether two-factor sign-in is on (`vulntrack user list`). */
+  async listUsers(): Promise<UserSummary[]> {
+    return (await this.accounts.listUsers()).map((u) => ({
+      username: u.username,
+      email: u.email,
+      isAdmin: u.is_admin,
+      createdAt: u.created_at,
+      twoFactor: u.totp_enabled_at !== null,
+    }));
   }
 
   /** Creates an organization with `ownerUsername` as its first owner. */

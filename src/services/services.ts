@@ -29,6 +29,7 @@ import type { ReportService } from './report.service.ts';
 import type { ApiV1ReportService } from './api-v1-reports.service.ts';
 import type { WebSessionService } from './web-session.service.ts';
 import type { OpenCveMigrationService } from './opencve-migration.service.ts';
+import type { SecurityService } from './security.service.ts';
 
 export interface Services {
   config: Config;
@@ -64,6 +65,8 @@ export interface Services {
   webSessions: WebSessionService;
   /** `vulntrack migrate-from-opencve`: an OpenCVE organization copied in through its API v2. */
   opencveMigration: OpenCveMigrationService;
+  /** Password change and reset, two-factor sign-in and recovery codes. */
+  security: SecurityService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

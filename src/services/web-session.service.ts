@@ -30,6 +30,9 @@ export interface OrganizationMembership {
   role: Role;
 }
 
+/** A correct password: the user, and whether a second factor must follow before they are signed in. */
+export type SignInResult = WebUser & { secondFactor: boolean };
+
 type UserRow = Awaited<ReturnType<AccountRepository['findUserById']>> & {};
 
 export function webUserOf(row: UserRow): WebUser {
@@ -70,11 +73,12 @@ export class WebSessionService {
   }
 
   /**
-   * The user with this username or email and password. Wrong credentials are one error whatever was
+   * The user with this username or email and password; `secondFactor` when they turned two-factor
+   * sign-in on: they are not signed in until SecurityService.verifySecondFactor accepts a code. Wrong credentials are one error whatever was
    * wrong (no way to learn which accounts exist); after 10 failures in 15 minutes from one address, or
    * against one account name, sign-in is refused for the rest of the window before any password hash.
    */
-  async signIn(login: string, password: string, address: string): Promise<WebUser> {
+  async signIn(login: string, password: string, address: string): Promise<SignInResult> {
     const loginKey = login.trim().toLowerCase();
     const wait = this.failuresByAddress.retryAfter(address) ?? this.failuresByLogin.retryAfter(loginKey);
     if (wait !== undefined) {
@@ -90,7 +94,7 @@ export class WebSessionService {
       this.failuresByLogin.fail(loginKey);
       throw validationError({ login: ['Wrong username, email or password.'] });
     }
-    return webUserOf(user);
+    return { ...webUserOf(user), secondFactor: user.totp_enabled_at !== null };
   }
 
   async user(userId: string): Promise<WebUser | undefined> {

@@ -3,10 +3,30 @@
  * one-time link to `/setup/<secret>`, whose form creates the administrator and their organization.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { AppError } from '../../domain/errors.ts';
-import { Field, formErrorsOf, FormProblems, type FormErrors } from '../components.tsx';
+import { AppError, RetryLaterError } from '../../domain/errors.ts';
+import { Field, formErrorsOf, FormProblems, Notice, type FormErrors } from '../components.tsx';
 import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
+
+declare module 'fastify' {
+  interface Session {
+    /** A user whose password was right and whose second factor is awaited (not signed in). */
+    pendingUserId?: string;
+    /** When the second step stops waiting (ms since the epoch). */
+    pendingUntil?: number;
+    /** Where to go once signed in. */
+    pendingNext?: string;
+  }
+}
+
+/** How long the second step of a sign-in waits for its code. */
+const SECOND_STEP_MS = 10 * 60_000;
+
+/** Fixed notices of the sign-in page (`?done=`), never text from the request. */
+const SIGN_IN_NOTICES: Record<string, string> = {
+  'password-reset':
+    'Your password is changed and every session of your account has ended. Sign in with the new password.',
+};
 
 /** A `next` that stays on this site (a path, never `//host` or a URL). */
 export function localPath(next: unknown, fallback = '/'): string {
@@ -23,17 +43,20 @@ function SignInPage({
   login,
   next,
   errors,
+  done,
 }: {
   ctx: PageContext;
   login: string;
   next: string;
   errors?: FormErrors;
+  done?: string | undefined;
 }) {
   return (
     <Layout ctx={ctx} title="Sign in" bare>
       <div class="card auth-card">
         <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
         <h1>Sign in to vulntrack</h1>
+        {done && <Notice>{done}</Notice>}
         <FormProblems errors={errors} fields={['password']} />
         <form method="post" action="/login" class="stacked">
           <Csrf ctx={ctx} />
@@ -61,6 +84,43 @@ function SignInPage({
         <p class="small">
           <a href="/password-reset">Forgot your password?</a>
         </p>
+      </div>
+    </Layout>
+  );
+}
+
+function SecondStepPage({ ctx, errors }: { ctx: PageContext; errors?: FormErrors }) {
+  return (
+    <Layout ctx={ctx} title="Two-factor sign-in" bare>
+      <div class="card auth-card">
+        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
+        <h1>Two-factor sign-in</h1>
+        <p>
+          Enter the 6-digit code your authenticator app shows for vulntrack, or one of your recovery codes.
+        </p>
+        <FormProblems errors={errors} fields={['code']} />
+        <form method="post" action="/login/two-factor" class="stacked">
+          <Csrf ctx={ctx} />
+          <Field
+            name="code"
+            label="Code"
+            autocomplete="one-time-code"
+            required
+            autofocus
+            maxlength={64}
+            errors={errors}
+            hint="A recovery code looks like abcd-efgh-ijkl-mnop and works once."
+          />
+          <button type="submit" class="btn-primary">
+            Sign in
+          </button>
+        </form>
+        <form method="post" action="/logout" class="inline-form">
+          <Csrf ctx={ctx} />
+          <button type="submit" class="link-button">
+            Cancel and sign in as someone else
+          </button>
+        </form>
       </div>
     </Layout>
   );
@@ -148,7 +208,8 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
   app.get('/login', open, async (request, reply) => {
     const next = localPath((request.query as { next?: unknown }).next);
     if (request.page.user) return reply.redirect(next);
-    return sendPage(reply, <SignInPage ctx={request.page} login="" next={next} />);
+    const done = SIGN_IN_NOTICES[String((request.query as { done?: unknown }).done)];
+    return sendPage(reply, <SignInPage ctx={request.page} login="" next={next} done={done} />);
   });
 
   app.post('/login', open, async (request, reply) => {
@@ -156,6 +217,14 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     const next = localPath(field(request.body, 'next'));
     try {
       const user = await services.webSessions.signIn(login, field(request.body, 'password'), request.ip);
+      if (user.secondFactor) {
+        // Not signed in yet: the session only remembers who is half-way, for a few minutes.
+        await request.session.regenerate();
+        request.session.pendingUserId = user.id;
+        request.session.pendingUntil = Date.now() + SECOND_STEP_MS;
+        request.session.pendingNext = next;
+        return reply.redirect('/login/two-factor', 303);
+      }
       await startSession(request, user.id);
       return reply.redirect(next, 303);
     } catch (err) {
@@ -170,8 +239,42 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     }
   });
 
+  /** The user waiting for their second step, while the wait lasts. */
+  const pendingUser = (request: FastifyRequest): string | undefined => {
+    const { pendingUserId, pendingUntil } = request.session;
+    return pendingUserId && typeof pendingUntil === 'number' && pendingUntil > Date.now()
+      ? pendingUserId
+      : undefined;
+  };
+
+  app.get('/login/two-factor', open, async (request, reply) => {
+    if (request.page.user) return reply.redirect('/');
+    if (!pendingUser(request)) return reply.redirect('/login');
+    return sendPage(reply, <SecondStepPage ctx={request.page} />);
+  });
+
+  app.post('/login/two-factor', open, async (request, reply) => {
+    const userId = pendingUser(request);
+    if (!userId) return reply.redirect('/login', 303);
+    const next = localPath(request.session.pendingNext);
+    try {
+      const user = await services.security.verifySecondFactor(
+        userId,
+        field(request.body, 'code'),
+        request.ip,
+      );
+      await startSession(request, user.id);
+      return reply.redirect(next, 303);
+    } catch (err) {
+      const errors = formErrorsOf(err);
+      const status = err instanceof AppError ? err.status : 400;
+      if (err instanceof RetryLaterError) void reply.header('Retry-After', String(err.retryAfterSeconds));
+      return sendPage(reply, <SecondStepPage ctx={request.page} errors={errors} />, status);
+    }
+  });
+
   app.post('/logout', open, async (request, reply) => {
-    if (request.session.userId) await request.session.destroy();
+    if (request.session.userId || request.session.pendingUserId) await request.session.destroy();
     return reply.redirect('/login', 303);
   });
 
