@@ -12,6 +12,7 @@ import { ImportService } from './services/import.service.ts';
 import { ImportRunRepository } from './db/import-run.repository.ts';
 import { HealthService } from './services/health.service.ts';
 import { CatalogService } from './services/catalog.service.ts';
+import { SavedViewService } from './services/saved-view.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
@@ -115,6 +116,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tokens: new TokenService(database.db, secret),
     accounts,
     webSessions: new WebSessionService(database.db, accounts),
+    savedViews: new SavedViewService(database.db),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),
