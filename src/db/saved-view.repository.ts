@@ -36,10 +36,20 @@ export class SavedViewRepository {
     return this.db.selectFrom('saved_view').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  insert(view: { userId: string; organizationId: string | null; name: string; query: string }): Promise<SavedViewRow> {
+  insert(view: {
+    userId: string;
+    organizationId: string | null;
+    name: string;
+    query: string;
+  }): Promise<SavedViewRow> {
     return this.db
       .insertInto('saved_view')
-      .values({ user_id: view.userId, organization_id: view.organizationId, name: view.name, query: view.query })
+      .values({
+        user_id: view.userId,
+        organization_id: view.organizationId,
+        name: view.name,
+        query: view.query,
+      })
       .returning(COLUMNS)
       .executeTakeFirstOrThrow();
   }

@@ -67,9 +67,9 @@ export class VendorRepository {
 
   /** How many CVEs carry the vendor key (`vendor` or `vendor$PRODUCT$product`): an index-only range. */
   async cveCount(key: string): Promise<number> {
-    const row = await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve_vendor WHERE vendor_key = ${key}`.execute(
-      this.db,
-    );
+    const row = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM cve_vendor WHERE vendor_key = ${key}`.execute(this.db);
     return row.rows[0]!.n;
   }
 
@@ -80,7 +80,9 @@ export class VendorRepository {
   async suggest(prefix: string, limit: number) {
     const pattern = `${prefix.replace(/[%_\\]/g, '\\$&')}%`;
     const vendors = await sql<{ vendor: string }>`
-      SELECT name AS vendor FROM vendor WHERE name LIKE ${pattern} ORDER BY name LIMIT ${limit}`.execute(this.db);
+      SELECT name AS vendor FROM vendor WHERE name LIKE ${pattern} ORDER BY name LIMIT ${limit}`.execute(
+      this.db,
+    );
     const products = await sql<{ vendor: string; product: string }>`
       SELECT v.name AS vendor, p.name AS product FROM product p JOIN vendor v ON v.id = p.vendor_id
        WHERE p.name LIKE ${pattern} ORDER BY p.name, v.name LIMIT ${limit}`.execute(this.db);

@@ -44,7 +44,11 @@ export class WeaknessRepository {
    * Weaknesses with their CVE counts (kept by triggers in `weakness_cve_count`, migration 0020), most
    * CVEs first, from just after `after` (`[count, cwe_id]`).
    */
-  async browse(search: string | undefined, after: { count: number; cweId: string } | undefined, limit: number) {
+  async browse(
+    search: string | undefined,
+    after: { count: number; cweId: string } | undefined,
+    limit: number,
+  ) {
     const pattern = search ? `%${search.replace(/[%_\\]/g, '\\$&')}%` : undefined;
     const rows = await sql<{ cwe_id: string; name: string | null; cve_count: number }>`
       SELECT w.cwe_id, w.name, coalesce(c.cve_count, 0) AS cve_count

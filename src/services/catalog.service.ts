@@ -117,7 +117,7 @@ export class CatalogService {
     // One row more than the page tells whether the list goes on in the direction read.
     const more = rows.length > limit;
     const items = more ? (backwards ? rows.slice(1) : rows.slice(0, limit)) : rows;
-    const position = backwards ? Math.max(0, (cursor?.position ?? 0)) : (cursor?.position ?? 0);
+    const position = backwards ? Math.max(0, cursor?.position ?? 0) : (cursor?.position ?? 0);
     const first = items[0];
     const last = items[items.length - 1];
     const hasNext = backwards ? true : more;
@@ -128,7 +128,9 @@ export class CatalogService {
       capped: n > CVE_COUNT_CAP,
       position,
       next:
-        hasNext && last ? { direction: 'after', key: last.sort_key, position: position + items.length } : undefined,
+        hasNext && last
+          ? { direction: 'after', key: last.sort_key, position: position + items.length }
+          : undefined,
       previous:
         hasPrevious && first
           ? { direction: 'before', key: first.sort_key, position: Math.max(0, position - limit) }
@@ -234,7 +236,12 @@ export class CatalogService {
   }
 
   /** A vendor (404 when unknown), its CVE count and its products after `after` with their CVE counts. */
-  async browseProducts(vendorName: string, search: string | undefined, after: string | undefined, limit: number) {
+  async browseProducts(
+    vendorName: string,
+    search: string | undefined,
+    after: string | undefined,
+    limit: number,
+  ) {
     const vendor = await this.getVendor(vendorName);
     const [cveCount, products] = [
       await this.vendors.cveCount(vendor.name),
@@ -244,7 +251,11 @@ export class CatalogService {
   }
 
   /** Weaknesses with CVE counts, most first, after `after`. */
-  browseWeaknesses(search: string | undefined, after: { count: number; cweId: string } | undefined, limit: number) {
+  browseWeaknesses(
+    search: string | undefined,
+    after: { count: number; cweId: string } | undefined,
+    limit: number,
+  ) {
     return this.weaknesses.browse(search, after, limit);
   }
 

@@ -72,7 +72,8 @@ export class SavedViewService {
     const problems: Record<string, string[]> = {};
     if (!name) problems.name = ['Give the view a name.'];
     else if (name.length > MAX_NAME) problems.name = [`At most ${MAX_NAME} characters.`];
-    if (query.length > MAX_QUERY) problems.query = [`The list's filters are too long to save (at most ${MAX_QUERY} characters).`];
+    if (query.length > MAX_QUERY)
+      problems.query = [`The list's filters are too long to save (at most ${MAX_QUERY} characters).`];
     let org: { organizationId: string; name: string } | undefined;
     if (input.organization) {
       org = (await this.accounts.organizationsOfUser(actor.id)).find((o) => o.name === input.organization);
@@ -113,7 +114,9 @@ export class SavedViewService {
       };
     } catch (err) {
       if (isUniqueViolation(err))
-        throw validationError({ name: [`A view named "${name}" already exists ${org ? `in ${org.name}` : 'among yours'}.`] });
+        throw validationError({
+          name: [`A view named "${name}" already exists ${org ? `in ${org.name}` : 'among yours'}.`],
+        });
       throw err;
     }
   }
@@ -133,7 +136,10 @@ export class SavedViewService {
     );
     if (!org) throw new AppError('not_found');
     if (view.user_id !== actor.id && org.role !== 'owner')
-      throw new AppError('permission_denied', 'Only whoever saved this view or an owner of the organization may delete it.');
+      throw new AppError(
+        'permission_denied',
+        'Only whoever saved this view or an owner of the organization may delete it.',
+      );
     await this.db.transaction().execute(async (tx) => {
       await new SavedViewRepository(tx).delete(view.id);
       await this.audit.record(

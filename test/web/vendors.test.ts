@@ -69,14 +69,18 @@ describeEachDatabase('web: vendors, products, weaknesses', (use) => {
 
     it('loads more after the last name shown (keyset), in place with htmx or as a next page', async () => {
       const first = await browser.get('/vendors?search=zz-vendor');
-      expect(rows(first).map((r) => r[0])).toEqual(Array.from({ length: 50 }, (_, i) => `zz-vendor-${String(i + 1).padStart(2, '0')}`));
+      expect(rows(first).map((r) => r[0])).toEqual(
+        Array.from({ length: 50 }, (_, i) => `zz-vendor-${String(i + 1).padStart(2, '0')}`),
+      );
       const next = more(first)!;
       expect(next).toBe('/vendors?search=zz-vendor&after=zz-vendor-50');
       const link = first.html.querySelector('tr.load-more a');
       expect(link?.getAttribute('hx-swap')).toBe('outerHTML');
       const appended = await browser.get(next, { 'hx-request': 'true' });
       expect(appended.body).not.toContain('<html');
-      expect(rows(appended).map((r) => r[0])).toEqual(Array.from({ length: 10 }, (_, i) => `zz-vendor-${51 + i}`));
+      expect(rows(appended).map((r) => r[0])).toEqual(
+        Array.from({ length: 10 }, (_, i) => `zz-vendor-${51 + i}`),
+      );
       expect(more(appended)).toBeUndefined();
       const plain = await browser.get(next);
       expect(rows(plain)).toHaveLength(10);
@@ -111,22 +115,32 @@ describeEachDatabase('web: vendors, products, weaknesses', (use) => {
       const page = await browser.get('/weaknesses');
       expect(page.status).toBe(200);
       const byId = new Map(rows(page).map(([id, name, n]) => [id, [name, n]]));
-      expect(byId.get('CWE-843')).toEqual(["Access of Resource Using Incompatible Type ('Type Confusion')", '1']);
+      expect(byId.get('CWE-843')).toEqual([
+        "Access of Resource Using Incompatible Type ('Type Confusion')",
+        '1',
+      ]);
       expect(page.html.querySelector('a[href="/cves?weakness=CWE-843"]')?.text).toBe('1');
       const counts = rows(page).map((r) => Number(r[2]));
       expect(counts).toEqual([...counts].sort((a, b) => b - a));
     });
 
     it('finds weaknesses by CWE id or by name', async () => {
-      expect(rows(await browser.get('/weaknesses?search=Type%20Confusion')).map((r) => r[0])).toEqual(['CWE-843']);
-      const byId = rows(await browser.get('/weaknesses?search=CWE-78', { 'hx-request': 'true' })).map((r) => r[0]);
+      expect(rows(await browser.get('/weaknesses?search=Type%20Confusion')).map((r) => r[0])).toEqual([
+        'CWE-843',
+      ]);
+      const byId = rows(await browser.get('/weaknesses?search=CWE-78', { 'hx-request': 'true' })).map(
+        (r) => r[0],
+      );
       expect(byId).toContain('CWE-78');
       expect(byId.every((id) => id.startsWith('CWE-78'))).toBe(true);
     });
 
     it('keeps the counts as CVEs come and go (triggers, not a count per request)', async () => {
       const db = api.services.database.db;
-      const count = async () => (await browser.get('/weaknesses?search=CWE-843')).html.querySelector('a[href="/cves?weakness=CWE-843"]')?.text;
+      const count = async () =>
+        (await browser.get('/weaknesses?search=CWE-843')).html.querySelector(
+          'a[href="/cves?weakness=CWE-843"]',
+        )?.text;
       expect(await count()).toBe('1');
       await sql`
         INSERT INTO cve (cve_id, state, created_at, updated_at, metrics, weaknesses)

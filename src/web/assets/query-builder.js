@@ -58,7 +58,8 @@
     // Re-glue terms whose quoted value was split off (field:"a b").
     const tokens = [];
     parts.forEach(function (p) {
-      if (p[0] === '"' && tokens.length && /[:=<>]$/.test(tokens[tokens.length - 1])) tokens[tokens.length - 1] += p;
+      if (p[0] === '"' && tokens.length && /[:=<>]$/.test(tokens[tokens.length - 1]))
+        tokens[tokens.length - 1] += p;
       else tokens.push(p);
     });
     let join = null;
@@ -98,7 +99,9 @@
     const field = select(Object.keys(FIELDS), c.field, 'Field');
     let op = select(FIELDS[c.field], c.op, 'Operator');
     const value = el('input', { type: 'text', 'aria-label': 'Value', value: c.value });
-    const remove = el('button', { type: 'button', class: 'btn-small', 'aria-label': 'Remove condition' }, ['×']);
+    const remove = el('button', { type: 'button', class: 'btn-small', 'aria-label': 'Remove condition' }, [
+      '×',
+    ]);
     const row = el('div', { class: 'qb-row row' }, [field, op, value, remove]);
     field.addEventListener('change', function () {
       const next = select(FIELDS[field.value], FIELDS[field.value][0], 'Operator');
@@ -119,7 +122,8 @@
     const parsed = read(box.value);
     list.textContent = '';
     if (!parsed) {
-      note.textContent = 'This query is more than the builder shows (parentheses or mixed AND/OR): edit it in the box.';
+      note.textContent =
+        'This query is more than the builder shows (parentheses or mixed AND/OR): edit it in the box.';
       return;
     }
     note.textContent = '';

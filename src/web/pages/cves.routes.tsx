@@ -179,7 +179,13 @@ function Pager({ state, page }: { state: CveListState; page: CveBrowsePage }) {
   );
 }
 
-function SaveViewForm({ ctx, state, errors, name, organization }: {
+function SaveViewForm({
+  ctx,
+  state,
+  errors,
+  name,
+  organization,
+}: {
   ctx: PageContext;
   state: CveListState;
   errors?: FormErrors | undefined;
@@ -250,7 +256,13 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
         <h1>CVEs</h1>
         <div class="row">
           <ViewsMenu views={views} />
-          <SaveViewForm ctx={ctx} state={state} errors={save?.errors} name={save?.name} organization={save?.organization} />
+          <SaveViewForm
+            ctx={ctx}
+            state={state}
+            errors={save?.errors}
+            name={save?.name}
+            organization={save?.organization}
+          />
         </div>
       </div>
       <FormProblems errors={errors} fields={[...Object.keys(form), 'name', 'organization']} />
@@ -275,8 +287,8 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
             </button>
           </div>
           <div class="hint" id="f-q-hint">
-            Terms <code>field=value</code> joined by AND / OR, words search the text.{' '}
-            Fields: {QUERY_FIELDS.join(', ')}. Examples:{' '}
+            Terms <code>field=value</code> joined by AND / OR, words search the text. Fields:{' '}
+            {QUERY_FIELDS.join(', ')}. Examples:{' '}
             {QUERY_EXAMPLES.map((e) => (
               <a class="chip" href={`/cves?q=${encodeURIComponent(e.q)}`} data-q={e.q}>
                 {e.label}
@@ -291,12 +303,21 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
           <Field name="search" label="Text" value={form.search} errors={errors} maxlength={200} />
           <Field name="vendor" label="Vendor" value={form.vendor} errors={errors} maxlength={200} />
           <Field name="product" label="Product" value={form.product} errors={errors} maxlength={200} />
-          <Field name="weakness" label="Weakness" value={form.weakness} errors={errors} placeholder="CWE-79" />
+          <Field
+            name="weakness"
+            label="Weakness"
+            value={form.weakness}
+            errors={errors}
+            placeholder="CWE-79"
+          />
           <SelectField
             name="cvss"
             label="CVSS 3.1"
             value={form.cvss}
-            options={[{ value: '', label: 'Any' }, ...CVSS_LEVELS.map((l) => ({ value: l, label: l === 'empty' ? 'No score' : l }))]}
+            options={[
+              { value: '', label: 'Any' },
+              ...CVSS_LEVELS.map((l) => ({ value: l, label: l === 'empty' ? 'No score' : l })),
+            ]}
             errors={errors}
           />
           <SelectField
@@ -310,9 +331,28 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
             ]}
             errors={errors}
           />
-          <Field name="epss_gte" label="EPSS at least" value={form.epss_gte} errors={errors} placeholder="0.8" inputmode="text" />
-          <Field name="created_gte" label="Published since" type="date" value={form.created_gte} errors={errors} />
-          <Field name="updated_gte" label="Updated since" type="date" value={form.updated_gte} errors={errors} />
+          <Field
+            name="epss_gte"
+            label="EPSS at least"
+            value={form.epss_gte}
+            errors={errors}
+            placeholder="0.8"
+            inputmode="text"
+          />
+          <Field
+            name="created_gte"
+            label="Published since"
+            type="date"
+            value={form.created_gte}
+            errors={errors}
+          />
+          <Field
+            name="updated_gte"
+            label="Updated since"
+            type="date"
+            value={form.updated_gte}
+            errors={errors}
+          />
           <SelectField
             name="ordering"
             label="Sort"
@@ -320,7 +360,13 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
             options={Object.entries(ORDERING_LABELS).map(([value, label]) => ({ value, label }))}
             errors={errors}
           />
-          <SelectField name="size" label="Per page" value={form.size || '25'} options={PAGE_SIZES} errors={errors} />
+          <SelectField
+            name="size"
+            label="Per page"
+            value={form.size || '25'}
+            options={PAGE_SIZES}
+            errors={errors}
+          />
           <div class="field">
             <button type="submit">Apply</button>
           </div>
@@ -365,7 +411,15 @@ const VIEW_NOTICES: Record<string, string> = {
   deleted: 'The view is deleted.',
 };
 
-function SavedViewsPage({ ctx, views, done }: { ctx: PageContext; views: SavedView[]; done: string | undefined }) {
+function SavedViewsPage({
+  ctx,
+  views,
+  done,
+}: {
+  ctx: PageContext;
+  views: SavedView[];
+  done: string | undefined;
+}) {
   const notice = done ? VIEW_NOTICES[done] : undefined;
   return (
     <Layout ctx={ctx} title="Saved views" section="cves">
@@ -379,7 +433,9 @@ function SavedViewsPage({ ctx, views, done }: { ctx: PageContext; views: SavedVi
         </div>
       )}
       {views.length === 0 ? (
-        <p>No saved views yet. Filter the <a href="/cves">CVE list</a>, then "Save this view".</p>
+        <p>
+          No saved views yet. Filter the <a href="/cves">CVE list</a>, then "Save this view".
+        </p>
       ) : (
         <div class="table-wrap">
           <table class="data">
@@ -400,7 +456,9 @@ function SavedViewsPage({ ctx, views, done }: { ctx: PageContext; views: SavedVi
                   <td>
                     <a href={`/cves${v.query ? `?${v.query}` : ''}`}>{v.name}</a>
                   </td>
-                  <td class="mono small">{v.query ? decodeURIComponent(v.query.replace(/\+/g, ' ')) : 'all CVEs'}</td>
+                  <td class="mono small">
+                    {v.query ? decodeURIComponent(v.query.replace(/\+/g, ' ')) : 'all CVEs'}
+                  </td>
                   <td>{v.organization ? `Members of ${v.organization}` : 'Only me'}</td>
                   <td>
                     <Time date={v.createdAt} style={ctx.dateStyle} withTime={false} />
@@ -437,7 +495,11 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
   };
 
   /** The page for the request's list; `save`: a refused saved view's form to show again. */
-  const renderList = async (request: FastifyRequest, query: Record<string, unknown>, save?: CveListPageProps['save']) => {
+  const renderList = async (
+    request: FastifyRequest,
+    query: Record<string, unknown>,
+    save?: CveListPageProps['save'],
+  ) => {
     const state = readCveListState(query);
     const views = await services.savedViews.list(request.page.user!.id);
     let errors: FormErrors = { ...state.errors, ...save?.errors };
@@ -445,14 +507,26 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     if (Object.keys(state.errors).length === 0) {
       const { countKey, options } = listRequest(request, state);
       try {
-        page = await services.catalog.browseCves(state.filters, state.ordering, state.cursor, state.size, countKey, options);
+        page = await services.catalog.browseCves(
+          state.filters,
+          state.ordering,
+          state.cursor,
+          state.size,
+          countKey,
+          options,
+        );
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
         errors = { ...errors, ...formErrorsOf(err) };
       }
     }
     const bad = Object.keys(errors).length > 0;
-    return { view: <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} save={save} />, bad };
+    return {
+      view: (
+        <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} save={save} />
+      ),
+      bad,
+    };
   };
 
   app.get('/cves', async (request, reply) => {
@@ -473,8 +547,14 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
         if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
         const views = await services.savedViews.list(request.page.user!.id);
         const errors = { _form: Object.values(formErrorsOf(err)).flat() };
-        const page = await services.catalog.browseCves(state.filters, state.ordering, undefined, state.size, countKey, options).catch(() => undefined);
-        return sendPage(reply, <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} />, 400);
+        const page = await services.catalog
+          .browseCves(state.filters, state.ordering, undefined, state.size, countKey, options)
+          .catch(() => undefined);
+        return sendPage(
+          reply,
+          <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} />,
+          400,
+        );
       }
     }
     const { view } = await renderList(request, request.query as Record<string, unknown>);
@@ -484,7 +564,10 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
   app.get('/cves/views', async (request, reply) => {
     const views = await services.savedViews.list(request.page.user!.id);
     const done = (request.query as { done?: unknown }).done;
-    return sendPage(reply, <SavedViewsPage ctx={request.page} views={views} done={typeof done === 'string' ? done : undefined} />);
+    return sendPage(
+      reply,
+      <SavedViewsPage ctx={request.page} views={views} done={typeof done === 'string' ? done : undefined} />,
+    );
   });
 
   app.post('/cves/views', async (request, reply) => {

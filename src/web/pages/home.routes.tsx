@@ -55,7 +55,9 @@ export const homeRoutes: FastifyPluginAsync<WebOptions> = async (app, { services
             ))}
             {products.map((p) => (
               <li role="option">
-                <a href={`/cves?vendor=${encodeURIComponent(p.vendor)}&product=${encodeURIComponent(p.product)}`}>
+                <a
+                  href={`/cves?vendor=${encodeURIComponent(p.vendor)}&product=${encodeURIComponent(p.product)}`}
+                >
                   {p.product} <span class="muted small">{p.vendor}</span>
                 </a>
               </li>

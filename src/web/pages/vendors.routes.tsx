@@ -22,7 +22,17 @@ const param = (query: unknown, name: string, max = 200): string => {
 const cveLink = (params: Record<string, string>) => `/cves?${new URLSearchParams(params).toString()}`;
 
 /** The search box: htmx swaps the table body as the user types; the form works as a plain GET. */
-function SearchBox({ action, value, label, target }: { action: string; value: string; label: string; target: string }) {
+function SearchBox({
+  action,
+  value,
+  label,
+  target,
+}: {
+  action: string;
+  value: string;
+  label: string;
+  target: string;
+}) {
   return (
     <form method="get" action={action} class="filters" role="search">
       <div class="field">
@@ -92,7 +102,9 @@ function send(request: FastifyRequest, reply: FastifyReply, page: VNode, table: 
 }
 
 const next = (base: string, search: string, after: string | undefined) =>
-  after === undefined ? undefined : `${base}?${new URLSearchParams({ ...(search ? { search } : {}), after }).toString()}`;
+  after === undefined
+    ? undefined
+    : `${base}?${new URLSearchParams({ ...(search ? { search } : {}), after }).toString()}`;
 
 function NoRows({ columns, search }: { columns: number; search: string }) {
   return (
@@ -104,7 +116,17 @@ function NoRows({ columns, search }: { columns: number; search: string }) {
   );
 }
 
-function Head({ ctx, title, section, children }: { ctx: PageContext; title: string; section: 'vendors' | 'weaknesses'; children: ComponentChildren }) {
+function Head({
+  ctx,
+  title,
+  section,
+  children,
+}: {
+  ctx: PageContext;
+  title: string;
+  section: 'vendors' | 'weaknesses';
+  children: ComponentChildren;
+}) {
   return (
     <Layout ctx={ctx} title={title} section={section}>
       {children}
@@ -133,7 +155,10 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
             </td>
           </tr>
         ))}
-        <LoadMore href={more ? next('/vendors', search, shown[shown.length - 1]!.name) : undefined} columns={3} />
+        <LoadMore
+          href={more ? next('/vendors', search, shown[shown.length - 1]!.name) : undefined}
+          columns={3}
+        />
       </ListTable>
     );
     const page = (
@@ -142,7 +167,9 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
         <SearchBox action="/vendors" value={search} label="Find a vendor" target="#vendor-rows" />
         {after && (
           <p>
-            <a href={search ? `/vendors?search=${encodeURIComponent(search)}` : '/vendors'}>← From the start</a>
+            <a href={search ? `/vendors?search=${encodeURIComponent(search)}` : '/vendors'}>
+              ← From the start
+            </a>
           </p>
         )}
         {table}
@@ -217,13 +244,21 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
             </td>
           </tr>
         ))}
-        <LoadMore href={more && last ? next('/weaknesses', search, `${last.cve_count}:${last.cwe_id}`) : undefined} columns={3} />
+        <LoadMore
+          href={more && last ? next('/weaknesses', search, `${last.cve_count}:${last.cwe_id}`) : undefined}
+          columns={3}
+        />
       </ListTable>
     );
     const page = (
       <Head ctx={request.page} title="Weaknesses" section="weaknesses">
         <h1>Weaknesses</h1>
-        <SearchBox action="/weaknesses" value={search} label="Find a weakness (CWE id or name)" target="#weakness-rows" />
+        <SearchBox
+          action="/weaknesses"
+          value={search}
+          label="Find a weakness (CWE id or name)"
+          target="#weakness-rows"
+        />
         {table}
       </Head>
     );
