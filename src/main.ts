@@ -12,6 +12,7 @@ import { ImportService } from './services/import.service.ts';
 import { ImportRunRepository } from './db/import-run.repository.ts';
 import { HealthService } from './services/health.service.ts';
 import { CatalogService } from './services/catalog.service.ts';
+import { SavedViewService } from './services/saved-view.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
@@ -118,6 +119,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     accounts,
     webSessions: new WebSessionService(database.db, accounts),
     security: new SecurityService(database.db, accounts, { box, email: { sender: emailSender, baseUrl } }),
+    savedViews: new SavedViewService(database.db),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db),
     auditLog: new AuditService(database.db),

@@ -377,6 +377,24 @@ export interface UserCveTagTable {
   created_at: Generated<Date>;
 }
 
+export interface SavedViewTable {
+  id: Generated<string>;
+  /** Who saved it. */
+  user_id: string;
+  /** Shared with this organization's members; null: private to `user_id`. */
+  organization_id: string | null;
+  name: string;
+  /** The CVE list's query string, without the leading `?`. */
+  query: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WeaknessCveCountTable {
+  cwe_id: string;
+  cve_count: number;
+}
+
 export interface DB {
   cve: CveTable;
   cve_source: CveSourceTable;
@@ -412,6 +430,8 @@ export interface DB {
   delivery: DeliveryTable;
   delivery_entry: DeliveryEntryTable;
   user_cve_tag: UserCveTagTable;
+  saved_view: SavedViewTable;
+  weakness_cve_count: WeaknessCveCountTable;
 }
 
 export type CveRow = Selectable<CveTable>;

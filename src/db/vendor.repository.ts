@@ -31,6 +31,72 @@ export class VendorRepository {
       .execute();
   }
 
+  /**
+   * Vendors by name from just after `after`, with their product and CVE counts: the CVE count is a
+   * range of `cve_vendor`'s primary key (index only), the product count one of product's
+   * (vendor_id, name) key; no scan of `cve`.
+   */
+  async browseVendors(search: string | undefined, after: string | undefined, limit: number) {
+    const rows = await sql<{ name: string; product_count: number; cve_count: number }>`
+      SELECT v.name,
+        (SELECT count(*)::int FROM product p WHERE p.vendor_id = v.id) AS product_count,
+        (SELECT count(*)::int FROM cve_vendor cv WHERE cv.vendor_key = v.name) AS cve_count
+      FROM vendor v
+      WHERE true${search ? sql` AND v.name ILIKE ${like(search)}` : sql``}${after !== undefined ? sql` AND v.name > ${after}` : sql``}
+      ORDER BY v.name
+      LIMIT ${limit}`.execute(this.db);
+    return rows.rows;
+  }
+
+  /** A vendor's products by name from just after `after`, each with its CVE count (as browseVendors). */
+  async browseProducts(
+    vendor: { id: string; name: string },
+    search: string | undefined,
+    after: string | undefined,
+    limit: number,
+  ) {
+    const rows = await sql<{ name: string; cve_count: number }>`
+      SELECT p.name,
+        (SELECT count(*)::int FROM cve_vendor cv WHERE cv.vendor_key = ${vendor.name} || '$PRODUCT$' || p.name) AS cve_count
+      FROM product p
+      WHERE p.vendor_id = ${vendor.id}${search ? sql` AND p.name ILIKE ${like(search)}` : sql``}${after !== undefined ? sql` AND p.name > ${after}` : sql``}
+      ORDER BY p.name
+      LIMIT ${limit}`.execute(this.db);
+    return rows.rows;
+  }
+
+  /** How many CVEs carry the vendor key (`vendor` or `vendor$PRODUCT$product`): an index-only range. */
+  async cveCount(key: string): Promise<number> {
+    const row = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM cve_vendor WHERE vendor_key = ${key}`.execute(this.db);
+    return row.rows[0]!.n;
+  }
+
+  /**
+   * Vendors and products whose names start with `prefix` (lower case, as the catalog writes names),
+   * for the global search's suggestions: a few of each, by name.
+   */
+  async suggest(prefix: string, limit: number) {
+    const pattern = `${prefix.replace(/[%_\\]/g, '\\$&')}%`;
+    const vendors = await sql<{ vendor: string }>`
+      SELECT name AS vendor FROM vendor WHERE name LIKE ${pattern} ORDER BY name LIMIT ${limit}`.execute(
+      this.db,
+    );
+    const products = await sql<{ vendor: string; product: string }>`
+      SELECT v.name AS vendor, p.name AS product FROM product p JOIN vendor v ON v.id = p.vendor_id
+       WHERE p.name LIKE ${pattern} ORDER BY p.name, v.name LIMIT ${limit}`.execute(this.db);
+    return { vendors: vendors.rows.map((r) => r.vendor), products: products.rows };
+  }
+
+  /** Products named `name` (any vendor), at most `limit`, for the global search. */
+  async productsNamed(name: string, limit: number) {
+    const rows = await sql<{ vendor: string; product: string }>`
+      SELECT v.name AS vendor, p.name AS product FROM product p JOIN vendor v ON v.id = p.vendor_id
+       WHERE p.name = ${name} ORDER BY v.name LIMIT ${limit}`.execute(this.db);
+    return rows.rows;
+  }
+
   findVendor(name: string) {
     return this.db
       .selectFrom('vendor')

@@ -39,4 +39,27 @@ export class WeaknessRepository {
       .where('cwe_id', '=', cweId)
       .executeTakeFirst();
   }
+
+  /**
+   * Weaknesses with their CVE counts (kept by triggers in `weakness_cve_count`, migration 0020), most
+   * CVEs first, from just after `after` (`[count, cwe_id]`).
+   */
+  async browse(
+    search: string | undefined,
+    after: { count: number; cweId: string } | undefined,
+    limit: number,
+  ) {
+    const pattern = search ? `%${search.replace(/[%_\\]/g, '\\$&')}%` : undefined;
+    const rows = await sql<{ cwe_id: string; name: string | null; cve_count: number }>`
+      SELECT w.cwe_id, w.name, coalesce(c.cve_count, 0) AS cve_count
+      FROM weakness w LEFT JOIN weakness_cve_count c ON c.cwe_id = w.cwe_id
+      WHERE true${pattern ? sql` AND (w.cwe_id ILIKE ${pattern} OR w.name ILIKE ${pattern})` : sql``}${
+        after
+          ? sql` AND (coalesce(c.cve_count, 0) < ${after.count} OR (coalesce(c.cve_count, 0) = ${after.count} AND w.cwe_id > ${after.cweId}))`
+          : sql``
+      }
+      ORDER BY coalesce(c.cve_count, 0) DESC, w.cwe_id
+      LIMIT ${limit}`.execute(this.db);
+    return rows.rows;
+  }
 }

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository } from '../db/cve.repository.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
-import { type CveOrdering } from '../domain/cve-list.ts';
+import { type CveBrowseRow, type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
+import { catalogName, splitVendorKey } from '../domain/cpe.ts';
 import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
@@ -27,6 +28,30 @@ export interface CveListOptions {
   owner?: CveListOwner | undefined;
 }
 
+/** The most CVEs the web UI's list counts: beyond it the list says "10,000+". */
+export const CVE_COUNT_CAP = 10_000;
+
+/** A keyset page of the web UI's CVE list. */
+export interface CveBrowsePage {
+  items: CveBrowseRow[];
+  /** The list's size, counted no further than CVE_COUNT_CAP (then `capped`). */
+  count: number;
+  capped: boolean;
+  next: CveCursor | undefined;
+  previous: CveCursor | undefined;
+  /** The 0-based position of the first row. */
+  position: number;
+}
+
+/** Where the global search box sends a query. */
+export type SearchTarget =
+  | { kind: 'cve'; cveId: string }
+  | { kind: 'vendor'; vendor: string }
+  | { kind: 'product'; vendor: string; product: string }
+  | { kind: 'search'; text: string };
+
+const CVE_ID_TEXT = /^(cve-)?\d{4}-\d{4,}$/i;
+
 export class CatalogService {
   private readonly cves: CveRepository;
   private readonly lists: CveListRepository;
@@ -35,7 +60,10 @@ export class CatalogService {
   private readonly vendors: VendorRepository;
   private readonly weaknesses: WeaknessRepository;
 
-  constructor(db: Kysely<DB>, cache: ListCache) {
+  constructor(
+    db: Kysely<DB>,
+    private readonly cache: ListCache,
+  ) {
     this.cves = new CveRepository(db);
     this.lists = new CveListRepository(db);
     this.reader = new CveListReader(this.lists, cache);
@@ -61,6 +89,53 @@ export class CatalogService {
     return this.reader.read({ filters: all, countKey }, ordering, page, (window) =>
       this.lists.page(all, ordering, window),
     );
+  }
+
+  /**
+   * A keyset page of CVEs for the web UI (`filters`, the owner's and the query's), from `cursor`,
+   * with the list's count capped at CVE_COUNT_CAP (cached per catalog version under `countKey`, as
+   * listCves' counts are; undefined: not cached). Throws 400 for a malformed query.
+   */
+  async browseCves(
+    filters: CveFilters,
+    ordering: CveOrdering,
+    cursor: CveCursor | undefined,
+    limit: number,
+    countKey: string | undefined,
+    options: CveListOptions = {},
+  ): Promise<CveBrowsePage> {
+    const all = await this.filtersOf(filters, options);
+    const rows = await this.lists.keysetPage(all, ordering, cursor, limit + 1);
+    const count = async () => {
+      const compute = () => this.lists.cappedCount(all, CVE_COUNT_CAP + 1);
+      if (countKey === undefined) return (await compute()).count;
+      const key = `capped|${countKey}`;
+      return (this.cache.counted(key) ?? (await this.cache.count(key, compute))).count;
+    };
+    const n = await count();
+    const backwards = cursor?.direction === 'before';
+    // One row more than the page tells whether the list goes on in the direction read.
+    const more = rows.length > limit;
+    const items = more ? (backwards ? rows.slice(1) : rows.slice(0, limit)) : rows;
+    const position = backwards ? Math.max(0, cursor?.position ?? 0) : (cursor?.position ?? 0);
+    const first = items[0];
+    const last = items[items.length - 1];
+    const hasNext = backwards ? true : more;
+    const hasPrevious = backwards ? more : cursor !== undefined;
+    return {
+      items,
+      count: Math.min(n, CVE_COUNT_CAP),
+      capped: n > CVE_COUNT_CAP,
+      position,
+      next:
+        hasNext && last
+          ? { direction: 'after', key: last.sort_key, position: position + items.length }
+          : undefined,
+      previous:
+        hasPrevious && first
+          ? { direction: 'before', key: first.sort_key, position: Math.max(0, position - limit) }
+          : undefined,
+    };
   }
 
   /** Every CVE of a list, in its order, for an export (at most CVE_EXPORT_MAX, else a 400). */
@@ -153,6 +228,79 @@ export class CatalogService {
     const weakness = await this.weaknesses.find(cweId);
     if (!weakness) throw new AppError('not_found');
     return weakness;
+  }
+
+  /** Vendors by name after `after`, with product and CVE counts; one more than `limit` says there are more. */
+  browseVendors(search: string | undefined, after: string | undefined, limit: number) {
+    return this.vendors.browseVendors(search, after, limit);
+  }
+
+  /** A vendor (404 when unknown), its CVE count and its products after `after` with their CVE counts. */
+  async browseProducts(
+    vendorName: string,
+    search: string | undefined,
+    after: string | undefined,
+    limit: number,
+  ) {
+    const vendor = await this.getVendor(vendorName);
+    const [cveCount, products] = [
+      await this.vendors.cveCount(vendor.name),
+      await this.vendors.browseProducts(vendor, search, after, limit),
+    ];
+    return { vendor, cveCount, products };
+  }
+
+  /** Weaknesses with CVE counts, most first, after `after`. */
+  browseWeaknesses(
+    search: string | undefined,
+    after: { count: number; cweId: string } | undefined,
+    limit: number,
+  ) {
+    return this.weaknesses.browse(search, after, limit);
+  }
+
+  /**
+   * Where the global search box sends `text`: a CVE id to the CVE, a vendor's exact name to the
+   * vendor, `vendor$PRODUCT$product`, "vendor product" or a product name only one vendor has to
+   * the product; anything else to a search of the CVE list.
+   */
+  async searchTarget(text: string): Promise<SearchTarget> {
+    const q = text.trim();
+    if (CVE_ID_TEXT.test(q)) return { kind: 'cve', cveId: `CVE-${q.replace(/^cve-/i, '')}` };
+    if (q.includes('$PRODUCT$')) {
+      const { vendor, product } = splitVendorKey(q);
+      if (product !== undefined && (await this.productExists(catalogName(vendor), catalogName(product))))
+        return { kind: 'product', vendor: catalogName(vendor), product: catalogName(product) };
+      return { kind: 'search', text: q };
+    }
+    const name = catalogName(q);
+    if (name && (await this.vendors.findVendor(name))) return { kind: 'vendor', vendor: name };
+    const words = q.split(/\s+/);
+    if (words.length >= 2) {
+      const vendor = catalogName(words[0]!);
+      const product = catalogName(words.slice(1).join(' '));
+      if (await this.productExists(vendor, product)) return { kind: 'product', vendor, product };
+    }
+    if (name) {
+      const products = await this.vendors.productsNamed(name, 2);
+      if (products.length === 1) return { kind: 'product', ...products[0]! };
+    }
+    return { kind: 'search', text: q };
+  }
+
+  private async productExists(vendorName: string, productName: string): Promise<boolean> {
+    const vendor = await this.vendors.findVendor(vendorName);
+    return vendor !== undefined && (await this.vendors.findProduct(vendor.id, productName)) !== undefined;
+  }
+
+  /** A few CVE ids, vendors and products beginning with `text`, for the search box's suggestions. */
+  async suggest(text: string, limit = 5) {
+    const q = text.trim();
+    if (q.length < 2) return { cves: [], vendors: [], products: [] };
+    const idPrefix = /^(cve-?)?\d/i.test(q) ? `CVE-${q.replace(/^cve-?/i, '')}`.toUpperCase() : undefined;
+    const cves = idPrefix ? await this.lists.idsStartingWith(idPrefix, limit) : [];
+    const { vendors, products } = await this.vendors.suggest(catalogName(q), limit);
+    return { cves, vendors, products };
   }
 
   /** Which of these vendor keys the catalog knows. */

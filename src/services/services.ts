@@ -30,6 +30,7 @@ import type { ApiV1ReportService } from './api-v1-reports.service.ts';
 import type { WebSessionService } from './web-session.service.ts';
 import type { OpenCveMigrationService } from './opencve-migration.service.ts';
 import type { SecurityService } from './security.service.ts';
+import type { SavedViewService } from './saved-view.service.ts';
 
 export interface Services {
   config: Config;
@@ -67,6 +68,8 @@ export interface Services {
   opencveMigration: OpenCveMigrationService;
   /** Password change and reset, two-factor sign-in and recovery codes. */
   security: SecurityService;
+  /** Saved views of the web UI's CVE list (a user's own, an organization's shared ones). */
+  savedViews: SavedViewService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

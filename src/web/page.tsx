@@ -176,7 +176,13 @@ export function Layout({ ctx, title, children, section, scripts = [], bare = fal
                     name="q"
                     placeholder="CVE id, vendor or product  ( / )"
                     autocomplete="off"
+                    maxLength={200}
+                    hx-get="/search/suggest"
+                    hx-trigger="input changed delay:250ms"
+                    hx-target="#search-suggestions"
+                    aria-controls="search-suggestions"
                   />
+                  <div id="search-suggestions" aria-live="polite"></div>
                 </form>
               )}
               <div class="usermenu">

@@ -26,6 +26,8 @@ import { SessionStore } from './session-store.ts';
 import { signInRoutes } from './pages/sign-in.routes.tsx';
 import { homeRoutes } from './pages/home.routes.tsx';
 import { accountRoutes } from './pages/account.routes.tsx';
+import { cveListRoutes } from './pages/cves.routes.tsx';
+import { vendorRoutes } from './pages/vendors.routes.tsx';
 
 declare module 'fastify' {
   interface Session {
@@ -58,6 +60,7 @@ export type WebServices = Pick<
   | 'projects'
   | 'tracker'
   | 'secret'
+  | 'savedViews'
 >;
 
 export interface WebOptions {
@@ -157,6 +160,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
   await app.register(signInRoutes, { services });
   await app.register(homeRoutes, { services });
   await app.register(accountRoutes, { services });
+  await app.register(cveListRoutes, { services });
+  await app.register(vendorRoutes, { services });
 
   // A page that does not exist, in the page frame of whoever asked (the API keeps its JSON answers).
   app.get('/*', { config: { public: true } }, async (request, reply) => {

@@ -1,0 +1,595 @@
+/**
+ * The CVE list (`/cves`): the query box `q` with examples and its errors shown where they are, the
+ * query builder island, every filter of API v2's list as a GET form (the whole state in the URL),
+ * the orders an index serves, keyset paging with a capped count, the CSV export of the current
+ * filters and the saved views menu. Served by CatalogService.browseCves: one keyset page through the
+ * same source and ordering index as API v2's lists, and a count that stops at 10,001.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { bestCvss, encodeCveCursor, type CveBrowseRow } from '../../domain/cve-list.ts';
+import { cvssLevelOf, CVSS_LEVELS } from '../../domain/cvss.ts';
+import { QUERY_FIELDS } from '../../domain/query-language.ts';
+import type { CveBrowsePage } from '../../services/catalog.service.ts';
+import type { SavedView } from '../../services/saved-view.service.ts';
+import { csvStream, sendCsv } from '../../api/csv.ts';
+import { CVE_CSV_COLUMNS } from '../../api/v2/cve-csv.ts';
+import { Field, formErrorsOf, FormProblems, SelectField, Time, type FormErrors } from '../components.tsx';
+import { formatCount } from '../format.ts';
+import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
+import type { WebOptions } from '../web.plugin.ts';
+import {
+  listCountKey,
+  listQueryString,
+  ORDERING_LABELS,
+  PAGE_SIZES,
+  queryErrorPosition,
+  readCveListState,
+  type CveListState,
+} from '../cve-list-query.ts';
+
+/** Example queries under the box: each a link to its list. */
+export const QUERY_EXAMPLES: { label: string; q: string }[] = [
+  { label: 'KEV', q: 'kev=true' },
+  { label: 'EPSS ≥ 0.8', q: 'epss>=0.8' },
+  { label: 'Critical Microsoft', q: 'vendor=microsoft AND cvss31>=9' },
+  { label: 'CWE-89', q: 'cwe=CWE-89' },
+  { label: 'Linux kernel', q: 'vendor=linux product=linux_kernel' },
+  { label: 'Updated this week', q: 'updated>=7d' },
+  { label: 'log4j', q: 'log4j' },
+];
+
+/** A nil organization id: a user without an organization has no projects for `q` to name. */
+const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
+
+/** The query with a caret under the character where the parser stopped. */
+function QueryError({ q, messages }: { q: string; messages: string[] }) {
+  return (
+    <div class="query-error" id="f-q-error" role="alert">
+      {messages.map((message) => {
+        const position = queryErrorPosition(message);
+        return (
+          <div>
+            {position !== undefined && (
+              <pre class="query-caret" aria-hidden="true">
+                {q}
+                {'\n'}
+                {' '.repeat(Math.min(position, q.length))}^
+              </pre>
+            )}
+            <p class="error">{message}</p>
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function Severity({ cve }: { cve: CveBrowseRow }) {
+  const best = bestCvss(cve);
+  if (!best) return <span class="muted">–</span>;
+  const level = cvssLevelOf(best.score) ?? 'none';
+  return (
+    <span class={`badge sev-${level}`} title={`CVSS ${best.version} base score`}>
+      {best.score.toFixed(1)} <span class="small">v{best.version}</span>
+    </span>
+  );
+}
+
+function Vendors({ cve }: { cve: CveBrowseRow }) {
+  if (cve.vendor_count === 0) return <span class="muted">–</span>;
+  const more = cve.vendor_count - cve.vendor_names.length;
+  return (
+    <span>
+      {cve.vendor_names.map((name, i) => (
+        <>
+          {i > 0 && ', '}
+          <a href={`/vendors/${encodeURIComponent(name)}`}>{name}</a>
+        </>
+      ))}
+      {more > 0 && <span class="muted"> +{more}</span>}
+    </span>
+  );
+}
+
+/** The title, else the start of the description. */
+const headline = (cve: CveBrowseRow): string => {
+  if (cve.title) return cve.title;
+  const d = cve.description ?? '';
+  return d.length > 160 ? `${d.slice(0, 157)}…` : d;
+};
+
+function CveTable({ items, ctx }: { items: CveBrowseRow[]; ctx: PageContext }) {
+  return (
+    <div class="table-wrap">
+      <table class="data cve-list">
+        <thead>
+          <tr>
+            <th scope="col">CVE</th>
+            <th scope="col">Title</th>
+            <th scope="col">Vendors</th>
+            <th scope="col">Severity</th>
+            <th scope="col" class="num">
+              EPSS
+            </th>
+            <th scope="col">KEV</th>
+            <th scope="col">Published</th>
+            <th scope="col">Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((cve) => (
+            <tr>
+              <td class="nowrap">
+                <a href={`/cves/${cve.cve_id}`}>{cve.cve_id}</a>
+                {cve.state === 'REJECTED' && <span class="badge neutral">rejected</span>}
+              </td>
+              <td>{headline(cve)}</td>
+              <td>
+                <Vendors cve={cve} />
+              </td>
+              <td class="nowrap">
+                <Severity cve={cve} />
+              </td>
+              <td class="num">{cve.epss === null ? <span class="muted">–</span> : cve.epss.toFixed(3)}</td>
+              <td>{cve.kev && <span class="badge kev">KEV</span>}</td>
+              <td class="nowrap">
+                <Time date={cve.created_at} style={ctx.dateStyle} withTime={false} />
+              </td>
+              <td class="nowrap">
+                <Time date={cve.updated_at} style={ctx.dateStyle} withTime={false} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Pager({ state, page }: { state: CveListState; page: CveBrowsePage }) {
+  const base = listQueryString(state.form);
+  const link = (param: 'after' | 'before', cursor: NonNullable<CveBrowsePage['next']>) =>
+    `/cves?${base ? `${base}&` : ''}${param}=${encodeCveCursor(cursor)}`;
+  const from = page.items.length ? page.position + 1 : 0;
+  const to = page.position + page.items.length;
+  const total = page.capped ? `${formatCount(page.count)}+` : formatCount(page.count);
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span class="muted" id="list-count">
+        {page.items.length ? `${formatCount(from)}–${formatCount(to)} of ${total}` : 'No CVEs match.'}
+      </span>
+      <span class="row">
+        {page.previous ? (
+          <a href={link('before', page.previous)} rel="prev">
+            ← Previous
+          </a>
+        ) : (
+          <span class="muted">← Previous</span>
+        )}
+        {page.next ? (
+          <a href={link('after', page.next)} rel="next">
+            Next →
+          </a>
+        ) : (
+          <span class="muted">Next →</span>
+        )}
+      </span>
+    </nav>
+  );
+}
+
+function SaveViewForm({
+  ctx,
+  state,
+  errors,
+  name,
+  organization,
+}: {
+  ctx: PageContext;
+  state: CveListState;
+  errors?: FormErrors | undefined;
+  name?: string | undefined;
+  organization?: string | undefined;
+}) {
+  return (
+    <details class="menu save-view" open={errors ? true : undefined}>
+      <summary>Save this view</summary>
+      <div class="menu-items">
+        <form method="post" action="/cves/views" class="stacked">
+          <Csrf ctx={ctx} />
+          <input type="hidden" name="query" value={listQueryString(state.form)} />
+          <Field name="name" label="Name" value={name ?? ''} required maxlength={100} errors={errors} />
+          <SelectField
+            name="organization"
+            label="Visible to"
+            value={organization ?? ''}
+            options={[
+              { value: '', label: 'Only me' },
+              ...ctx.organizations.map((o) => ({ value: o.name, label: `Members of ${o.name}` })),
+            ]}
+            errors={errors}
+          />
+          <button type="submit" class="btn-primary">
+            Save
+          </button>
+        </form>
+      </div>
+    </details>
+  );
+}
+
+function ViewsMenu({ views }: { views: SavedView[] }) {
+  return (
+    <details class="menu">
+      <summary>Saved views</summary>
+      <div class="menu-items">
+        {views.length === 0 && <span class="muted small">None yet.</span>}
+        {views.map((v) => (
+          <a href={`/cves${v.query ? `?${v.query}` : ''}`}>
+            {v.name} <span class="muted small">{v.organization ?? 'private'}</span>
+          </a>
+        ))}
+        <hr />
+        <a href="/cves/views">Manage saved views</a>
+      </div>
+    </details>
+  );
+}
+
+export interface CveListPageProps {
+  ctx: PageContext;
+  state: CveListState;
+  page: CveBrowsePage | undefined;
+  views: SavedView[];
+  errors: FormErrors;
+  save?: { errors: FormErrors; name: string; organization: string } | undefined;
+}
+
+export function CveListPage({ ctx, state, page, views, errors, save }: CveListPageProps) {
+  const { form } = state;
+  const qErrors = errors.q ?? [];
+  const exportQuery = listQueryString(form);
+  return (
+    <Layout ctx={ctx} title="CVEs" section="cves" scripts={['query-builder.js']}>
+      <div class="page-head">
+        <h1>CVEs</h1>
+        <div class="row">
+          <ViewsMenu views={views} />
+          <SaveViewForm
+            ctx={ctx}
+            state={state}
+            errors={save?.errors}
+            name={save?.name}
+            organization={save?.organization}
+          />
+        </div>
+      </div>
+      <FormProblems errors={errors} fields={[...Object.keys(form), 'name', 'organization']} />
+      <form method="get" action="/cves" class="cve-filters" id="cve-filters">
+        <div class={qErrors.length ? 'field has-error' : 'field'}>
+          <label for="f-q">Query</label>
+          <div class="query-box">
+            <input
+              id="f-q"
+              name="q"
+              type="search"
+              value={form.q}
+              maxLength={1000}
+              placeholder="e.g. kev=true AND cvss31>=9"
+              autocomplete="off"
+              spellcheck={false}
+              aria-invalid={qErrors.length ? 'true' : undefined}
+              aria-describedby={qErrors.length ? 'f-q-error f-q-hint' : 'f-q-hint'}
+            />
+            <button type="submit" class="btn-primary">
+              Search
+            </button>
+          </div>
+          <div class="hint" id="f-q-hint">
+            Terms <code>field=value</code> joined by AND / OR, words search the text. Fields:{' '}
+            {QUERY_FIELDS.join(', ')}. Examples:{' '}
+            {QUERY_EXAMPLES.map((e) => (
+              <a class="chip" href={`/cves?q=${encodeURIComponent(e.q)}`} data-q={e.q}>
+                {e.label}
+              </a>
+            ))}
+          </div>
+          {qErrors.length > 0 && <QueryError q={form.q} messages={qErrors} />}
+        </div>
+        <div id="query-builder" class="query-builder" hidden></div>
+        <fieldset class="filters">
+          <legend>Filters</legend>
+          <Field name="search" label="Text" value={form.search} errors={errors} maxlength={200} />
+          <Field name="vendor" label="Vendor" value={form.vendor} errors={errors} maxlength={200} />
+          <Field name="product" label="Product" value={form.product} errors={errors} maxlength={200} />
+          <Field
+            name="weakness"
+            label="Weakness"
+            value={form.weakness}
+            errors={errors}
+            placeholder="CWE-79"
+          />
+          <SelectField
+            name="cvss"
+            label="CVSS 3.1"
+            value={form.cvss}
+            options={[
+              { value: '', label: 'Any' },
+              ...CVSS_LEVELS.map((l) => ({ value: l, label: l === 'empty' ? 'No score' : l })),
+            ]}
+            errors={errors}
+          />
+          <SelectField
+            name="kev"
+            label="KEV"
+            value={form.kev}
+            options={[
+              { value: '', label: 'Any' },
+              { value: 'true', label: 'In KEV' },
+              { value: 'false', label: 'Not in KEV' },
+            ]}
+            errors={errors}
+          />
+          <Field
+            name="epss_gte"
+            label="EPSS at least"
+            value={form.epss_gte}
+            errors={errors}
+            placeholder="0.8"
+            inputmode="text"
+          />
+          <Field
+            name="created_gte"
+            label="Published since"
+            type="date"
+            value={form.created_gte}
+            errors={errors}
+          />
+          <Field
+            name="updated_gte"
+            label="Updated since"
+            type="date"
+            value={form.updated_gte}
+            errors={errors}
+          />
+          <SelectField
+            name="ordering"
+            label="Sort"
+            value={form.ordering || '-updated_at'}
+            options={Object.entries(ORDERING_LABELS).map(([value, label]) => ({ value, label }))}
+            errors={errors}
+          />
+          <SelectField
+            name="size"
+            label="Per page"
+            value={form.size || '25'}
+            options={PAGE_SIZES}
+            errors={errors}
+          />
+          <div class="field">
+            <button type="submit">Apply</button>
+          </div>
+          <div class="field">
+            <a href="/cves">Clear</a>
+          </div>
+        </fieldset>
+      </form>
+      {page && (
+        <>
+          <div class="row list-actions">
+            <a href={`/cves/export.csv${exportQuery ? `?${exportQuery}` : ''}`} download>
+              Export CSV
+            </a>
+            <span class="muted small">(up to 10,000 CVEs)</span>
+          </div>
+          <Pager state={state} page={page} />
+          {page.items.length > 0 && <CveTable items={page.items} ctx={ctx} />}
+          {page.items.length > 0 && <Pager state={state} page={page} />}
+        </>
+      )}
+    </Layout>
+  );
+}
+
+/** The catalog service's arguments for the list in `state`. */
+export function listRequest(request: FastifyRequest, state: CveListState) {
+  const organizationId = request.page.currentOrg?.organizationId ?? NO_ORGANIZATION;
+  return {
+    countKey: listCountKey(state.form, organizationId),
+    options: { q: { text: state.form.q || undefined, organizationId } },
+  };
+}
+
+const field = (body: unknown, name: string): string => {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+};
+
+const VIEW_NOTICES: Record<string, string> = {
+  saved: 'The view is saved.',
+  deleted: 'The view is deleted.',
+};
+
+function SavedViewsPage({
+  ctx,
+  views,
+  done,
+}: {
+  ctx: PageContext;
+  views: SavedView[];
+  done: string | undefined;
+}) {
+  const notice = done ? VIEW_NOTICES[done] : undefined;
+  return (
+    <Layout ctx={ctx} title="Saved views" section="cves">
+      <p class="crumbs">
+        <a href="/cves">CVEs</a> ›
+      </p>
+      <h1>Saved views</h1>
+      {notice && (
+        <div class="notice ok" role="status">
+          {notice}
+        </div>
+      )}
+      {views.length === 0 ? (
+        <p>
+          No saved views yet. Filter the <a href="/cves">CVE list</a>, then "Save this view".
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="data">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Filters</th>
+                <th scope="col">Visible to</th>
+                <th scope="col">Saved</th>
+                <th scope="col">
+                  <span class="skip-link">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {views.map((v) => (
+                <tr>
+                  <td>
+                    <a href={`/cves${v.query ? `?${v.query}` : ''}`}>{v.name}</a>
+                  </td>
+                  <td class="mono small">
+                    {v.query ? decodeURIComponent(v.query.replace(/\+/g, ' ')) : 'all CVEs'}
+                  </td>
+                  <td>{v.organization ? `Members of ${v.organization}` : 'Only me'}</td>
+                  <td>
+                    <Time date={v.createdAt} style={ctx.dateStyle} withTime={false} />
+                  </td>
+                  <td>
+                    {v.deletable && (
+                      <form
+                        method="post"
+                        action={`/cves/views/${v.id}/delete`}
+                        class="inline-form"
+                        data-confirm={`Delete the view "${v.name}"?`}
+                      >
+                        <Csrf ctx={ctx} />
+                        <button type="submit" class="btn-danger btn-small">
+                          Delete
+                        </button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  );
+}
+
+export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
+  const actorOf = (request: FastifyRequest) => {
+    const user = request.page.user!;
+    return { type: 'user' as const, id: user.id, name: user.username };
+  };
+
+  /** The page for the request's list; `save`: a refused saved view's form to show again. */
+  const renderList = async (
+    request: FastifyRequest,
+    query: Record<string, unknown>,
+    save?: CveListPageProps['save'],
+  ) => {
+    const state = readCveListState(query);
+    const views = await services.savedViews.list(request.page.user!.id);
+    let errors: FormErrors = { ...state.errors, ...save?.errors };
+    let page: CveBrowsePage | undefined;
+    if (Object.keys(state.errors).length === 0) {
+      const { countKey, options } = listRequest(request, state);
+      try {
+        page = await services.catalog.browseCves(
+          state.filters,
+          state.ordering,
+          state.cursor,
+          state.size,
+          countKey,
+          options,
+        );
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+        errors = { ...errors, ...formErrorsOf(err) };
+      }
+    }
+    const bad = Object.keys(errors).length > 0;
+    return {
+      view: (
+        <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} save={save} />
+      ),
+      bad,
+    };
+  };
+
+  app.get('/cves', async (request, reply) => {
+    const { view, bad } = await renderList(request, request.query as Record<string, unknown>);
+    return sendPage(reply, view, bad ? 400 : 200);
+  });
+
+  // Every CVE of the current filters as CSV (API v2's columns), at most 10,000: more is the list
+  // page again with the message.
+  app.get('/cves/export.csv', async (request, reply) => {
+    const state = readCveListState(request.query as Record<string, unknown>);
+    if (Object.keys(state.errors).length === 0) {
+      const { countKey, options } = listRequest(request, state);
+      try {
+        const { rows } = await services.catalog.exportCves(state.filters, state.ordering, countKey, options);
+        return sendCsv(reply, 'cves.csv', csvStream(CVE_CSV_COLUMNS, rows));
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+        const views = await services.savedViews.list(request.page.user!.id);
+        const errors = { _form: Object.values(formErrorsOf(err)).flat() };
+        const page = await services.catalog
+          .browseCves(state.filters, state.ordering, undefined, state.size, countKey, options)
+          .catch(() => undefined);
+        return sendPage(
+          reply,
+          <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} />,
+          400,
+        );
+      }
+    }
+    const { view } = await renderList(request, request.query as Record<string, unknown>);
+    return sendPage(reply, view, 400);
+  });
+
+  app.get('/cves/views', async (request, reply) => {
+    const views = await services.savedViews.list(request.page.user!.id);
+    const done = (request.query as { done?: unknown }).done;
+    return sendPage(
+      reply,
+      <SavedViewsPage ctx={request.page} views={views} done={typeof done === 'string' ? done : undefined} />,
+    );
+  });
+
+  app.post('/cves/views', async (request, reply) => {
+    const input = {
+      name: field(request.body, 'name'),
+      query: field(request.body, 'query'),
+      organization: field(request.body, 'organization') || undefined,
+    };
+    try {
+      await services.savedViews.create(actorOf(request), input);
+      return reply.redirect('/cves/views?done=saved', 303);
+    } catch (err) {
+      const errors = formErrorsOf(err);
+      const query = Object.fromEntries(new URLSearchParams(input.query.slice(0, 2000)));
+      const save = { errors, name: input.name, organization: input.organization ?? '' };
+      const { view } = await renderList(request, query, save);
+      return sendPage(reply, view, 400);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/cves/views/:id/delete', async (request, reply) => {
+    await services.savedViews.delete(actorOf(request), request.params.id);
+    return reply.redirect('/cves/views?done=deleted', 303);
+  });
+};
