@@ -64,7 +64,9 @@ export async function serveCommand(): Promise<number> {
   const setup = await services.webSessions.firstAdminLink();
   if (setup) {
     const base = config.baseUrl ?? `http://localhost:${config.port}`;
-    logger.info(`no user yet: create the first administrator at ${base}/setup/${setup} (this link works once, for 24 hours)`);
+    logger.info(
+      `no user yet: create the first administrator at ${base}/setup/${setup} (this link works once, for 24 hours)`,
+    );
   }
 
   const readiness = await services.health.readiness();
