@@ -16,6 +16,7 @@ import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
 import { WebSessionService } from './services/web-session.service.ts';
+import { InvitationService } from './services/invitation.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
@@ -105,6 +106,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   );
   const reports = new ReportService(database.db, projects, tracker, deliveries);
   const accounts = new AccountService(database.db);
+  const webSessions = new WebSessionService(database.db, accounts);
   return {
     config,
     database,
@@ -114,9 +116,10 @@ export function servicesFor(config: Config, database: Database, secret: string):
     catalog,
     tokens: new TokenService(database.db, secret),
     accounts,
-    webSessions: new WebSessionService(database.db, accounts),
+    webSessions,
+    invitations: new InvitationService(database.db, accounts, webSessions, { openSignup: config.webOpenSignup }),
     organizations: new OrganizationService(database.db),
-    members: new MemberService(database.db),
+    members: new MemberService(database.db, { sender: emailSender, baseUrl }),
     auditLog: new AuditService(database.db),
     projects,
     tracker,

@@ -16,8 +16,11 @@ export interface EmailSenderOptions {
 
 export interface OutgoingEmail extends EmailMessage {
   to: string;
-  /** Shown in the parts already; here it becomes List-Unsubscribe (RFC 2369) with one-click (RFC 8058). */
-  unsubscribeUrl: string;
+  /**
+   * Shown in the parts already; here it becomes List-Unsubscribe (RFC 2369) with one-click (RFC 8058).
+   * Absent for a message that is no subscription (an invitation).
+   */
+  unsubscribeUrl?: string;
   /** The delivery id: becomes the Message-ID, so a retried delivery is recognizable as the same message. */
   deliveryId: string;
 }
@@ -96,8 +99,12 @@ export function createEmailSender(options: EmailSenderOptions): EmailSender {
           text: email.text,
           html: email.html,
           messageId: `<${email.deliveryId}@${messageDomain}>`,
-          list: { unsubscribe: email.unsubscribeUrl },
-          headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+          ...(email.unsubscribeUrl
+            ? {
+                list: { unsubscribe: email.unsubscribeUrl },
+                headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+              }
+            : {}),
           signal: controller.signal,
         });
         return { ok: true, status_code: replyCode(info.response), error: null, retryable: false };
