@@ -197,9 +197,12 @@ export class MemberService {
     });
   }
 
-  /** Removes a member or withdraws an invitation; the last joined owner cannot be removed. */
-  async remove(organizationId: string, id: string, actor: Actor): Promise<void> {
-    await this.inOrganization(organizationId, async (tx) => {
+  /**
+   * Removes a member or withdraws an invitation (its links stop working); the last joined owner
+   * cannot be removed. Returns who it was.
+   */
+  async remove(organizationId: string, id: string, actor: Actor): Promise<MemberRow> {
+    return this.inOrganization(organizationId, async (tx) => {
       const member = await this.accounts.findMember(organizationId, id, tx);
       if (!member) throw new AppError('not_found');
       await this.assertNotLastOwner(tx, member, 'id', 'cannot remove the last owner of the organization');
@@ -225,6 +228,7 @@ export class MemberService {
           tx,
         );
       }
+      return member;
     });
   }
 

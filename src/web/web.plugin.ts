@@ -25,6 +25,7 @@ import { sendPage } from './page.tsx';
 import { SessionStore } from './session-store.ts';
 import { signInRoutes } from './pages/sign-in.routes.tsx';
 import { homeRoutes } from './pages/home.routes.tsx';
+import { organizationPages } from './pages/organization.routes.tsx';
 
 declare module 'fastify' {
   interface Session {
@@ -56,6 +57,7 @@ export type WebServices = Pick<
   | 'projects'
   | 'tracker'
   | 'secret'
+  | 'invitations'
 >;
 
 export interface WebOptions {
@@ -152,6 +154,7 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
 
   await app.register(signInRoutes, { services });
   await app.register(homeRoutes, { services });
+  await app.register(organizationPages, { services });
 
   // A page that does not exist, in the page frame of whoever asked (the API keeps its JSON answers).
   app.get('/*', { config: { public: true } }, async (request, reply) => {
