@@ -212,7 +212,8 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
         page={1}
         emailConfigured={services.members.emailConfigured}
         invite={invite}
-        errors={errors}
+        // Beside the invite form when it was the invitation; else all at the top.
+        errors={invite ? errors : { _form: Object.values(errors).flat() }}
       />,
       400,
     );
@@ -252,7 +253,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     try {
       resent = await services.members.resendInvitation(access.membership.organizationId, id, access.actor);
     } catch (err) {
-      return refused(reply, request.page, access, formErrorsOf(err));
+      return refused(reply, request.page, access, validationErrorsOf(err));
     }
     if (resent.invitation.email === 'sent')
       return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=resent`, 303);
@@ -278,7 +279,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     try {
       await services.members.changeRole(access.membership.organizationId, id, role, access.actor);
     } catch (err) {
-      return refused(reply, request.page, access, formErrorsOf(err));
+      return refused(reply, request.page, access, validationErrorsOf(err));
     }
     // Demoting oneself: the members page is still readable, the owner tabs are gone.
     return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=role`, 303);
@@ -291,13 +292,19 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     try {
       removed = await services.members.remove(access.membership.organizationId, id, access.actor);
     } catch (err) {
-      return refused(reply, request.page, access, formErrorsOf(err));
+      return refused(reply, request.page, access, validationErrorsOf(err));
     }
     if (removed.user_id === access.actor.id) return reply.redirect('/', 303);
     const done = removed.date_joined === null ? 'withdrawn' : 'removed';
     return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=${done}`, 303);
   });
 };
+
+/** The field errors of a validation error; anything else (not found) is thrown on. */
+function validationErrorsOf(err: unknown): FormErrors {
+  if (err instanceof AppError && err.code === 'validation_error') return formErrorsOf(err);
+  throw err;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
