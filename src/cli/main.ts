@@ -68,6 +68,9 @@ const COMMANDS: CliCommand[] = [
   S.tokenCreate,
   S.tokenList,
   S.tokenRevoke,
+  S.memberAdd,
+  S.memberList,
+  S.memberRemove,
   S.tagSet,
   S.tagList,
 ];
@@ -78,6 +81,7 @@ const GROUPS: Record<string, string> = {
   org: 'organizations',
   project: 'projects of an organization',
   token: 'organization API tokens',
+  member: 'members and invitations of an organization',
   tag: "a user's own tags on CVEs (API v1's `tag` filter)",
 };
 
