@@ -117,7 +117,9 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tokens: new TokenService(database.db, secret),
     accounts,
     webSessions,
-    invitations: new InvitationService(database.db, accounts, webSessions, { openSignup: config.webOpenSignup }),
+    invitations: new InvitationService(database.db, accounts, webSessions, {
+      openSignup: config.webOpenSignup,
+    }),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db, { sender: emailSender, baseUrl }),
     auditLog: new AuditService(database.db),

@@ -435,10 +435,15 @@ const tokenRevoke = serviceCommand({
 
 const memberAdd = serviceCommand({
   name: 'member add',
-  description: 'invite someone to an organization by email (emailed when SMTP_URL is set; else prints the link)',
+  description:
+    'invite someone to an organization by email (emailed when SMTP_URL is set; else prints the link)',
   arguments: [{ name: '<org>', description: 'the organization' }, { name: '<email>' }],
   options: [
-    { flags: '--role <role>', description: 'owner or member (default: member)', choices: ['owner', 'member'] },
+    {
+      flags: '--role <role>',
+      description: 'owner or member (default: member)',
+      choices: ['owner', 'member'],
+    },
     { flags: '--invited-by <username>', description: 'the member the invitation is recorded as made by' },
   ],
   args: (org: string, email: string, o: { role?: 'owner' | 'member'; invitedBy?: string }) => ({
@@ -493,7 +498,11 @@ const memberList = serviceCommand({
         `${r.email}  ${r.role.padEnd(6)}  ${r.status.padEnd(7)}  ${r.username ?? '-'}  ` +
         (r.date_joined ? `joined ${r.date_joined}` : `invited ${r.date_invited}`),
     );
-    return { text: lines.length ? lines.join('\n') : `no members in ${org.name}`, data: rows, exitCode: EXIT.ok };
+    return {
+      text: lines.length ? lines.join('\n') : `no members in ${org.name}`,
+      data: rows,
+      exitCode: EXIT.ok,
+    };
   },
 });
 

@@ -82,7 +82,9 @@ export class AuditRepository {
   }
 
   /** The actor names, actions and resource types found in the organization's log (for filter choices). */
-  async facets(organizationId: string): Promise<{ actors: string[]; actions: string[]; resources: string[] }> {
+  async facets(
+    organizationId: string,
+  ): Promise<{ actors: string[]; actions: string[]; resources: string[] }> {
     const distinct = async (column: 'actor_name' | 'action' | 'resource_type') =>
       (
         await this.db

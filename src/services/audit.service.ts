@@ -26,7 +26,10 @@ export class AuditService {
 
   /** A page of entries with the actors, actions and resource types the log holds (the web filters' choices). */
   async browse(organizationId: string, filter: AuditFilter, page: PageRequest) {
-    const [listed, facets] = [await this.list(organizationId, filter, page), await this.audit.facets(organizationId)];
+    const [listed, facets] = [
+      await this.list(organizationId, filter, page),
+      await this.audit.facets(organizationId),
+    ];
     return { ...listed, facets };
   }
 }

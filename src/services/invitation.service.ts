@@ -97,7 +97,9 @@ export class InvitationService {
   ): Promise<AcceptedInvitation> {
     const pending = await this.pending(token, address);
     if (await this.accounts.findUserByEmail(pending.email))
-      throw validationError({ _form: [`An account with ${pending.email} exists: sign in with it to accept.`] });
+      throw validationError({
+        _form: [`An account with ${pending.email} exists: sign in with it to accept.`],
+      });
     const created = await this.accountService.createUser({
       username: input.username.trim(),
       email: pending.email,
@@ -141,18 +143,28 @@ export class InvitationService {
   private async pending(token: string, address: string): Promise<PendingInvitation> {
     const wait = this.unknownLinks.retryAfter(address);
     if (wait !== undefined)
-      throw new RetryLaterError(wait, `Too many invalid invitation links. Try again in ${Math.ceil(wait / 60)} minutes.`);
+      throw new RetryLaterError(
+        wait,
+        `Too many invalid invitation links. Try again in ${Math.ceil(wait / 60)} minutes.`,
+      );
     const found = /^[A-Za-z0-9_-]{20,100}$/.test(token)
       ? await this.links.findPendingInvitation(hashLinkSecret(token))
       : undefined;
     if (!found) {
       this.unknownLinks.fail(address);
-      throw new AppError('not_found', 'This invitation link is not valid: it was used, withdrawn or has expired.');
+      throw new AppError(
+        'not_found',
+        'This invitation link is not valid: it was used, withdrawn or has expired.',
+      );
     }
     return found;
   }
 
-  private async join(pending: PendingInvitation, user: WebUser, accountCreated: boolean): Promise<AcceptedInvitation> {
+  private async join(
+    pending: PendingInvitation,
+    user: WebUser,
+    accountCreated: boolean,
+  ): Promise<AcceptedInvitation> {
     if (normalizeEmail(user.email) !== pending.email)
       throw new AppError(
         'permission_denied',

@@ -21,7 +21,16 @@ for (const backend of backends) {
       env = { ...db.env, VULNTRACK_LOAD_SAMPLE: 'false', VULNTRACK_BASE_URL: 'https://vt.example.org' };
       sink = await startSink();
       for (const args of [
-        ['user', 'create', '--username', 'alice', '--email', 'alice@example.com', '--password', 'correct horse'],
+        [
+          'user',
+          'create',
+          '--username',
+          'alice',
+          '--email',
+          'alice@example.com',
+          '--password',
+          'correct horse',
+        ],
         ['org', 'create', 'acme', '--owner', 'alice'],
       ]) {
         const r = await runCli(args, env);
@@ -35,14 +44,27 @@ for (const backend of backends) {
     });
 
     it('invites: prints the link without SMTP, emails it with SMTP_URL', async () => {
-      const noSmtp = await runCli(['member', 'add', 'acme', 'Bob@Example.com', '--role', 'owner', '--invited-by', 'alice'], env);
+      const noSmtp = await runCli(
+        ['member', 'add', 'acme', 'Bob@Example.com', '--role', 'owner', '--invited-by', 'alice'],
+        env,
+      );
       expect(noSmtp.code).toBe(0);
-      expect(noSmtp.stdout).toContain('invited bob@example.com to acme as owner; email is not configured (SMTP_URL)');
+      expect(noSmtp.stdout).toContain(
+        'invited bob@example.com to acme as owner; email is not configured (SMTP_URL)',
+      );
       expect(noSmtp.stdout).toMatch(/https:\/\/vt\.example\.org\/invitations\/[A-Za-z0-9_-]{30,}\n$/);
 
-      const emailed = await runCli(['--json', 'member', 'add', 'acme', 'carol@example.com'], { ...env, SMTP_URL: sink.url });
+      const emailed = await runCli(['--json', 'member', 'add', 'acme', 'carol@example.com'], {
+        ...env,
+        SMTP_URL: sink.url,
+      });
       expect(emailed.code).toBe(0);
-      expect(JSON.parse(emailed.stdout)).toMatchObject({ email: 'carol@example.com', role: 'member', emailed: true, link: null });
+      expect(JSON.parse(emailed.stdout)).toMatchObject({
+        email: 'carol@example.com',
+        role: 'member',
+        emailed: true,
+        link: null,
+      });
       expect(sink.messages.map((m) => m.to)).toEqual([['carol@example.com']]);
       expect(sink.messages[0]!.mail.text).toMatch(/https:\/\/vt\.example\.org\/invitations\//);
 
@@ -57,7 +79,12 @@ for (const backend of backends) {
     it('lists members and invitations (--json), removes and withdraws, and keeps the last owner', async () => {
       const list = await runCli(['--json', 'member', 'list', 'acme'], env);
       expect(list.code).toBe(0);
-      const rows = JSON.parse(list.stdout) as { email: string; role: string; status: string; username: string | null }[];
+      const rows = JSON.parse(list.stdout) as {
+        email: string;
+        role: string;
+        status: string;
+        username: string | null;
+      }[];
       expect(rows.map((r) => [r.email, r.role, r.status, r.username])).toEqual([
         ['alice@example.com', 'owner', 'joined', 'alice'],
         ['bob@example.com', 'owner', 'invited', null],
@@ -75,7 +102,9 @@ for (const backend of backends) {
       const unknown = await runCli(['member', 'remove', 'acme', 'nobody@example.com'], env);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('nobody@example.com is neither a member of acme nor invited to it');
-      const after = JSON.parse((await runCli(['--json', 'member', 'list', 'acme'], env)).stdout) as { email: string }[];
+      const after = JSON.parse((await runCli(['--json', 'member', 'list', 'acme'], env)).stdout) as {
+        email: string;
+      }[];
       expect(after.map((r) => r.email)).toEqual(['alice@example.com', 'bob@example.com']);
       expect((await runCli(['member', 'list', 'no-such-org'], env)).code).not.toBe(0);
     });

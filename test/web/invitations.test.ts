@@ -44,7 +44,10 @@ describeEachDatabase('web: invitations', (use) => {
 
   it('emails the invitation from the members page, and a new person signs up through the link', async () => {
     await ownerBrowser.get('/org/globex/members');
-    const invited = await ownerBrowser.post('/org/globex/members', { email: 'new.person@example.org', role: 'member' });
+    const invited = await ownerBrowser.post('/org/globex/members', {
+      email: 'new.person@example.org',
+      role: 'member',
+    });
     expect(invited.status).toBe(303);
     expect((await ownerBrowser.follow(invited)).text).toContain('The invitation was emailed');
 
@@ -73,7 +76,11 @@ describeEachDatabase('web: invitations', (use) => {
     expect(bad.html.querySelector('#f-password-error')?.text).toMatch(/at least 8/);
     expect(bad.html.querySelector('#f-username')?.getAttribute('value')).toBe('new person');
     // A stray email field is ignored: the account gets the invited address.
-    const joined = await visitor.post(`${path}/signup`, { username: 'newperson', password: PASSWORD, email: 'other@evil.example' });
+    const joined = await visitor.post(`${path}/signup`, {
+      username: 'newperson',
+      password: PASSWORD,
+      email: 'other@evil.example',
+    });
     expect(joined.status).toBe(303);
     expect(joined.location).toBe('/org/globex?done=joined');
     const welcome = await visitor.follow(joined);
@@ -84,7 +91,9 @@ describeEachDatabase('web: invitations', (use) => {
     // The link worked once.
     expect((await new WebClient(api.app).get(path)).status).toBe(404);
     const members = await ownerBrowser.get('/org/globex/members');
-    const row = members.html.querySelectorAll('table.data tbody tr').find((r) => r.text.includes('new.person@example.org'))!;
+    const row = members.html
+      .querySelectorAll('table.data tbody tr')
+      .find((r) => r.text.includes('new.person@example.org'))!;
     expect(row.text).toContain('Joined');
     expect(row.text).toContain('newperson');
   });
@@ -104,10 +113,15 @@ describeEachDatabase('web: invitations', (use) => {
     const page = await kim.get(path);
     expect(page.html.querySelector(`form[action="${path}"] button`)?.text).toBe('Join globex');
     // The GET changed nothing.
-    expect((await api.services.webSessions.organizationsOf((await api.services.accounts.findUser('kim'))!.id)).length).toBe(0);
+    expect(
+      (await api.services.webSessions.organizationsOf((await api.services.accounts.findUser('kim'))!.id))
+        .length,
+    ).toBe(0);
     const joined = await kim.post(path);
     expect(joined.status).toBe(303);
-    const orgs = await api.services.webSessions.organizationsOf((await api.services.accounts.findUser('kim'))!.id);
+    const orgs = await api.services.webSessions.organizationsOf(
+      (await api.services.accounts.findUser('kim'))!.id,
+    );
     expect(orgs.map((o) => [o.name, o.role])).toEqual([['globex', 'owner']]);
     expect((await kim.get(path)).status).toBe(404);
     // The audit log records the join.
@@ -130,7 +144,11 @@ describeEachDatabase('web: invitations', (use) => {
   });
 
   it('makes a withdrawn invitation link answer 404, and a resent one replace the first', async () => {
-    const invited = await api.services.members.invite(owner.org.id, { email: 'max@example.org' }, owner.actor);
+    const invited = await api.services.members.invite(
+      owner.org.id,
+      { email: 'max@example.org' },
+      owner.actor,
+    );
     expect(invited.invitation.email).toBe('sent');
     const first = linkIn(sink, 'max@example.org');
     await api.services.members.resendInvitation(owner.org.id, invited.id, owner.actor);
@@ -141,7 +159,9 @@ describeEachDatabase('web: invitations', (use) => {
     expect((await visitor.get(second)).status).toBe(200);
     await api.services.members.remove(owner.org.id, invited.id, owner.actor);
     expect((await visitor.get(second)).status).toBe(404);
-    expect((await visitor.post(`${second}/signup`, { username: 'max', password: PASSWORD })).status).toBe(404);
+    expect((await visitor.post(`${second}/signup`, { username: 'max', password: PASSWORD })).status).toBe(
+      404,
+    );
     expect(await api.services.accounts.findUser('max')).toBeUndefined();
   });
 
@@ -151,7 +171,11 @@ describeEachDatabase('web: invitations', (use) => {
     await api.services.members.invite(owner.org.id, { email: 'csrf@example.org' }, owner.actor);
     const path = linkIn(sink, 'csrf@example.org');
     await visitor.get(path);
-    const forged = await visitor.post(`${path}/signup`, { _csrf: 'forged', username: 'csrf', password: PASSWORD });
+    const forged = await visitor.post(`${path}/signup`, {
+      _csrf: 'forged',
+      username: 'csrf',
+      password: PASSWORD,
+    });
     expect(forged.status).toBe(403);
     expect(await api.services.accounts.findUser('csrf')).toBeUndefined();
   });
@@ -184,8 +208,16 @@ describeEachDatabase('web: invitations', (use) => {
     });
 
     it("accepts for an existing account only with that account's password", async () => {
-      await api.services.accounts.createUser({ username: 'ann', email: 'ann@example.org', password: PASSWORD });
-      await api.services.members.invite(owner.org.id, { email: 'ann@example.org', role: 'owner' }, owner.actor);
+      await api.services.accounts.createUser({
+        username: 'ann',
+        email: 'ann@example.org',
+        password: PASSWORD,
+      });
+      await api.services.members.invite(
+        owner.org.id,
+        { email: 'ann@example.org', role: 'owner' },
+        owner.actor,
+      );
       const token = linkIn(sink, 'ann@example.org').split('/').at(-1)!;
       const wrong = await accept({ token, password: 'wrong password' }, '10.9.0.2');
       expect(wrong.statusCode).toBe(400);
@@ -194,7 +226,12 @@ describeEachDatabase('web: invitations', (use) => {
       expect(other.statusCode).toBe(403);
       const done = await accept({ token, password: PASSWORD }, '10.9.0.2');
       expect(done.statusCode).toBe(200);
-      expect(done.json()).toMatchObject({ organization: 'globex', role: 'owner', username: 'ann', account_created: false });
+      expect(done.json()).toMatchObject({
+        organization: 'globex',
+        role: 'owner',
+        username: 'ann',
+        account_created: false,
+      });
     });
 
     it('refuses malformed bodies and unknown links, and throttles an address guessing links', async () => {
@@ -202,7 +239,10 @@ describeEachDatabase('web: invitations', (use) => {
       expect((await accept({ token: 'x', password: 'y', extra: 1 })).statusCode).toBe(400);
       const statuses: number[] = [];
       for (let i = 0; i < 22; i++)
-        statuses.push((await accept({ token: `guess-${i}-aaaaaaaaaaaaaaaaaaaaaaaa`, password: PASSWORD }, '10.9.0.3')).statusCode);
+        statuses.push(
+          (await accept({ token: `guess-${i}-aaaaaaaaaaaaaaaaaaaaaaaa`, password: PASSWORD }, '10.9.0.3'))
+            .statusCode,
+        );
       expect(statuses.slice(0, 20).every((s) => s === 404)).toBe(true);
       expect(statuses.at(-1)).toBe(429);
     });
@@ -225,7 +265,10 @@ describeEachDatabase('web: open sign-up', (use) => {
     const visitor = new WebClient(closed.app);
     expect((await visitor.get('/signup')).status).toBe(404);
     await visitor.get('/login');
-    expect((await visitor.post('/signup', { username: 'zed', email: 'zed@example.org', password: PASSWORD })).status).toBe(404);
+    expect(
+      (await visitor.post('/signup', { username: 'zed', email: 'zed@example.org', password: PASSWORD }))
+        .status,
+    ).toBe(404);
     expect(await closed.services.accounts.findUser('zed')).toBeUndefined();
 
     const browser = new WebClient(open.app);
@@ -234,7 +277,11 @@ describeEachDatabase('web: open sign-up', (use) => {
     expect(bad.status).toBe(400);
     expect(bad.html.querySelector('#f-email-error')?.text).toMatch(/not an email/);
     expect(bad.html.querySelector('#f-username')?.getAttribute('value')).toBe('zed');
-    const done = await browser.post('/signup', { username: 'zed', email: 'zed@example.org', password: PASSWORD });
+    const done = await browser.post('/signup', {
+      username: 'zed',
+      email: 'zed@example.org',
+      password: PASSWORD,
+    });
     expect(done.status).toBe(303);
     expect(done.location).toBe('/org/new');
     expect((await browser.get('/org/new')).status).toBe(200);

@@ -26,7 +26,12 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/rename', ownerOnly: true, form: { name: 'renamed-by-walk' } },
   { method: 'POST', url: '/org/:org/delete', ownerOnly: true, form: { confirm: ':org' } },
   { method: 'GET', url: '/org/:org/members', ownerOnly: false },
-  { method: 'POST', url: '/org/:org/members', ownerOnly: true, form: { email: 'walk@example.org', role: 'owner' } },
+  {
+    method: 'POST',
+    url: '/org/:org/members',
+    ownerOnly: true,
+    form: { email: 'walk@example.org', role: 'owner' },
+  },
   { method: 'POST', url: '/org/:org/members/:id/role', ownerOnly: true, form: { role: 'member' } },
   { method: 'POST', url: '/org/:org/members/:id/resend', ownerOnly: true },
   { method: 'POST', url: '/org/:org/members/:id/remove', ownerOnly: true },
@@ -67,11 +72,17 @@ describeEachDatabase('web: organization tenancy walk', (use) => {
     victim = await createOrganization(api.services, 'victim');
     const other = await createOrganization(api.services, 'intruder');
     outsider = await signedIn(api, other.user.username, PASSWORD);
-    const memberUser = await api.services.accounts.createUser({ username: 'plain', email: 'plain@victim.example', password: PASSWORD });
+    const memberUser = await api.services.accounts.createUser({
+      username: 'plain',
+      email: 'plain@victim.example',
+      password: PASSWORD,
+    });
     await api.services.members.invite(victim.org.id, { email: 'plain@victim.example' }, victim.actor);
     await api.services.accounts.acceptInvitation(memberUser.id, 'victim');
     member = await signedIn(api, 'plain', PASSWORD);
-    pendingId = (await api.services.members.invite(victim.org.id, { email: 'pending@victim.example' }, victim.actor)).id;
+    pendingId = (
+      await api.services.members.invite(victim.org.id, { email: 'pending@victim.example' }, victim.actor)
+    ).id;
     tokenId = (await createToken(api.services, victim.org.id, victim.actor)).record.tokenId;
   });
   afterAll(() => api.close());
@@ -86,7 +97,13 @@ describeEachDatabase('web: organization tenancy walk', (use) => {
     const db = api.services.database.db;
     const parts: unknown[] = [];
     for (const t of ['organization', 'membership', 'api_token', 'audit_log', 'one_time_link']) {
-      parts.push((await sql`SELECT count(*)::int AS n, md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${sql.table(t)} t`.execute(db)).rows);
+      parts.push(
+        (
+          await sql`SELECT count(*)::int AS n, md5(string_agg(t::text, ',' ORDER BY t::text)) AS h FROM ${sql.table(t)} t`.execute(
+            db,
+          )
+        ).rows,
+      );
     }
     return JSON.stringify(parts);
   }
@@ -101,7 +118,10 @@ describeEachDatabase('web: organization tenancy walk', (use) => {
     const before = await snapshot();
     await outsider.get('/org/intruder');
     for (const route of ROUTES) {
-      const response = route.method === 'GET' ? await outsider.get(urlOf(route)) : await outsider.post(urlOf(route), formOf(route));
+      const response =
+        route.method === 'GET'
+          ? await outsider.get(urlOf(route))
+          : await outsider.post(urlOf(route), formOf(route));
       expect(response.status, `${route.method} ${route.url}`).toBe(404);
       expect(response.text).not.toContain('pending@victim.example');
     }
@@ -112,7 +132,10 @@ describeEachDatabase('web: organization tenancy walk', (use) => {
     const before = await snapshot();
     await member.get('/org/victim');
     for (const route of ROUTES) {
-      const response = route.method === 'GET' ? await member.get(urlOf(route)) : await member.post(urlOf(route), formOf(route));
+      const response =
+        route.method === 'GET'
+          ? await member.get(urlOf(route))
+          : await member.post(urlOf(route), formOf(route));
       expect(response.status, `${route.method} ${route.url}`).toBe(route.ownerOnly ? 403 : 200);
     }
     expect(await snapshot()).toBe(before);
@@ -132,11 +155,20 @@ describeEachDatabase('web: organization tenancy walk', (use) => {
     const owner = await signedIn(api, victim.user.username, PASSWORD);
     await owner.get('/org/victim');
     // In an order that keeps the later routes meaningful: delete last.
-    for (const route of [...ROUTES.filter((r) => r.url !== '/org/:org/delete' && r.url !== '/org/:org/rename'), ROUTES[1]!, ROUTES[2]!]) {
-      const url = urlOf(route).replace('/org/victim', route === ROUTES[2] ? '/org/renamed-by-walk' : '/org/victim');
+    for (const route of [
+      ...ROUTES.filter((r) => r.url !== '/org/:org/delete' && r.url !== '/org/:org/rename'),
+      ROUTES[1]!,
+      ROUTES[2]!,
+    ]) {
+      const url = urlOf(route).replace(
+        '/org/victim',
+        route === ROUTES[2] ? '/org/renamed-by-walk' : '/org/victim',
+      );
       const form = route === ROUTES[2] ? { confirm: 'renamed-by-walk' } : formOf(route);
       const response = route.method === 'GET' ? await owner.get(url) : await owner.post(url, form);
-      expect([200, 201, 303], `${route.method} ${route.url}: ${response.text.slice(0, 200)}`).toContain(response.status);
+      expect([200, 201, 303], `${route.method} ${route.url}: ${response.text.slice(0, 200)}`).toContain(
+        response.status,
+      );
     }
     expect((await owner.get('/org/renamed-by-walk')).status).toBe(404);
   });

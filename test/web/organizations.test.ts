@@ -23,14 +23,18 @@ describeEachDatabase('web: organization pages', (use) => {
       const page = await browser.get('/org/acme');
       expect(page.status).toBe(200);
       expect(page.html.querySelector('h1')?.text).toBe('acme');
-      const tabs = page.html.querySelectorAll('nav.tabs a').map((a) => [a.text, a.getAttribute('aria-current') ?? '']);
+      const tabs = page.html
+        .querySelectorAll('nav.tabs a')
+        .map((a) => [a.text, a.getAttribute('aria-current') ?? '']);
       expect(tabs).toEqual([
         ['General', 'page'],
         ['Members', ''],
         ['API tokens', ''],
         ['Audit log', ''],
       ]);
-      expect(page.html.querySelector('form[action="/org/acme/rename"] input[name=name]')?.getAttribute('value')).toBe('acme');
+      expect(
+        page.html.querySelector('form[action="/org/acme/rename"] input[name=name]')?.getAttribute('value'),
+      ).toBe('acme');
     });
 
     it('creates an organization at /org/new, its creator the owner', async () => {
@@ -51,7 +55,9 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(page.text).toContain('The organization was created');
       expect(page.html.querySelector('.page-head .badge')?.text).toBe('owner');
       // The switcher lists it, current.
-      expect(page.html.querySelector('.usermenu details.menu summary[aria-label=Organization]')?.text).toBe('acme-labs');
+      expect(page.html.querySelector('.usermenu details.menu summary[aria-label=Organization]')?.text).toBe(
+        'acme-labs',
+      );
     });
 
     it('renames with validation, audited', async () => {
@@ -74,9 +80,9 @@ describeEachDatabase('web: organization pages', (use) => {
 
     it('deletes only when the name is typed, and the organization is gone', async () => {
       const page = await browser.get('/org/acme-research');
-      expect(page.html.querySelector('form[action="/org/acme-research/delete"]')?.getAttribute('data-confirm')).toMatch(
-        /Delete acme-research/,
-      );
+      expect(
+        page.html.querySelector('form[action="/org/acme-research/delete"]')?.getAttribute('data-confirm'),
+      ).toMatch(/Delete acme-research/);
       const wrong = await browser.post('/org/acme-research/delete', { confirm: 'acme' });
       expect(wrong.status).toBe(400);
       expect(wrong.html.querySelector('#f-confirm-error')?.text).toMatch(/type the organization's name/);
@@ -85,7 +91,9 @@ describeEachDatabase('web: organization pages', (use) => {
       const done = await browser.post('/org/acme-research/delete', { confirm: 'acme-research' });
       expect(done.status).toBe(303);
       expect((await browser.get('/org/acme-research')).status).toBe(404);
-      expect(await api.services.accounts.getOrganization('acme-research').catch((e: Error) => e.message)).toMatch(/Not found/);
+      expect(
+        await api.services.accounts.getOrganization('acme-research').catch((e: Error) => e.message),
+      ).toMatch(/Not found/);
       // The other organization is untouched.
       expect((await browser.get('/org/acme')).status).toBe(200);
     });
@@ -103,7 +111,9 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(bad.html.querySelector('#f-email')?.getAttribute('value')).toBe('nope');
       const badRole = await browser.post('/org/acme/members', { email: 'x@example.org', role: 'admin' });
       expect(badRole.status).toBe(400);
-      expect(badRole.html.querySelector('.field.has-error select[name=role] ~ .error')?.text).toMatch(/owner or member/);
+      expect(badRole.html.querySelector('.field.has-error select[name=role] ~ .error')?.text).toMatch(
+        /owner or member/,
+      );
 
       const invited = await browser.post('/org/acme/members', { email: 'Dana@Example.org', role: 'member' });
       expect(invited.status).toBe(201);
@@ -119,13 +129,17 @@ describeEachDatabase('web: organization pages', (use) => {
       // The list: the pending invitation with resend and withdraw; the link is not shown again.
       const list = await browser.get('/org/acme/members');
       expect(list.html.querySelector('#invitation-link')).toBeNull();
-      const row = list.html.querySelectorAll('table.data tbody tr').find((r) => r.text.includes('dana@example.org'))!;
+      const row = list.html
+        .querySelectorAll('table.data tbody tr')
+        .find((r) => r.text.includes('dana@example.org'))!;
       expect(row.text).toContain('Invited');
       expect(row.querySelector('form[action$="/resend"]')).toBeTruthy();
       expect(row.querySelector('form[action$="/remove"] button')?.text).toBe('Withdraw');
 
       // Resend: a new link, and the first one stops working.
-      const resent = await browser.post(row.querySelector('form[action$="/resend"]')!.getAttribute('action')!);
+      const resent = await browser.post(
+        row.querySelector('form[action$="/resend"]')!.getAttribute('action')!,
+      );
       expect(resent.status).toBe(200);
       const second = resent.html.querySelector('#invitation-link')?.getAttribute('value') ?? '';
       expect(second).not.toBe(link);
@@ -135,7 +149,9 @@ describeEachDatabase('web: organization pages', (use) => {
 
       // Withdraw: the link answers 404.
       await browser.get('/org/acme/members');
-      const withdrawn = await browser.post(row.querySelector('form[action$="/remove"]')!.getAttribute('action')!);
+      const withdrawn = await browser.post(
+        row.querySelector('form[action$="/remove"]')!.getAttribute('action')!,
+      );
       expect(withdrawn.status).toBe(303);
       expect(withdrawn.location).toBe('/org/acme/members?done=withdrawn');
       expect((await anonymous.get(new URL(second).pathname)).status).toBe(404);
@@ -153,12 +169,18 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(remove.status).toBe(400);
       expect(remove.html.querySelector('.notice.error')?.text).toMatch(/cannot remove the last owner/);
 
-      const invited = await api.services.members.invite(owner.org.id, { email: 'eve@example.org' }, owner.actor);
+      const invited = await api.services.members.invite(
+        owner.org.id,
+        { email: 'eve@example.org' },
+        owner.actor,
+      );
       const promote = await browser.post(`/org/acme/members/${invited.id}/role`, { role: 'owner' });
       expect(promote.status).toBe(303);
       const list = await browser.follow(promote);
       expect(list.text).toContain('The role was changed');
-      expect(list.html.querySelector(`#role-${invited.id} option[selected]`)?.getAttribute('value')).toBe('owner');
+      expect(list.html.querySelector(`#role-${invited.id} option[selected]`)?.getAttribute('value')).toBe(
+        'owner',
+      );
       const bad = await browser.post(`/org/acme/members/${invited.id}/role`, { role: 'boss' });
       expect(bad.status).toBe(400);
       expect((await browser.post(`/org/acme/members/not-a-uuid/role`, { role: 'owner' })).status).toBe(404);
@@ -174,11 +196,17 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(page.status).toBe(200);
       expect(page.html.querySelectorAll('input[type=checkbox][name=scopes]').length).toBeGreaterThan(10);
 
-      const bad = await browser.post('/org/acme/tokens', { name: '', mode: 'read', scopes: ['org:read', 'nope:read'] });
+      const bad = await browser.post('/org/acme/tokens', {
+        name: '',
+        mode: 'read',
+        scopes: ['org:read', 'nope:read'],
+      });
       expect(bad.status).toBe(400);
       expect(bad.html.querySelector('#f-name-error')?.text).toMatch(/1 to 100/);
       expect(bad.text).toContain('unknown scope "nope:read"');
-      expect(bad.html.querySelector('input[name=scopes][value="org:read"]')?.hasAttribute('checked')).toBe(true);
+      expect(bad.html.querySelector('input[name=scopes][value="org:read"]')?.hasAttribute('checked')).toBe(
+        true,
+      );
 
       const created = await browser.post('/org/acme/tokens', {
         name: 'ci-scanner',
@@ -194,7 +222,10 @@ describeEachDatabase('web: organization pages', (use) => {
         `curl -H "Authorization: Bearer ${token}" https://vt.example.org/api/v2/organizations/acme`,
       );
 
-      const used = await api.app.inject({ url: '/api/v2/organizations/acme', headers: { authorization: `Bearer ${token}` } });
+      const used = await api.app.inject({
+        url: '/api/v2/organizations/acme',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(used.statusCode).toBe(200);
       const readOnly = await api.app.inject({
         method: 'PATCH',
@@ -207,7 +238,9 @@ describeEachDatabase('web: organization pages', (use) => {
       // Listed without its secret: mode, scopes, created by, last used.
       const list = await browser.get('/org/acme/tokens');
       expect(list.body).not.toContain(token);
-      const row = list.html.querySelectorAll('table.data tbody tr').find((r) => r.text.includes('ci-scanner'))!;
+      const row = list.html
+        .querySelectorAll('table.data tbody tr')
+        .find((r) => r.text.includes('ci-scanner'))!;
       expect(row.text).toContain('read');
       expect(row.querySelectorAll('.chip').map((c) => c.text)).toEqual(['catalog:read', 'org:read']);
       expect(row.text).toContain(owner.user.username);
@@ -220,7 +253,10 @@ describeEachDatabase('web: organization pages', (use) => {
       const revoked = await browser.post(revoke.getAttribute('action')!);
       expect(revoked.status).toBe(303);
       expect((await browser.follow(revoked)).text).toContain('Revoked');
-      const after = await api.app.inject({ url: '/api/v2/organizations/acme', headers: { authorization: `Bearer ${token}` } });
+      const after = await api.app.inject({
+        url: '/api/v2/organizations/acme',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(after.statusCode).toBe(401);
       expect((await browser.post(revoke.getAttribute('action')!)).status).toBe(404);
     });
@@ -231,8 +267,18 @@ describeEachDatabase('web: organization pages', (use) => {
       const all = await browser.get('/org/acme/audit');
       expect(all.status).toBe(200);
       const actions = all.html.querySelectorAll('tbody td.mono').map((td) => td.text);
-      expect(actions).toEqual(expect.arrayContaining(['token.create', 'token.revoke', 'member.create', 'member.update', 'member.delete']));
-      expect(all.html.querySelectorAll('select[name=actor] option').map((o) => o.text)).toContain(owner.user.username);
+      expect(actions).toEqual(
+        expect.arrayContaining([
+          'token.create',
+          'token.revoke',
+          'member.create',
+          'member.update',
+          'member.delete',
+        ]),
+      );
+      expect(all.html.querySelectorAll('select[name=actor] option').map((o) => o.text)).toContain(
+        owner.user.username,
+      );
 
       const roles = await browser.get('/org/acme/audit?resource=member&action=member.update');
       const rows = roles.html.querySelectorAll('table.data tbody tr');
@@ -240,7 +286,9 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(rows[0]!.text).toContain('eve@example.org');
       expect(rows[0]!.querySelector('del')?.text).toBe('member');
       expect(rows[0]!.querySelector('ins')?.text).toBe('owner');
-      expect(roles.html.querySelector('select[name=action] option[selected]')?.getAttribute('value')).toBe('member.update');
+      expect(roles.html.querySelector('select[name=action] option[selected]')?.getAttribute('value')).toBe(
+        'member.update',
+      );
 
       const byNobody = await browser.get('/org/acme/audit?actor=nobody');
       expect(byNobody.text).toContain('0 entries');
@@ -264,7 +312,11 @@ describeEachDatabase('web: organization pages', (use) => {
   describe('a member (not an owner)', () => {
     let member: WebClient;
     beforeAll(async () => {
-      const user = await api.services.accounts.createUser({ username: 'mia', email: 'mia@example.org', password: PASSWORD });
+      const user = await api.services.accounts.createUser({
+        username: 'mia',
+        email: 'mia@example.org',
+        password: PASSWORD,
+      });
       await api.services.members.invite(owner.org.id, { email: 'mia@example.org' }, owner.actor);
       await api.services.accounts.acceptInvitation(user.id, 'acme');
       member = await signedIn(api, 'mia', PASSWORD);

@@ -41,10 +41,9 @@ const Accepted = Type.Object({
   account_created: Type.Boolean({ description: 'true when the acceptance created the account.' }),
 });
 
-export const invitationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'invitations'> }> = async (
-  app,
-  { services },
-) => {
+export const invitationRoutes: FastifyPluginAsyncTypebox<{
+  services: Pick<Services, 'invitations'>;
+}> = async (app, { services }) => {
   app.post(
     '/invitations/accept',
     {
@@ -53,14 +52,18 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Servic
         tags: ['members'],
         summary: 'Accept an invitation with its link secret (no token: a new account, or your credentials)',
         description:
-          'No API token: the invitation link\'s secret and the account\'s credentials. When an account with the invited email exists, `password` (and `username`, if given) must be its credentials; otherwise the account is created with `username` and `password`. The link works once.',
+          "No API token: the invitation link's secret and the account's credentials. When an account with the invited email exists, `password` (and `username`, if given) must be its credentials; otherwise the account is created with `username` and `password`. The link works once.",
         body: AcceptBody,
         response: { 200: Accepted, ...commonErrors },
       },
     },
     async (request) => {
       const { token, username, password } = request.body;
-      const accepted = await services.invitations.acceptWithCredentials(token, { username, password }, request.ip);
+      const accepted = await services.invitations.acceptWithCredentials(
+        token,
+        { username, password },
+        request.ip,
+      );
       return {
         organization: accepted.organization,
         role: accepted.role,

@@ -43,8 +43,8 @@ function InvitationPage({
         <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
         <h1>Join {invitation.organization}</h1>
         <p>
-          You are invited to join <strong>{invitation.organization}</strong> on vulntrack as {roleText(invitation.role)}.
-          The invitation is for <strong>{invitation.email}</strong>.
+          You are invited to join <strong>{invitation.organization}</strong> on vulntrack as{' '}
+          {roleText(invitation.role)}. The invitation is for <strong>{invitation.email}</strong>.
         </p>
         <FormProblems errors={errors} fields={['username', 'password']} />
         {user && matches && (
@@ -58,8 +58,8 @@ function InvitationPage({
         {user && !matches && (
           <>
             <p class="notice warn" role="status">
-              You are signed in as {user.username} ({user.email}), not with {invitation.email}. Sign out, then open this link
-              again and sign in (or sign up) with {invitation.email}.
+              You are signed in as {user.username} ({user.email}), not with {invitation.email}. Sign out, then
+              open this link again and sign in (or sign up) with {invitation.email}.
             </p>
             <form method="post" action="/logout" class="stacked">
               <Csrf ctx={ctx} />
@@ -79,12 +79,26 @@ function InvitationPage({
             <Csrf ctx={ctx} />
             <div class="field">
               <label for="f-email">Email</label>
-              <input id="f-email" type="email" value={invitation.email} readonly aria-describedby="f-email-hint" />
+              <input
+                id="f-email"
+                type="email"
+                value={invitation.email}
+                readonly
+                aria-describedby="f-email-hint"
+              />
               <div class="hint" id="f-email-hint">
                 The invited address.
               </div>
             </div>
-            <Field name="username" label="Username" value={username} autocomplete="username" required autofocus errors={errors} />
+            <Field
+              name="username"
+              label="Username"
+              value={username}
+              autocomplete="username"
+              required
+              autofocus
+              errors={errors}
+            />
             <Field
               name="password"
               label="Password"
@@ -104,7 +118,15 @@ function InvitationPage({
   );
 }
 
-function SignUpPage({ ctx, values, errors }: { ctx: PageContext; values: { username: string; email: string }; errors?: FormErrors }) {
+function SignUpPage({
+  ctx,
+  values,
+  errors,
+}: {
+  ctx: PageContext;
+  values: { username: string; email: string };
+  errors?: FormErrors;
+}) {
   return (
     <Layout ctx={ctx} title="Create an account" bare>
       <div class="card auth-card">
@@ -113,8 +135,24 @@ function SignUpPage({ ctx, values, errors }: { ctx: PageContext; values: { usern
         <FormProblems errors={errors} fields={['username', 'email', 'password']} />
         <form method="post" action="/signup" class="stacked">
           <Csrf ctx={ctx} />
-          <Field name="username" label="Username" value={values.username} autocomplete="username" required autofocus errors={errors} />
-          <Field name="email" label="Email" type="email" value={values.email} autocomplete="email" required errors={errors} />
+          <Field
+            name="username"
+            label="Username"
+            value={values.username}
+            autocomplete="username"
+            required
+            autofocus
+            errors={errors}
+          />
+          <Field
+            name="email"
+            label="Email"
+            type="email"
+            value={values.email}
+            autocomplete="email"
+            required
+            errors={errors}
+          />
           <Field
             name="password"
             label="Password"
@@ -157,7 +195,11 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
     const { token } = request.params;
     const username = field(request.body, 'username').trim();
     try {
-      const accepted = await invitations.signUp(token, { username, password: field(request.body, 'password') }, request.ip);
+      const accepted = await invitations.signUp(
+        token,
+        { username, password: field(request.body, 'password') },
+        request.ip,
+      );
       await startSession(request, accepted.user.id);
       request.session.orgName = accepted.organization;
       return reply.redirect(`${orgPath(accepted.organization)}?done=joined`, 303);
@@ -168,7 +210,13 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
       const invitation = await invitations.find(token, request.ip);
       return sendPage(
         reply,
-        <InvitationPage ctx={request.page} token={token} invitation={invitation} username={username} errors={errors} />,
+        <InvitationPage
+          ctx={request.page}
+          token={token}
+          invitation={invitation}
+          username={username}
+          errors={errors}
+        />,
         400,
       );
     }
@@ -182,13 +230,20 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
 
   app.post('/signup', open, async (request, reply) => {
     if (!invitations.openSignup) throw new AppError('not_found');
-    const values = { username: field(request.body, 'username').trim(), email: field(request.body, 'email').trim() };
+    const values = {
+      username: field(request.body, 'username').trim(),
+      email: field(request.body, 'email').trim(),
+    };
     try {
       const user = await invitations.signUpOpen({ ...values, password: field(request.body, 'password') });
       await startSession(request, user.id);
       return reply.redirect('/org/new', 303);
     } catch (err) {
-      return sendPage(reply, <SignUpPage ctx={request.page} values={values} errors={formErrorsOf(err)} />, 400);
+      return sendPage(
+        reply,
+        <SignUpPage ctx={request.page} values={values} errors={formErrorsOf(err)} />,
+        400,
+      );
     }
   });
 };

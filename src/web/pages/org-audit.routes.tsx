@@ -73,7 +73,8 @@ function Changes({ changes }: { changes: unknown }) {
           <dd>
             {isChange(value) ? (
               <>
-                <del>{show(value.old)}</del> <span aria-label="changed to">→</span> <ins>{show(value.new)}</ins>
+                <del>{show(value.old)}</del> <span aria-label="changed to">→</span>{' '}
+                <ins>{show(value.new)}</ins>
               </>
             ) : (
               show(value)
@@ -110,15 +111,31 @@ function AuditPage({
   return (
     <OrgPage ctx={ctx} access={access} tab="audit" title="Audit log">
       <FormProblems errors={errors} fields={['from', 'to']} />
-      <form method="get" action={orgPath(org, 'audit')} class="filters" role="search" aria-label="Filter the audit log">
-        <SelectField name="actor" label="Actor" value={query.actor} options={choices(facets.actors, query.actor, 'Anyone')} />
+      <form
+        method="get"
+        action={orgPath(org, 'audit')}
+        class="filters"
+        role="search"
+        aria-label="Filter the audit log"
+      >
+        <SelectField
+          name="actor"
+          label="Actor"
+          value={query.actor}
+          options={choices(facets.actors, query.actor, 'Anyone')}
+        />
         <SelectField
           name="resource"
           label="Resource"
           value={query.resource}
           options={choices(facets.resources, query.resource, 'Any resource')}
         />
-        <SelectField name="action" label="Action" value={query.action} options={choices(facets.actions, query.action, 'Any action')} />
+        <SelectField
+          name="action"
+          label="Action"
+          value={query.action}
+          options={choices(facets.actions, query.action, 'Any action')}
+        />
         <Field name="from" label="From (UTC)" type="date" value={query.from} errors={errors} />
         <Field name="to" label="To (UTC)" type="date" value={query.to} errors={errors} />
         <button type="submit">Filter</button>
@@ -169,7 +186,13 @@ function AuditPage({
           </tbody>
         </table>
       </div>
-      <Pager path={orgPath(org, 'audit')} query={{ ...query }} page={page} pageSize={PAGE_SIZE} count={entries.count} />
+      <Pager
+        path={orgPath(org, 'audit')}
+        query={{ ...query }}
+        page={page}
+        pageSize={PAGE_SIZE}
+        count={entries.count}
+      />
     </OrgPage>
   );
 }
@@ -187,10 +210,20 @@ export const auditRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
     };
     const page = pageNumber(request.query);
     try {
-      const { facets, ...entries } = await services.auditLog.browse(orgId, filterOf(query), { page, pageSize: PAGE_SIZE });
+      const { facets, ...entries } = await services.auditLog.browse(orgId, filterOf(query), {
+        page,
+        pageSize: PAGE_SIZE,
+      });
       return sendPage(
         reply,
-        <AuditPage ctx={request.page} access={access} query={query} facets={facets} entries={entries} page={page} />,
+        <AuditPage
+          ctx={request.page}
+          access={access}
+          query={query}
+          facets={facets}
+          entries={entries}
+          page={page}
+        />,
       );
     } catch (err) {
       const errors = formErrorsOf(err);
@@ -198,7 +231,15 @@ export const auditRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
       const { facets } = await services.auditLog.browse(orgId, {}, { page: 1, pageSize: 1 });
       return sendPage(
         reply,
-        <AuditPage ctx={request.page} access={access} query={query} facets={facets} entries={{ count: 0, items: [] }} page={1} errors={errors} />,
+        <AuditPage
+          ctx={request.page}
+          access={access}
+          query={query}
+          facets={facets}
+          entries={{ count: 0, items: [] }}
+          page={1}
+          errors={errors}
+        />,
         400,
       );
     }

@@ -8,10 +8,28 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { MemberRow } from '../../domain/member.ts';
 import type { InvitationDelivery } from '../../services/member.service.ts';
-import { Field, formErrorsOf, FormProblems, Notice, SelectField, Time, type FormErrors } from '../components.tsx';
+import {
+  Field,
+  formErrorsOf,
+  FormProblems,
+  Notice,
+  SelectField,
+  Time,
+  type FormErrors,
+} from '../components.tsx';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
-import { doneNotice, field, orgAccess, orgPath, OrgPage, ownerAccess, Pager, pageNumber, type OrgAccess } from './org-shared.tsx';
+import {
+  doneNotice,
+  field,
+  orgAccess,
+  orgPath,
+  OrgPage,
+  ownerAccess,
+  Pager,
+  pageNumber,
+  type OrgAccess,
+} from './org-shared.tsx';
 
 const PAGE_SIZE = 50;
 const ROLES = [
@@ -87,15 +105,13 @@ function MemberRowView({ ctx, access, m }: { ctx: PageContext; access: OrgAccess
           m.role
         )}
       </td>
-      <td>
-        {pending ? (
-          <span class="badge neutral">Invited</span>
-        ) : (
-          <span class="badge ok">Joined</span>
-        )}
-      </td>
+      <td>{pending ? <span class="badge neutral">Invited</span> : <span class="badge ok">Joined</span>}</td>
       <td class="nowrap">
-        {pending ? <Time date={m.date_invited} style={ctx.dateStyle} /> : <Time date={m.date_joined} style={ctx.dateStyle} />}
+        {pending ? (
+          <Time date={m.date_invited} style={ctx.dateStyle} />
+        ) : (
+          <Time date={m.date_joined} style={ctx.dateStyle} />
+        )}
       </td>
       {access.isOwner && (
         <td class="nowrap">
@@ -111,7 +127,9 @@ function MemberRowView({ ctx, access, m }: { ctx: PageContext; access: OrgAccess
             method="post"
             action={`${base}/remove`}
             class="inline-form"
-            data-confirm={pending ? `Withdraw the invitation of ${m.email}?` : `Remove ${m.email} from ${org}?`}
+            data-confirm={
+              pending ? `Withdraw the invitation of ${m.email}?` : `Remove ${m.email} from ${org}?`
+            }
           >
             <Csrf ctx={ctx} />
             <button type="submit" class="btn-small btn-danger">
@@ -137,13 +155,21 @@ function MembersPage(view: MembersView) {
           <h2>Invite someone</h2>
           {!view.emailConfigured && (
             <Notice kind="warn">
-              Email is not configured on this server (SMTP_URL): after inviting, copy the invitation link shown here and
-              send it yourself.
+              Email is not configured on this server (SMTP_URL): after inviting, copy the invitation link
+              shown here and send it yourself.
             </Notice>
           )}
           <form method="post" action={orgPath(org, 'members')} class="filters">
             <Csrf ctx={ctx} />
-            <Field name="email" label="Email" type="email" value={invite.email} required autocomplete="off" errors={view.errors} />
+            <Field
+              name="email"
+              label="Email"
+              type="email"
+              value={invite.email}
+              required
+              autocomplete="off"
+              errors={view.errors}
+            />
             <SelectField name="role" label="Role" value={invite.role} options={ROLES} errors={view.errors} />
             <button type="submit" class="btn-primary">
               Invite
@@ -170,7 +196,13 @@ function MembersPage(view: MembersView) {
           </tbody>
         </table>
       </div>
-      <Pager path={orgPath(org, 'members')} query={{}} page={view.page} pageSize={PAGE_SIZE} count={members.count} />
+      <Pager
+        path={orgPath(org, 'members')}
+        query={{}}
+        page={view.page}
+        pageSize={PAGE_SIZE}
+        count={members.count}
+      />
     </OrgPage>
   );
 }
@@ -225,12 +257,17 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     if (!role) return refused(reply, request.page, access, { role: ['Choose owner or member.'] }, invite);
     let invited;
     try {
-      invited = await services.members.invite(access.membership.organizationId, { email: invite.email, role }, access.actor);
+      invited = await services.members.invite(
+        access.membership.organizationId,
+        { email: invite.email, role },
+        access.actor,
+      );
     } catch (err) {
       return refused(reply, request.page, access, formErrorsOf(err), invite);
     }
     const org = access.membership.name;
-    if (invited.invitation.email === 'sent') return reply.redirect(`${orgPath(org, 'members')}?done=invited`, 303);
+    if (invited.invitation.email === 'sent')
+      return reply.redirect(`${orgPath(org, 'members')}?done=invited`, 303);
     // The link is shown on this answer only (no redirect: it is never stored, not even in the session).
     return sendPage(
       reply,
@@ -246,29 +283,32 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     );
   });
 
-  app.post<{ Params: { org: string; id: string } }>('/org/:org/members/:id/resend', async (request, reply) => {
-    const access = await ownerAccess(services, request);
-    const id = validId(request.params.id);
-    let resent;
-    try {
-      resent = await services.members.resendInvitation(access.membership.organizationId, id, access.actor);
-    } catch (err) {
-      return refused(reply, request.page, access, validationErrorsOf(err));
-    }
-    if (resent.invitation.email === 'sent')
-      return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=resent`, 303);
-    return sendPage(
-      reply,
-      <MembersPage
-        ctx={request.page}
-        access={access}
-        members={await list(access)}
-        page={1}
-        emailConfigured={services.members.emailConfigured}
-        link={{ email: resent.email, delivery: resent.invitation }}
-      />,
-    );
-  });
+  app.post<{ Params: { org: string; id: string } }>(
+    '/org/:org/members/:id/resend',
+    async (request, reply) => {
+      const access = await ownerAccess(services, request);
+      const id = validId(request.params.id);
+      let resent;
+      try {
+        resent = await services.members.resendInvitation(access.membership.organizationId, id, access.actor);
+      } catch (err) {
+        return refused(reply, request.page, access, validationErrorsOf(err));
+      }
+      if (resent.invitation.email === 'sent')
+        return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=resent`, 303);
+      return sendPage(
+        reply,
+        <MembersPage
+          ctx={request.page}
+          access={access}
+          members={await list(access)}
+          page={1}
+          emailConfigured={services.members.emailConfigured}
+          link={{ email: resent.email, delivery: resent.invitation }}
+        />,
+      );
+    },
+  );
 
   app.post<{ Params: { org: string; id: string } }>('/org/:org/members/:id/role', async (request, reply) => {
     const access = await ownerAccess(services, request);
@@ -285,19 +325,22 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=role`, 303);
   });
 
-  app.post<{ Params: { org: string; id: string } }>('/org/:org/members/:id/remove', async (request, reply) => {
-    const access = await ownerAccess(services, request);
-    const id = validId(request.params.id);
-    let removed: MemberRow | undefined;
-    try {
-      removed = await services.members.remove(access.membership.organizationId, id, access.actor);
-    } catch (err) {
-      return refused(reply, request.page, access, validationErrorsOf(err));
-    }
-    if (removed.user_id === access.actor.id) return reply.redirect('/', 303);
-    const done = removed.date_joined === null ? 'withdrawn' : 'removed';
-    return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=${done}`, 303);
-  });
+  app.post<{ Params: { org: string; id: string } }>(
+    '/org/:org/members/:id/remove',
+    async (request, reply) => {
+      const access = await ownerAccess(services, request);
+      const id = validId(request.params.id);
+      let removed: MemberRow | undefined;
+      try {
+        removed = await services.members.remove(access.membership.organizationId, id, access.actor);
+      } catch (err) {
+        return refused(reply, request.page, access, validationErrorsOf(err));
+      }
+      if (removed.user_id === access.actor.id) return reply.redirect('/', 303);
+      const done = removed.date_joined === null ? 'withdrawn' : 'removed';
+      return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=${done}`, 303);
+    },
+  );
 };
 
 /** The field errors of a validation error; anything else (not found) is thrown on. */

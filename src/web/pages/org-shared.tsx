@@ -22,7 +22,10 @@ export interface OrgAccess {
  * The signed-in user's membership of the organization `:org` (not found when they have not joined
  * it); the organization becomes the one the switcher remembers.
  */
-export async function orgAccess(services: Pick<WebServices, 'webSessions'>, request: FastifyRequest): Promise<OrgAccess> {
+export async function orgAccess(
+  services: Pick<WebServices, 'webSessions'>,
+  request: FastifyRequest,
+): Promise<OrgAccess> {
   const user = request.page.user;
   const org = (request.params as { org?: unknown }).org;
   if (!user || typeof org !== 'string') throw new AppError('not_found');
@@ -36,10 +39,16 @@ export async function orgAccess(services: Pick<WebServices, 'webSessions'>, requ
 }
 
 /** Owners only: a member gets 403 (they may see the organization, not change it). */
-export async function ownerAccess(services: Pick<WebServices, 'webSessions'>, request: FastifyRequest): Promise<OrgAccess> {
+export async function ownerAccess(
+  services: Pick<WebServices, 'webSessions'>,
+  request: FastifyRequest,
+): Promise<OrgAccess> {
   const access = await orgAccess(services, request);
   if (!access.isOwner)
-    throw new AppError('permission_denied', `Only owners of ${access.membership.name} can do this. Ask one of them.`);
+    throw new AppError(
+      'permission_denied',
+      `Only owners of ${access.membership.name} can do this. Ask one of them.`,
+    );
   return access;
 }
 
@@ -125,7 +134,19 @@ export function OrgPage({
 }
 
 /** Numbered paging links, keeping the rest of the query. */
-export function Pager({ path, query, page, pageSize, count }: { path: string; query: Record<string, string>; page: number; pageSize: number; count: number }) {
+export function Pager({
+  path,
+  query,
+  page,
+  pageSize,
+  count,
+}: {
+  path: string;
+  query: Record<string, string>;
+  page: number;
+  pageSize: number;
+  count: number;
+}) {
   const pages = Math.max(1, Math.ceil(count / pageSize));
   if (pages <= 1) return null;
   const href = (p: number) => {

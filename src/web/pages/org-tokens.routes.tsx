@@ -77,8 +77,22 @@ function TokensPage({
         <FormProblems errors={errors} fields={['name', 'description', 'mode', 'scopes']} />
         <form method="post" action={orgPath(org, 'tokens')} class="stacked">
           <Csrf ctx={ctx} />
-          <Field name="name" label="Name" value={form.name} required maxlength={100} errors={errors} hint="What uses it, e.g. ci-scanner." />
-          <Field name="description" label="Description (optional)" value={form.description} maxlength={1000} errors={errors} />
+          <Field
+            name="name"
+            label="Name"
+            value={form.name}
+            required
+            maxlength={100}
+            errors={errors}
+            hint="What uses it, e.g. ci-scanner."
+          />
+          <Field
+            name="description"
+            label="Description (optional)"
+            value={form.description}
+            maxlength={1000}
+            errors={errors}
+          />
           <SelectField
             name="mode"
             label="Mode"
@@ -91,11 +105,14 @@ function TokensPage({
           />
           <fieldset class={scopeErrors.length ? 'has-error' : undefined}>
             <legend>Scopes</legend>
-            <p class="hint small">None checked: everything its mode allows. A write scope includes reading its area.</p>
+            <p class="hint small">
+              None checked: everything its mode allows. A write scope includes reading its area.
+            </p>
             <div class="checks">
               {SCOPES.map((scope) => (
                 <label>
-                  <input type="checkbox" name="scopes" value={scope} checked={form.scopes.includes(scope)} /> {scope}
+                  <input type="checkbox" name="scopes" value={scope} checked={form.scopes.includes(scope)} />{' '}
+                  {scope}
                 </label>
               ))}
             </div>
@@ -150,7 +167,13 @@ function TokensPage({
                 <td class="nowrap">
                   <Time date={t.createdAt} style={ctx.dateStyle} />
                 </td>
-                <td class="nowrap">{t.lastUsedAt ? <Time date={t.lastUsedAt} style={ctx.dateStyle} /> : <span class="muted">never</span>}</td>
+                <td class="nowrap">
+                  {t.lastUsedAt ? (
+                    <Time date={t.lastUsedAt} style={ctx.dateStyle} />
+                  ) : (
+                    <span class="muted">never</span>
+                  )}
+                </td>
                 <td>
                   {t.revokedAt ? (
                     <span class="badge neutral" title={t.revokedAt.toISOString()}>
@@ -190,7 +213,10 @@ export const tokenRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
   app.get<{ Params: { org: string } }>('/org/:org/tokens', async (request, reply) => {
     const access = await ownerAccess(services, request);
     const tokens = await services.tokens.list(access.membership.organizationId);
-    return sendPage(reply, <TokensPage ctx={request.page} access={access} tokens={tokens} done={doneNotice(request.query)} />);
+    return sendPage(
+      reply,
+      <TokensPage ctx={request.page} access={access} tokens={tokens} done={doneNotice(request.query)} />,
+    );
   });
 
   app.post<{ Params: { org: string } }>('/org/:org/tokens', async (request, reply) => {
@@ -204,24 +230,36 @@ export const tokenRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
     };
     try {
       const mode = form.mode === 'write' ? 'write' : form.mode === 'read' ? 'read' : undefined;
-      if (!mode) throw new AppError('validation_error', undefined, { mode: ['Choose read only, or read and write.'] });
+      if (!mode)
+        throw new AppError('validation_error', undefined, { mode: ['Choose read only, or read and write.'] });
       const { token } = await services.tokens.create(orgId, { ...form, mode }, access.actor);
       const base = baseUrl ?? `${request.protocol}://${request.host}`;
       const curl = `curl -H "Authorization: Bearer ${token}" ${base}/api/v2/organizations/${access.membership.name}`;
       const tokens = await services.tokens.list(orgId);
-      return sendPage(reply, <TokensPage ctx={request.page} access={access} tokens={tokens} created={{ token, curl }} />, 201);
+      return sendPage(
+        reply,
+        <TokensPage ctx={request.page} access={access} tokens={tokens} created={{ token, curl }} />,
+        201,
+      );
     } catch (err) {
       const errors = formErrorsOf(err);
       const tokens = await services.tokens.list(orgId);
-      return sendPage(reply, <TokensPage ctx={request.page} access={access} tokens={tokens} form={form} errors={errors} />, 400);
+      return sendPage(
+        reply,
+        <TokensPage ctx={request.page} access={access} tokens={tokens} form={form} errors={errors} />,
+        400,
+      );
     }
   });
 
-  app.post<{ Params: { org: string; tokenId: string } }>('/org/:org/tokens/:tokenId/revoke', async (request, reply) => {
-    const access = await ownerAccess(services, request);
-    const { tokenId } = request.params;
-    if (!/^[A-Za-z0-9]{12}$/.test(tokenId)) throw new AppError('not_found');
-    await services.tokens.revoke(access.membership.organizationId, tokenId, access.actor);
-    return reply.redirect(`${orgPath(access.membership.name, 'tokens')}?done=revoked`, 303);
-  });
+  app.post<{ Params: { org: string; tokenId: string } }>(
+    '/org/:org/tokens/:tokenId/revoke',
+    async (request, reply) => {
+      const access = await ownerAccess(services, request);
+      const { tokenId } = request.params;
+      if (!/^[A-Za-z0-9]{12}$/.test(tokenId)) throw new AppError('not_found');
+      await services.tokens.revoke(access.membership.organizationId, tokenId, access.actor);
+      return reply.redirect(`${orgPath(access.membership.name, 'tokens')}?done=revoked`, 303);
+    },
+  );
 };

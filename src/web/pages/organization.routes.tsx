@@ -13,7 +13,15 @@ import { auditRoutes } from './org-audit.routes.tsx';
 import { memberRoutes } from './org-members.routes.tsx';
 import { tokenRoutes } from './org-tokens.routes.tsx';
 import { invitationRoutes } from './invitations.routes.tsx';
-import { doneNotice, field, orgAccess, orgPath, OrgPage, ownerAccess, type OrgAccess } from './org-shared.tsx';
+import {
+  doneNotice,
+  field,
+  orgAccess,
+  orgPath,
+  OrgPage,
+  ownerAccess,
+  type OrgAccess,
+} from './org-shared.tsx';
 
 function GeneralPage({
   ctx,
@@ -73,8 +81,8 @@ function GeneralPage({
           <section class="card danger-zone">
             <h2>Delete the organization</h2>
             <p>
-              Deletes the organization with its members, invitations, API tokens, projects, tracker, notifications,
-              automations, reports and its audit log. This cannot be undone.
+              Deletes the organization with its members, invitations, API tokens, projects, tracker,
+              notifications, automations, reports and its audit log. This cannot be undone.
             </p>
             <form
               method="post"
@@ -98,7 +106,9 @@ function GeneralPage({
           </section>
         </>
       ) : (
-        <p class="muted">You are a member of {org.name}. Its owners manage its settings, members and API tokens.</p>
+        <p class="muted">
+          You are a member of {org.name}. Its owners manage its settings, members and API tokens.
+        </p>
       )}
     </OrgPage>
   );
@@ -137,7 +147,9 @@ function NewOrganizationPage({ ctx, name, errors }: { ctx: PageContext; name: st
 export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opts) => {
   const { services } = opts;
 
-  app.get('/org/new', async (request, reply) => sendPage(reply, <NewOrganizationPage ctx={request.page} name="" />));
+  app.get('/org/new', async (request, reply) =>
+    sendPage(reply, <NewOrganizationPage ctx={request.page} name="" />),
+  );
 
   app.post('/org/new', async (request, reply) => {
     const name = field(request.body, 'name').trim();
@@ -146,7 +158,11 @@ export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opt
       request.session.orgName = org.name;
       return reply.redirect(`${orgPath(org.name)}?done=created`, 303);
     } catch (err) {
-      return sendPage(reply, <NewOrganizationPage ctx={request.page} name={name} errors={formErrorsOf(err)} />, 400);
+      return sendPage(
+        reply,
+        <NewOrganizationPage ctx={request.page} name={name} errors={formErrorsOf(err)} />,
+        400,
+      );
     }
   });
 
@@ -171,7 +187,13 @@ export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opt
       const org = await services.organizations.get(access.membership.organizationId);
       return sendPage(
         reply,
-        <GeneralPage ctx={request.page} access={access} org={org} values={{ name, confirm: '' }} errors={errors} />,
+        <GeneralPage
+          ctx={request.page}
+          access={access}
+          org={org}
+          values={{ name, confirm: '' }}
+          errors={errors}
+        />,
         400,
       );
     }
@@ -181,7 +203,11 @@ export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opt
     const access = await ownerAccess(services, request);
     const confirm = field(request.body, 'confirm');
     try {
-      const deleted = await services.organizations.delete(access.membership.organizationId, confirm, access.actor);
+      const deleted = await services.organizations.delete(
+        access.membership.organizationId,
+        confirm,
+        access.actor,
+      );
       // The organization's audit log went with it: this log line is what remains of the deletion.
       request.log.warn(
         { organization: { id: deleted.id, name: deleted.name }, actor: deleted.actor },
@@ -194,7 +220,13 @@ export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opt
       const org = await services.organizations.get(access.membership.organizationId);
       return sendPage(
         reply,
-        <GeneralPage ctx={request.page} access={access} org={org} values={{ name: org.name, confirm }} errors={errors} />,
+        <GeneralPage
+          ctx={request.page}
+          access={access}
+          org={org}
+          values={{ name: org.name, confirm }}
+          errors={errors}
+        />,
         400,
       );
     }
