@@ -40,6 +40,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Memory for API v2 answers kept per catalog version (API_RESPONSE_CACHE_MB); 0: no cache. */
   apiResponseCacheBytes: number;
+  /** Anyone may create an account at `/signup` (WEB_OPEN_SIGNUP; off: accounts come from invitations). */
+  webOpenSignup: boolean;
 }
 
 export interface NotificationConfig {
@@ -317,6 +319,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     metricsToken: metricsToken(env.METRICS_TOKEN),
     apiResponseCacheBytes:
       integer('API_RESPONSE_CACHE_MB', env.API_RESPONSE_CACHE_MB, 32, 0, 4096) * 1024 * 1024,
+    webOpenSignup: bool('WEB_OPEN_SIGNUP', env.WEB_OPEN_SIGNUP, false),
   };
 }
 

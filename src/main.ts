@@ -18,6 +18,7 @@ import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
 import { SecurityService } from './services/security.service.ts';
 import { WebSessionService } from './services/web-session.service.ts';
+import { InvitationService } from './services/invitation.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
@@ -108,6 +109,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   );
   const reports = new ReportService(database.db, projects, tracker, deliveries);
   const accounts = new AccountService(database.db);
+  const webSessions = new WebSessionService(database.db, accounts);
   const services: Omit<Services, 'opencveMigration'> = {
     config,
     database,
@@ -117,11 +119,14 @@ export function servicesFor(config: Config, database: Database, secret: string):
     catalog,
     tokens: new TokenService(database.db, secret),
     accounts,
-    webSessions: new WebSessionService(database.db, accounts),
+    webSessions,
     security: new SecurityService(database.db, accounts, { box, email: { sender: emailSender, baseUrl } }),
     savedViews: new SavedViewService(database.db),
+    invitations: new InvitationService(database.db, accounts, webSessions, {
+      openSignup: config.webOpenSignup,
+    }),
     organizations: new OrganizationService(database.db),
-    members: new MemberService(database.db),
+    members: new MemberService(database.db, { sender: emailSender, baseUrl }),
     auditLog: new AuditService(database.db),
     projects,
     tracker,

@@ -71,6 +71,9 @@ const COMMANDS: CliCommand[] = [
   S.tokenCreate,
   S.tokenList,
   S.tokenRevoke,
+  S.memberAdd,
+  S.memberList,
+  S.memberRemove,
   S.tagSet,
   S.tagList,
   S.migrateFromOpencve,
@@ -82,6 +85,7 @@ const GROUPS: Record<string, string> = {
   org: 'organizations',
   project: 'projects of an organization',
   token: 'organization API tokens',
+  member: 'members and invitations of an organization',
   tag: "a user's own tags on CVEs (API v1's `tag` filter)",
 };
 

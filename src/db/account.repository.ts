@@ -157,6 +157,12 @@ export class AccountRepository {
       .executeTakeFirst();
   }
 
+  /** Deletes the organization and, by cascade, everything it owns (its audit log too). */
+  async deleteOrganization(id: string, tx: Kysely<DB> | Transaction<DB> = this.db): Promise<boolean> {
+    const result = await tx.deleteFrom('organization').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
   addMembership(
     values: { organizationId: string; userId: string | null; email: string; role: Role; joined: boolean },
     tx: Kysely<DB> | Transaction<DB> = this.db,

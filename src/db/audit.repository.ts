@@ -16,7 +16,12 @@ export interface AuditEntry {
 export interface AuditFilter {
   action?: string | undefined;
   resource?: string | undefined;
+  /** The actor's name as recorded (a username, a token's name, `system`). */
+  actor?: string | undefined;
+  /** At or after this instant. */
   since?: Date | undefined;
+  /** Before this instant. */
+  until?: Date | undefined;
 }
 
 export class AuditRepository {
@@ -53,7 +58,9 @@ export class AuditRepository {
     let q = this.db.selectFrom('audit_log').where('organization_id', '=', organizationId);
     if (filter.action) q = q.where('action', '=', filter.action);
     if (filter.resource) q = q.where('resource_type', '=', filter.resource);
+    if (filter.actor) q = q.where('actor_name', '=', filter.actor);
     if (filter.since) q = q.where('created_at', '>=', filter.since);
+    if (filter.until) q = q.where('created_at', '<', filter.until);
     return q;
   }
 
@@ -72,5 +79,28 @@ export class AuditRepository {
       .limit(limit)
       .offset(offset)
       .execute();
+  }
+
+  /** The actor names, actions and resource types found in the organization's log (for filter choices). */
+  async facets(
+    organizationId: string,
+  ): Promise<{ actors: string[]; actions: string[]; resources: string[] }> {
+    const distinct = async (column: 'actor_name' | 'action' | 'resource_type') =>
+      (
+        await this.db
+          .selectFrom('audit_log')
+          .select(column)
+          .distinct()
+          .where('organization_id', '=', organizationId)
+          .where(column, 'is not', null)
+          .orderBy(column)
+          .limit(200)
+          .execute()
+      ).map((r) => String(r[column]));
+    return {
+      actors: await distinct('actor_name'),
+      actions: await distinct('action'),
+      resources: await distinct('resource_type'),
+    };
   }
 }

@@ -6,14 +6,17 @@ import type { OneTimeLinkPurpose } from '../domain/user.ts';
 export class OneTimeLinkRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async create(values: {
-    purpose: OneTimeLinkPurpose;
-    tokenHash: string;
-    expiresAt: Date;
-    userId?: string;
-    membershipId?: string;
-  }): Promise<void> {
-    await this.db
+  async create(
+    values: {
+      purpose: OneTimeLinkPurpose;
+      tokenHash: string;
+      expiresAt: Date;
+      userId?: string;
+      membershipId?: string;
+    },
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<void> {
+    await tx
       .insertInto('one_time_link')
       .values({
         purpose: values.purpose,
@@ -56,5 +59,41 @@ export class OneTimeLinkRepository {
       .where('used_at', 'is', null);
     if (userId) query = query.where('user_id', '=', userId);
     await query.execute();
+  }
+
+  /** Drops the unused invitation links of a membership (a new one replaces them). */
+  async revokeForMembership(membershipId: string, tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
+    await tx
+      .deleteFrom('one_time_link')
+      .where('purpose', '=', 'invitation')
+      .where('membership_id', '=', membershipId)
+      .where('used_at', 'is', null)
+      .execute();
+  }
+
+  /**
+   * The usable invitation link with this hash, with its still pending membership and organization;
+   * undefined when the link is unknown, used or expired, or the invitation was withdrawn or accepted.
+   */
+  findPendingInvitation(tokenHash: string) {
+    return this.db
+      .selectFrom('one_time_link as l')
+      .innerJoin('membership as m', 'm.id', 'l.membership_id')
+      .innerJoin('organization as o', 'o.id', 'm.organization_id')
+      .select([
+        'l.id as link_id',
+        'm.id as membership_id',
+        'm.email',
+        'm.role',
+        'o.id as organization_id',
+        'o.name as organization_name',
+        'l.expires_at',
+      ])
+      .where('l.purpose', '=', 'invitation')
+      .where('l.token_hash', '=', tokenHash)
+      .where('l.used_at', 'is', null)
+      .where('l.expires_at', '>', sql<Date>`now()`)
+      .where('m.date_joined', 'is', null)
+      .executeTakeFirst();
   }
 }

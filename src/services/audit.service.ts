@@ -23,4 +23,13 @@ export class AuditService {
     assertPageInRange(page, count);
     return { count, items: await this.audit.list(organizationId, filter, page.pageSize, offsetOf(page)) };
   }
+
+  /** A page of entries with the actors, actions and resource types the log holds (the web filters' choices). */
+  async browse(organizationId: string, filter: AuditFilter, page: PageRequest) {
+    const [listed, facets] = [
+      await this.list(organizationId, filter, page),
+      await this.audit.facets(organizationId),
+    ];
+    return { ...listed, facets };
+  }
 }

@@ -2,6 +2,10 @@
  * Members of an organization: list, invite, change a role, remove. Every change is audited, and an
  * organization always keeps at least one joined owner. Changes to one organization's members take
  * turns (the organization row is locked), so two concurrent demotions cannot both pass that check.
+ *
+ * An invitation comes with a one-time link (`/invitations/<secret>`, 14 days; only a hash of the
+ * secret is stored), emailed to the invited address when SMTP is configured. Without SMTP (or when
+ * the SMTP server refuses the message) the caller gets the link to hand over itself.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -14,6 +18,30 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail } from '../domain/names.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
+import { OneTimeLinkRepository } from '../db/one-time-link.repository.ts';
+import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
+import { escapeHtml } from '../notifications/channels/email/email-message.ts';
+import { newLinkSecret } from './web-session.service.ts';
+
+/** How long an invitation link works. */
+export const INVITATION_DAYS = 14;
+
+/** How invitation emails go out: the SMTP sender (none without SMTP_URL) and the site's address. */
+export interface InvitationMail {
+  sender: EmailSender | undefined;
+  baseUrl: string;
+}
+
+/**
+ * What became of an invitation's email: `sent`; `failed` (the SMTP server refused it, `error` says
+ * why) or `not_configured` (no SMTP_URL), both with the `link` to hand over instead.
+ */
+export type InvitationDelivery =
+  | { email: 'sent' }
+  | { email: 'failed'; error: string; link: string }
+  | { email: 'not_configured'; link: string };
+
+export type InvitedMember = MemberRow & { invitation: InvitationDelivery };
 
 const alreadyMember = () => validationError({ email: ['already a member or invited'] });
 
@@ -21,11 +49,21 @@ export class MemberService {
   private readonly accounts: AccountRepository;
   private readonly audit: AuditRepository;
   private readonly tracker: TrackerRepository;
+  private readonly links: OneTimeLinkRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly mail: InvitationMail = { sender: undefined, baseUrl: 'http://localhost:8000' },
+  ) {
     this.accounts = new AccountRepository(db);
     this.audit = new AuditRepository(db);
     this.tracker = new TrackerRepository(db);
+    this.links = new OneTimeLinkRepository(db);
+  }
+
+  /** Whether invitations are emailed (SMTP_URL is set). */
+  get emailConfigured(): boolean {
+    return this.mail.sender !== undefined;
   }
 
   /** Members and pending invitations, in the order they were invited. */
@@ -39,19 +77,24 @@ export class MemberService {
   }
 
   /**
-   * Invites `email` with `role` (default `member`). The membership is pending until the invited user
-   * accepts it (AccountService.acceptInvitation), also when a user with that email already exists.
+   * Invites `email` with `role` (default `member`) and emails the invitation link. The membership is
+   * pending until the invited person accepts it through the link (InvitationService), also when a
+   * user with that email already exists.
    */
   async invite(
     organizationId: string,
     input: { email: string; role?: Role },
     actor: Actor,
-  ): Promise<MemberRow> {
+  ): Promise<InvitedMember> {
     if (!EMAIL.test(input.email.trim())) throw validationError({ email: ['not an email address'] });
+    if (input.role !== undefined && input.role !== 'owner' && input.role !== 'member')
+      throw validationError({ role: ['owner or member'] });
     const email = normalizeEmail(input.email);
     const role = input.role ?? 'member';
+    let token = '';
+    let invited: { member: MemberRow; organization: string };
     try {
-      return await this.inOrganization(organizationId, async (tx) => {
+      invited = await this.inOrganization(organizationId, async (tx, organization) => {
         const user = await this.accounts.findUserByEmail(email, tx);
         if (await this.accounts.findMemberByEmailOrUser(organizationId, email, user?.id ?? null, tx))
           throw alreadyMember();
@@ -63,13 +106,80 @@ export class MemberService {
           email: { old: null, new: email },
           role: { old: null, new: role },
         });
-        return (await this.accounts.findMember(organizationId, id, tx))!;
+        token = await this.newInvitationLink(id, tx);
+        return { member: (await this.accounts.findMember(organizationId, id, tx))!, organization };
       });
     } catch (err) {
       // A concurrent invitation of the same email on PostgreSQL.
       if (isUniqueViolation(err)) throw alreadyMember();
       throw err;
     }
+    const invitation = await this.sendInvitation(invited.member, invited.organization, actor, token);
+    return { ...invited.member, invitation };
+  }
+
+  /**
+   * A new link for a pending invitation, emailed again (the earlier links stop working). Not found
+   * for no such invitation; a validation error once it was accepted.
+   */
+  async resendInvitation(organizationId: string, id: string, actor: Actor): Promise<InvitedMember> {
+    let token = '';
+    const { member, organization } = await this.inOrganization(organizationId, async (tx, organization) => {
+      const member = await this.accounts.findMember(organizationId, id, tx);
+      if (!member) throw new AppError('not_found');
+      if (member.date_joined !== null) throw validationError({ id: ['already a member: nothing to resend'] });
+      await this.links.revokeForMembership(id, tx);
+      token = await this.newInvitationLink(id, tx);
+      await this.record(tx, organizationId, actor, 'member.resend', id, member.email, {});
+      return { member, organization };
+    });
+    return { ...member, invitation: await this.sendInvitation(member, organization, actor, token) };
+  }
+
+  private async newInvitationLink(membershipId: string, tx: Transaction<DB>): Promise<string> {
+    const { token, hash } = newLinkSecret();
+    await this.links.create(
+      {
+        purpose: 'invitation',
+        tokenHash: hash,
+        membershipId,
+        expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+      },
+      tx,
+    );
+    return token;
+  }
+
+  /** Emails the invitation (one attempt; the outcome is returned, never thrown). */
+  private async sendInvitation(
+    member: MemberRow,
+    organization: string,
+    actor: Actor,
+    token: string,
+  ): Promise<InvitationDelivery> {
+    const link = `${this.mail.baseUrl}/invitations/${token}`;
+    if (!this.mail.sender) return { email: 'not_configured', link };
+    const inviter = actor.type === 'user' ? actor.name : 'An administrator';
+    const text = [
+      `${inviter} invited you to join the organization "${organization}" on vulntrack as ${member.role === 'owner' ? 'an owner' : 'a member'}.`,
+      '',
+      `Accept the invitation: ${link}`,
+      '',
+      `The link works once, for ${INVITATION_DAYS} days. If you did not expect this, ignore this message.`,
+    ].join('\n');
+    const html =
+      `<p>${escapeHtml(inviter)} invited you to join the organization &ldquo;${escapeHtml(organization)}&rdquo; on vulntrack ` +
+      `as ${member.role === 'owner' ? 'an owner' : 'a member'}.</p>` +
+      `<p><a href="${escapeHtml(link)}">Accept the invitation</a></p>` +
+      `<p>The link works once, for ${INVITATION_DAYS} days. If you did not expect this, ignore this message.</p>`;
+    const result = await this.mail.sender.send({
+      to: member.email,
+      subject: `You are invited to ${organization} on vulntrack`,
+      text,
+      html,
+      deliveryId: `invitation-${member.id}-${Date.now()}`,
+    });
+    return result.ok ? { email: 'sent' } : { email: 'failed', error: result.error ?? 'not accepted', link };
   }
 
   /** Changes the role of a member or an invitation; the last joined owner cannot be demoted. */
@@ -87,9 +197,12 @@ export class MemberService {
     });
   }
 
-  /** Removes a member or withdraws an invitation; the last joined owner cannot be removed. */
-  async remove(organizationId: string, id: string, actor: Actor): Promise<void> {
-    await this.inOrganization(organizationId, async (tx) => {
+  /**
+   * Removes a member or withdraws an invitation (its links stop working); the last joined owner
+   * cannot be removed. Returns who it was.
+   */
+  async remove(organizationId: string, id: string, actor: Actor): Promise<MemberRow> {
+    return this.inOrganization(organizationId, async (tx) => {
       const member = await this.accounts.findMember(organizationId, id, tx);
       if (!member) throw new AppError('not_found');
       await this.assertNotLastOwner(tx, member, 'id', 'cannot remove the last owner of the organization');
@@ -115,14 +228,19 @@ export class MemberService {
           tx,
         );
       }
+      return member;
     });
   }
 
   /** Runs `fn` in a transaction holding the organization's lock; not_found when it is gone. */
-  private inOrganization<T>(organizationId: string, fn: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
+  private inOrganization<T>(
+    organizationId: string,
+    fn: (tx: Transaction<DB>, organizationName: string) => Promise<T>,
+  ): Promise<T> {
     return this.db.transaction().execute(async (tx) => {
-      if (!(await this.accounts.lockOrganization(organizationId, tx))) throw new AppError('not_found');
-      return fn(tx);
+      const org = await this.accounts.lockOrganization(organizationId, tx);
+      if (!org) throw new AppError('not_found');
+      return fn(tx, org.name);
     });
   }
 

@@ -1,4 +1,7 @@
-/** An organization's own settings as API v2 sees them: read it, rename it (audited). */
+/**
+ * An organization's own settings: read it, rename it (audited), delete it (with everything it owns,
+ * its audit log included: the caller logs the deletion, as nothing of the organization remains).
+ */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AccountRepository } from '../db/account.repository.ts';
@@ -79,5 +82,25 @@ export class OrganizationService {
       throw err;
     }
     return this.get(organizationId);
+  }
+
+  /**
+   * Deletes the organization and everything it owns (members, invitations, tokens, projects and their
+   * tracker, notifications, automations, reports, the audit log). `confirmation` must repeat the
+   * name. Returns what was deleted, for the caller's log line.
+   */
+  async delete(
+    organizationId: string,
+    confirmation: string,
+    actor: Actor,
+  ): Promise<{ id: string; name: string; actor: Actor }> {
+    return this.db.transaction().execute(async (tx) => {
+      const org = await this.accounts.lockOrganization(organizationId, tx);
+      if (!org) throw new AppError('not_found');
+      if (confirmation.trim() !== org.name)
+        throw validationError({ confirm: [`type the organization's name, ${org.name}, to delete it`] });
+      await this.accounts.deleteOrganization(organizationId, tx);
+      return { id: org.id, name: org.name, actor };
+    });
   }
 }

@@ -31,6 +31,7 @@ import type { WebSessionService } from './web-session.service.ts';
 import type { OpenCveMigrationService } from './opencve-migration.service.ts';
 import type { SecurityService } from './security.service.ts';
 import type { SavedViewService } from './saved-view.service.ts';
+import type { InvitationService } from './invitation.service.ts';
 
 export interface Services {
   config: Config;
@@ -70,6 +71,8 @@ export interface Services {
   security: SecurityService;
   /** Saved views of the web UI's CVE list (a user's own, an organization's shared ones). */
   savedViews: SavedViewService;
+  /** Joining an organization through an invitation link (web UI, API v2); open sign-up. */
+  invitations: InvitationService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

@@ -5,6 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { TokenRepository, type TokenRecord } from '../db/token.repository.ts';
+
+export type { TokenRecord };
 import { AuditRepository } from '../db/audit.repository.ts';
 import type { Actor, TokenAuth } from '../domain/actor.ts';
 import { AppError } from '../domain/errors.ts';
@@ -78,11 +80,15 @@ export class TokenService {
     input: { name: string; description?: string; mode: TokenMode; scopes: string[] },
     actor: Actor,
   ): Promise<CreatedToken> {
+    const details: Record<string, string[]> = {};
+    const name = input.name.trim();
+    if (!name || name.length > 100) details.name = ['1 to 100 characters'];
+    if ((input.description ?? '').length > 1000) details.description = ['at most 1000 characters'];
+    if (input.mode !== 'read' && input.mode !== 'write') details.mode = ['read or write'];
     const unknown = input.scopes.filter((s) => !isScope(s));
-    if (unknown.length)
-      throw new AppError('validation_error', undefined, {
-        scopes: unknown.map((s) => `unknown scope "${s}"`),
-      });
+    if (unknown.length) details.scopes = unknown.map((s) => `unknown scope "${s}"`);
+    if (Object.keys(details).length) throw new AppError('validation_error', undefined, details);
+    input = { ...input, name };
     const { tokenId, secret, token } = generateToken();
     await this.tokens.create({
       organizationId,

@@ -28,6 +28,7 @@ import { homeRoutes } from './pages/home.routes.tsx';
 import { accountRoutes } from './pages/account.routes.tsx';
 import { cveListRoutes } from './pages/cves.routes.tsx';
 import { vendorRoutes } from './pages/vendors.routes.tsx';
+import { organizationPages } from './pages/organization.routes.tsx';
 
 declare module 'fastify' {
   interface Session {
@@ -61,6 +62,7 @@ export type WebServices = Pick<
   | 'tracker'
   | 'secret'
   | 'savedViews'
+  | 'invitations'
 >;
 
 export interface WebOptions {
@@ -162,6 +164,7 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
   await app.register(accountRoutes, { services });
   await app.register(cveListRoutes, { services });
   await app.register(vendorRoutes, { services });
+  await app.register(organizationPages, { services });
 
   // A page that does not exist, in the page frame of whoever asked (the API keeps its JSON answers).
   app.get('/*', { config: { public: true } }, async (request, reply) => {

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What the route requires; routes without it are public (documentation). */
     auth?: Requirement;
+    /** A route without a token that still counts against the request budget, per client address. */
+    limitByAddress?: boolean;
   }
   interface FastifyRequest {
     auth?: TokenAuth;

@@ -22,6 +22,7 @@ import { subscriptionRoutes } from './subscriptions.routes.ts';
 import { trackerRoutes } from './tracker.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { automationRoutes } from './automations.routes.ts';
+import { invitationRoutes } from './invitations.routes.ts';
 
 /** A v2 route and what it requires: the input of the OpenAPI descriptions and of the route-walking tests. */
 export interface V2Route {
@@ -71,7 +72,8 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await registerCallerRateLimit(app, {
     max,
     key: (request) => request.auth?.id ?? request.ip,
-    covers: (request) => Boolean(request.routeOptions.config.auth),
+    covers: (request) =>
+      Boolean(request.routeOptions.config.auth) || request.routeOptions.config.limitByAddress === true,
     message: (after) => `Too many requests: at most ${max} per minute for a token; retry in ${after}.`,
   });
 
@@ -87,4 +89,5 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(trackerRoutes);
   await register(notificationRoutes);
   await register(automationRoutes);
+  await register(invitationRoutes);
 };

@@ -18,7 +18,7 @@ export interface OutgoingEmail extends EmailMessage {
   to: string;
   /**
    * Shown in the parts already; here it becomes List-Unsubscribe (RFC 2369) with one-click (RFC 8058).
-   * None for a message sent to one person about their account (a password reset).
+   * Absent for a message that is no subscription (a password reset, an invitation).
    */
   unsubscribeUrl?: string;
   /** The delivery id: becomes the Message-ID, so a retried delivery is recognizable as the same message. */
