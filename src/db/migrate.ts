@@ -18,6 +18,7 @@ import * as m0012 from './migrations/0012-import-run-lease.ts';
 import * as m0013 from './migrations/0013-published-cves.ts';
 import * as m0014 from './migrations/0014-substring-search.ts';
 import * as m0017 from './migrations/0017-web-accounts.ts';
+import * as m0021 from './migrations/0021-computed-statistics.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0013-published-cves': m0013,
   '0014-substring-search': m0014,
   '0017-web-accounts': m0017,
+  '0021-computed-statistics': m0021,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

@@ -28,6 +28,7 @@ import type { AutomationService } from './automation.service.ts';
 import type { ReportService } from './report.service.ts';
 import type { ApiV1ReportService } from './api-v1-reports.service.ts';
 import type { WebSessionService } from './web-session.service.ts';
+import type { StatisticsService } from './statistics.service.ts';
 
 export interface Services {
   config: Config;
@@ -61,6 +62,8 @@ export interface Services {
   apiV1Reports: ApiV1ReportService;
   /** The web UI's people: sign-in, sessions, memberships, the first administrator's link. */
   webSessions: WebSessionService;
+  /** The catalog statistics, computed by the `statistics.compute` job and read as stored. */
+  statistics: StatisticsService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;
