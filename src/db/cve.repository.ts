@@ -111,11 +111,11 @@ export class CveRepository {
     return this.byId.executeTakeFirst(cveId);
   }
 
-  /** Which providers have a statement about the CVE, and when each was last written. */
+  /** Which providers have a statement about the CVE, when each was last written, and the metrics each states. */
   sourcesOf(cveId: string) {
     return this.db
       .selectFrom('cve_source')
-      .select(['provider', 'updated_at'])
+      .select(['provider', 'updated_at', sql<Record<string, unknown>>`coalesce(data->'metrics', '{}'::jsonb)`.as('metrics')])
       .where('cve_id', '=', cveId)
       .execute();
   }

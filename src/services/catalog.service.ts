@@ -43,7 +43,7 @@ export interface CveChangeRecord {
 export interface CvePage {
   cve: CatalogCve & { catalog_version: number };
   /** The providers with a statement about the CVE, in merge order, with when each was last written. */
-  sources: { provider: string; updated_at: Date }[];
+  sources: { provider: string; updated_at: Date; metrics: Record<string, unknown> }[];
   /** The names of the CVE's CWEs the catalog knows. */
   weaknessNames: Map<string, string>;
   changes: { count: number; items: CveChangeRecord[] };

@@ -25,6 +25,8 @@ import { sendPage } from './page.tsx';
 import { SessionStore } from './session-store.ts';
 import { signInRoutes } from './pages/sign-in.routes.tsx';
 import { homeRoutes } from './pages/home.routes.tsx';
+import { cveDetailRoutes } from './pages/cve-detail.routes.tsx';
+import { statisticsRoutes } from './pages/statistics.routes.tsx';
 
 declare module 'fastify' {
   interface Session {
@@ -56,6 +58,7 @@ export type WebServices = Pick<
   | 'projects'
   | 'tracker'
   | 'secret'
+  | 'statistics'
 >;
 
 export interface WebOptions {
@@ -152,6 +155,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
 
   await app.register(signInRoutes, { services });
   await app.register(homeRoutes, { services });
+  await app.register(cveDetailRoutes, { services });
+  await app.register(statisticsRoutes, { services });
 
   // A page that does not exist, in the page frame of whoever asked (the API keeps its JSON answers).
   app.get('/*', { config: { public: true } }, async (request, reply) => {
