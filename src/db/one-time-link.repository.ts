@@ -50,7 +50,10 @@ export class OneTimeLinkRepository {
 
   /** Drops the unused links of a purpose (for a user, when given): a new link replaces them. */
   async revoke(purpose: OneTimeLinkPurpose, userId?: string): Promise<void> {
-    let query = this.db.deleteFrom('one_time_link').where('purpose', '=', purpose).where('used_at', 'is', null);
+    let query = this.db
+      .deleteFrom('one_time_link')
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null);
     if (userId) query = query.where('user_id', '=', userId);
     await query.execute();
   }

@@ -15,7 +15,12 @@ export class WebSessionRepository {
     return row?.data;
   }
 
-  async save(id: string, userId: string | null, data: Record<string, unknown>, expiresAt: Date): Promise<void> {
+  async save(
+    id: string,
+    userId: string | null,
+    data: Record<string, unknown>,
+    expiresAt: Date,
+  ): Promise<void> {
     const json = JSON.stringify(data);
     await this.db
       .insertInto('web_session')

@@ -44,7 +44,10 @@ function load(name: string, file: string): Asset {
     body,
     gzip: zlib.gzipSync(body, { level: 9 }),
     brotli: zlib.brotliCompressSync(body, {
-      params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
     }),
   };
 }

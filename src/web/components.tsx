@@ -123,7 +123,13 @@ export function FormProblems({ errors, fields = [] }: { errors: FormErrors | und
   );
 }
 
-export function Notice({ kind = 'ok', children }: { kind?: 'ok' | 'error' | 'warn'; children: ComponentChildren }) {
+export function Notice({
+  kind = 'ok',
+  children,
+}: {
+  kind?: 'ok' | 'error' | 'warn';
+  children: ComponentChildren;
+}) {
   return (
     <div class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
       {children}
@@ -132,7 +138,15 @@ export function Notice({ kind = 'ok', children }: { kind?: 'ok' | 'error' | 'war
 }
 
 /** A date in the reader's time zone and format, with the exact instant in `datetime` and the tooltip. */
-export function Time({ date, style, withTime = true }: { date: Date | string | null | undefined; style: DateStyle; withTime?: boolean }) {
+export function Time({
+  date,
+  style,
+  withTime = true,
+}: {
+  date: Date | string | null | undefined;
+  style: DateStyle;
+  withTime?: boolean;
+}) {
   if (!date) return <span class="muted">–</span>;
   const d = typeof date === 'string' ? new Date(date) : date;
   const iso = d.toISOString();

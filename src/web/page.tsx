@@ -131,7 +131,10 @@ export function Layout({ ctx, title, children, section, scripts = [], bare = fal
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · vulntrack`}</title>
-        <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}' />
+        <meta
+          name="htmx-config"
+          content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}'
+        />
         <link rel="icon" href={ctx.assets['icon.svg'].url} type="image/svg+xml" />
         <link rel="stylesheet" href={ctx.assets['app.css'].url} />
         <script src={ctx.assets['htmx.js'].url} defer></script>

@@ -11,7 +11,9 @@ export class SessionStore {
 
   set(id: string, session: Session, callback: Callback): void {
     const data = JSON.parse(JSON.stringify(session)) as Record<string, unknown>;
-    const expires = session.cookie.expires ? new Date(session.cookie.expires) : new Date(Date.now() + FALLBACK_LIFETIME_MS);
+    const expires = session.cookie.expires
+      ? new Date(session.cookie.expires)
+      : new Date(Date.now() + FALLBACK_LIFETIME_MS);
     this.sessions.saveSession(id, data, expires).then(() => callback(), callback);
   }
 

@@ -35,7 +35,11 @@ export class WebClient {
   }
 
   /** Posts a form (urlencoded), with the CSRF token of the last page unless `_csrf` is given. */
-  async post(url: string, form: Record<string, string | string[]> = {}, headers: Record<string, string> = {}) {
+  async post(
+    url: string,
+    form: Record<string, string | string[]> = {},
+    headers: Record<string, string> = {},
+  ) {
     const body = new URLSearchParams();
     const fields = { _csrf: this.csrf, ...form };
     for (const [key, value] of Object.entries(fields)) {
@@ -63,7 +67,12 @@ export class WebClient {
     this.cookies.clear();
   }
 
-  private async request(method: 'GET' | 'POST', url: string, payload: string | undefined, headers: Record<string, string>) {
+  private async request(
+    method: 'GET' | 'POST',
+    url: string,
+    payload: string | undefined,
+    headers: Record<string, string>,
+  ) {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const response = await this.app.inject({
       method,
@@ -96,6 +105,7 @@ export async function signedIn(api: TestApi, login: string, password: string): P
   const client = new WebClient(api.app);
   await client.get('/login');
   const response = await client.post('/login', { login, password, next: '/' });
-  if (response.status !== 303) throw new Error(`sign-in of ${login} failed: ${response.status} ${response.text}`);
+  if (response.status !== 303)
+    throw new Error(`sign-in of ${login} failed: ${response.status} ${response.text}`);
   return client;
 }

@@ -48,7 +48,9 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
       // The link is spent, and no new one is made once a user exists.
       expect((await new WebClient(api.app).get(`/setup/${token}`)).status).toBe(404);
       expect(await api.services.webSessions.firstAdminLink()).toBeUndefined();
-      const orgs = await api.services.webSessions.organizationsOf((await api.services.webSessions.signIn('admin', 'correct horse battery', 'test')).id);
+      const orgs = await api.services.webSessions.organizationsOf(
+        (await api.services.webSessions.signIn('admin', 'correct horse battery', 'test')).id,
+      );
       expect(orgs.map((o) => [o.name, o.role])).toEqual([['acme', 'owner']]);
     });
 
@@ -85,7 +87,11 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
       const plain = await api.app.inject({
         method: 'POST',
         url: '/login',
-        payload: new URLSearchParams({ login: owner.user.username, password: 'correct horse battery staple', _csrf: browser.csrf }).toString(),
+        payload: new URLSearchParams({
+          login: owner.user.username,
+          password: 'correct horse battery staple',
+          _csrf: browser.csrf,
+        }).toString(),
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           cookie: `vt_csrf=${browser.cookie('vt_csrf')}`,
@@ -110,11 +116,19 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
     it('refuses a form without this browser’s CSRF token', async () => {
       const browser = new WebClient(api.app);
       await browser.get('/login');
-      const forged = await browser.post('/login', { login: owner.user.username, password: 'correct horse battery staple', _csrf: 'forged' });
+      const forged = await browser.post('/login', {
+        login: owner.user.username,
+        password: 'correct horse battery staple',
+        _csrf: 'forged',
+      });
       expect(forged.status).toBe(403);
       expect(forged.text).toMatch(/form has expired or was not sent from this site/);
       const stranger = new WebClient(api.app);
-      const noCookie = await stranger.post('/login', { login: owner.user.username, password: 'x', _csrf: browser.csrf });
+      const noCookie = await stranger.post('/login', {
+        login: owner.user.username,
+        password: 'x',
+        _csrf: browser.csrf,
+      });
       expect(noCookie.status).toBe(403);
     });
 
@@ -126,7 +140,10 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
         const r = await browser.post('/login', { login: target.user.username, password: `guess-${i}-xxxx` });
         expect(r.status).toBe(400);
       }
-      const blocked = await browser.post('/login', { login: target.user.username, password: 'correct horse battery staple' });
+      const blocked = await browser.post('/login', {
+        login: target.user.username,
+        password: 'correct horse battery staple',
+      });
       expect(blocked.status).toBe(429);
       expect(blocked.text).toMatch(/Too many failed sign-ins/);
     });
@@ -139,7 +156,11 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
       expect(out.status).toBe(303);
       expect(out.location).toBe('/login');
       // The old cookie, replayed, no longer signs anyone in.
-      const replay = await api.app.inject({ method: 'GET', url: '/search?q=x', headers: { cookie: `vt_session=${before}` } });
+      const replay = await api.app.inject({
+        method: 'GET',
+        url: '/search?q=x',
+        headers: { cookie: `vt_session=${before}` },
+      });
       expect(replay.headers.location).toMatch(/^\/login/);
     });
 
@@ -184,7 +205,9 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
       expect(r.statusCode).toBe(200);
       expect(r.headers['content-encoding']).toBe('br');
       expect(r.headers['cache-control']).toContain('immutable');
-      expect((await api.app.inject({ method: 'GET', url: '/assets/app-0000000000.css' })).statusCode).toBe(404);
+      expect((await api.app.inject({ method: 'GET', url: '/assets/app-0000000000.css' })).statusCode).toBe(
+        404,
+      );
     });
   });
 });

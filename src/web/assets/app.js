@@ -44,7 +44,12 @@
     const copy = target.closest('[data-copy]');
     if (copy) {
       const source = document.getElementById(copy.getAttribute('data-copy') || '');
-      const text = source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement ? source.value : source ? source.textContent || '' : '';
+      const text =
+        source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement
+          ? source.value
+          : source
+            ? source.textContent || ''
+            : '';
       navigator.clipboard.writeText(text).then(
         function () {
           copy.textContent = 'Copied';
@@ -72,6 +77,7 @@
   // A select with data-autosubmit submits its form when changed (the form still has a button without JS).
   document.addEventListener('change', function (event) {
     const t = event.target;
-    if (t instanceof HTMLSelectElement && t.dataset.autosubmit !== undefined && t.form) t.form.requestSubmit();
+    if (t instanceof HTMLSelectElement && t.dataset.autosubmit !== undefined && t.form)
+      t.form.requestSubmit();
   });
 })();

@@ -18,7 +18,17 @@ const field = (body: unknown, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
-function SignInPage({ ctx, login, next, errors }: { ctx: PageContext; login: string; next: string; errors?: FormErrors }) {
+function SignInPage({
+  ctx,
+  login,
+  next,
+  errors,
+}: {
+  ctx: PageContext;
+  login: string;
+  next: string;
+  errors?: FormErrors;
+}) {
   return (
     <Layout ctx={ctx} title="Sign in" bare>
       <div class="card auth-card">
@@ -28,8 +38,22 @@ function SignInPage({ ctx, login, next, errors }: { ctx: PageContext; login: str
         <form method="post" action="/login" class="stacked">
           <Csrf ctx={ctx} />
           <input type="hidden" name="next" value={next} />
-          <Field name="login" label="Username or email" value={login} autocomplete="username" required autofocus />
-          <Field name="password" label="Password" type="password" autocomplete="current-password" required errors={errors} />
+          <Field
+            name="login"
+            label="Username or email"
+            value={login}
+            autocomplete="username"
+            required
+            autofocus
+          />
+          <Field
+            name="password"
+            label="Password"
+            type="password"
+            autocomplete="current-password"
+            required
+            errors={errors}
+          />
           <button type="submit" class="btn-primary">
             Sign in
           </button>
@@ -48,7 +72,17 @@ interface SetupValues {
   organization: string;
 }
 
-function SetupPage({ ctx, token, values, errors }: { ctx: PageContext; token: string; values: SetupValues; errors?: FormErrors }) {
+function SetupPage({
+  ctx,
+  token,
+  values,
+  errors,
+}: {
+  ctx: PageContext;
+  token: string;
+  values: SetupValues;
+  errors?: FormErrors;
+}) {
   return (
     <Layout ctx={ctx} title="Create the administrator" bare>
       <div class="card auth-card">
@@ -58,8 +92,24 @@ function SetupPage({ ctx, token, values, errors }: { ctx: PageContext; token: st
         <FormProblems errors={errors} fields={['username', 'email', 'password', 'organization', 'name']} />
         <form method="post" action={`/setup/${token}`} class="stacked">
           <Csrf ctx={ctx} />
-          <Field name="username" label="Username" value={values.username} autocomplete="username" required autofocus errors={errors} />
-          <Field name="email" label="Email" type="email" value={values.email} autocomplete="email" required errors={errors} />
+          <Field
+            name="username"
+            label="Username"
+            value={values.username}
+            autocomplete="username"
+            required
+            autofocus
+            errors={errors}
+          />
+          <Field
+            name="email"
+            label="Email"
+            type="email"
+            value={values.email}
+            autocomplete="email"
+            required
+            errors={errors}
+          />
           <Field
             name="password"
             label="Password"
@@ -112,7 +162,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       const errors = formErrorsOf(err);
       const status = err instanceof AppError ? err.status : 400;
       if (err instanceof AppError && err.code === 'rate_limited') void reply.header('Retry-After', '900');
-      return sendPage(reply, <SignInPage ctx={request.page} login={login} next={next} errors={errors} />, status);
+      return sendPage(
+        reply,
+        <SignInPage ctx={request.page} login={login} next={next} errors={errors} />,
+        status,
+      );
     }
   });
 
@@ -123,7 +177,10 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
 
   const setupLink = async (token: string): Promise<void> => {
     if (!(await services.webSessions.linkIsUsable('first_admin', token))) {
-      throw new AppError('not_found', 'This link is not valid any more. Restart the server to print a new one.');
+      throw new AppError(
+        'not_found',
+        'This link is not valid any more. Restart the server to print a new one.',
+      );
     }
   };
 
@@ -131,7 +188,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     await setupLink(request.params.token);
     return sendPage(
       reply,
-      <SetupPage ctx={request.page} token={request.params.token} values={{ username: '', email: '', organization: '' }} />,
+      <SetupPage
+        ctx={request.page}
+        token={request.params.token}
+        values={{ username: '', email: '', organization: '' }}
+      />,
     );
   });
 
@@ -152,7 +213,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       request.session.orgName = values.organization;
       return reply.redirect('/', 303);
     } catch (err) {
-      return sendPage(reply, <SetupPage ctx={request.page} token={token} values={values} errors={formErrorsOf(err)} />, 400);
+      return sendPage(
+        reply,
+        <SetupPage ctx={request.page} token={token} values={values} errors={formErrorsOf(err)} />,
+        400,
+      );
     }
   });
 };
