@@ -115,7 +115,11 @@ export class CveRepository {
   sourcesOf(cveId: string) {
     return this.db
       .selectFrom('cve_source')
-      .select(['provider', 'updated_at', sql<Record<string, unknown>>`coalesce(data->'metrics', '{}'::jsonb)`.as('metrics')])
+      .select([
+        'provider',
+        'updated_at',
+        sql<Record<string, unknown>>`coalesce(data->'metrics', '{}'::jsonb)`.as('metrics'),
+      ])
       .where('cve_id', '=', cveId)
       .execute();
   }

@@ -39,7 +39,9 @@ describe('parseCvssVector', () => {
   });
 
   it('reads CVSS v4.0 base, threat and supplemental metrics', () => {
-    const parsed = parseCvssVector('CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/E:A/AU:Y/U:Red');
+    const parsed = parseCvssVector(
+      'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/E:A/AU:Y/U:Red',
+    );
     expect(parsed?.version).toBe('4.0');
     const byKey = Object.fromEntries(parsed!.metrics.map((m) => [m.key, m]));
     expect(byKey.AT).toMatchObject({ name: 'Attack Requirements', valueName: 'None' });
@@ -65,7 +67,15 @@ describe('parseCvssVector', () => {
     expect(cvssVersionOfKey('cvssV2_0')).toBe('2.0');
     expect(cvssVersionOfKey('kev')).toBeUndefined();
     expect([0, 0.1, 3.9, 4, 6.9, 7, 8.9, 9, 10].map(cvssRating)).toEqual([
-      'none', 'low', 'low', 'medium', 'medium', 'high', 'high', 'critical', 'critical',
+      'none',
+      'low',
+      'low',
+      'medium',
+      'medium',
+      'high',
+      'high',
+      'critical',
+      'critical',
     ]);
   });
 });

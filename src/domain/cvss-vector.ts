@@ -35,7 +35,11 @@ const CIA3: Values = { H: 'High', L: 'Low', N: 'None' };
 const REQ3: Values = { ...NOT_DEFINED, H: 'High', M: 'Medium', L: 'Low' };
 
 const V3: Record<string, MetricDef> = {
-  AV: { name: 'Attack Vector', group: 'base', values: { N: 'Network', A: 'Adjacent', L: 'Local', P: 'Physical' } },
+  AV: {
+    name: 'Attack Vector',
+    group: 'base',
+    values: { N: 'Network', A: 'Adjacent', L: 'Local', P: 'Physical' },
+  },
   AC: { name: 'Attack Complexity', group: 'base', values: { L: 'Low', H: 'High' } },
   PR: { name: 'Privileges Required', group: 'base', values: { N: 'None', L: 'Low', H: 'High' } },
   UI: { name: 'User Interaction', group: 'base', values: { N: 'None', R: 'Required' } },
@@ -66,14 +70,26 @@ const V3: Record<string, MetricDef> = {
     group: 'environmental',
     values: { ...NOT_DEFINED, N: 'Network', A: 'Adjacent', L: 'Local', P: 'Physical' },
   },
-  MAC: { name: 'Modified Attack Complexity', group: 'environmental', values: { ...NOT_DEFINED, L: 'Low', H: 'High' } },
+  MAC: {
+    name: 'Modified Attack Complexity',
+    group: 'environmental',
+    values: { ...NOT_DEFINED, L: 'Low', H: 'High' },
+  },
   MPR: {
     name: 'Modified Privileges Required',
     group: 'environmental',
     values: { ...NOT_DEFINED, N: 'None', L: 'Low', H: 'High' },
   },
-  MUI: { name: 'Modified User Interaction', group: 'environmental', values: { ...NOT_DEFINED, N: 'None', R: 'Required' } },
-  MS: { name: 'Modified Scope', group: 'environmental', values: { ...NOT_DEFINED, U: 'Unchanged', C: 'Changed' } },
+  MUI: {
+    name: 'Modified User Interaction',
+    group: 'environmental',
+    values: { ...NOT_DEFINED, N: 'None', R: 'Required' },
+  },
+  MS: {
+    name: 'Modified Scope',
+    group: 'environmental',
+    values: { ...NOT_DEFINED, U: 'Unchanged', C: 'Changed' },
+  },
   MC: { name: 'Modified Confidentiality', group: 'environmental', values: { ...NOT_DEFINED, ...CIA3 } },
   MI: { name: 'Modified Integrity', group: 'environmental', values: { ...NOT_DEFINED, ...CIA3 } },
   MA: { name: 'Modified Availability', group: 'environmental', values: { ...NOT_DEFINED, ...CIA3 } },
@@ -110,7 +126,11 @@ const V2: Record<string, MetricDef> = {
     group: 'environmental',
     values: { N: 'None', L: 'Low', LM: 'Low-Medium', MH: 'Medium-High', H: 'High', ...ND },
   },
-  TD: { name: 'Target Distribution', group: 'environmental', values: { N: 'None', L: 'Low', M: 'Medium', H: 'High', ...ND } },
+  TD: {
+    name: 'Target Distribution',
+    group: 'environmental',
+    values: { N: 'None', L: 'Low', M: 'Medium', H: 'High', ...ND },
+  },
   CR: { name: 'Confidentiality Requirement', group: 'environmental', values: REQ2 },
   IR: { name: 'Integrity Requirement', group: 'environmental', values: REQ2 },
   AR: { name: 'Availability Requirement', group: 'environmental', values: REQ2 },
@@ -120,7 +140,11 @@ const HLN: Values = { H: 'High', L: 'Low', N: 'None' };
 const MOD_HLN: Values = { ...NOT_DEFINED, ...HLN };
 
 const V4: Record<string, MetricDef> = {
-  AV: { name: 'Attack Vector', group: 'base', values: { N: 'Network', A: 'Adjacent', L: 'Local', P: 'Physical' } },
+  AV: {
+    name: 'Attack Vector',
+    group: 'base',
+    values: { N: 'Network', A: 'Adjacent', L: 'Local', P: 'Physical' },
+  },
   AC: { name: 'Attack Complexity', group: 'base', values: { L: 'Low', H: 'High' } },
   AT: { name: 'Attack Requirements', group: 'base', values: { N: 'None', P: 'Present' } },
   PR: { name: 'Privileges Required', group: 'base', values: { N: 'None', L: 'Low', H: 'High' } },
@@ -144,8 +168,16 @@ const V4: Record<string, MetricDef> = {
     group: 'environmental',
     values: { ...NOT_DEFINED, N: 'Network', A: 'Adjacent', L: 'Local', P: 'Physical' },
   },
-  MAC: { name: 'Modified Attack Complexity', group: 'environmental', values: { ...NOT_DEFINED, L: 'Low', H: 'High' } },
-  MAT: { name: 'Modified Attack Requirements', group: 'environmental', values: { ...NOT_DEFINED, N: 'None', P: 'Present' } },
+  MAC: {
+    name: 'Modified Attack Complexity',
+    group: 'environmental',
+    values: { ...NOT_DEFINED, L: 'Low', H: 'High' },
+  },
+  MAT: {
+    name: 'Modified Attack Requirements',
+    group: 'environmental',
+    values: { ...NOT_DEFINED, N: 'None', P: 'Present' },
+  },
   MPR: {
     name: 'Modified Privileges Required',
     group: 'environmental',
@@ -160,12 +192,28 @@ const V4: Record<string, MetricDef> = {
   MVI: { name: 'Modified Vulnerable System Integrity', group: 'environmental', values: MOD_HLN },
   MVA: { name: 'Modified Vulnerable System Availability', group: 'environmental', values: MOD_HLN },
   MSC: { name: 'Modified Subsequent System Confidentiality', group: 'environmental', values: MOD_HLN },
-  MSI: { name: 'Modified Subsequent System Integrity', group: 'environmental', values: { ...MOD_HLN, S: 'Safety' } },
-  MSA: { name: 'Modified Subsequent System Availability', group: 'environmental', values: { ...MOD_HLN, S: 'Safety' } },
+  MSI: {
+    name: 'Modified Subsequent System Integrity',
+    group: 'environmental',
+    values: { ...MOD_HLN, S: 'Safety' },
+  },
+  MSA: {
+    name: 'Modified Subsequent System Availability',
+    group: 'environmental',
+    values: { ...MOD_HLN, S: 'Safety' },
+  },
   S: { name: 'Safety', group: 'supplemental', values: { ...NOT_DEFINED, N: 'Negligible', P: 'Present' } },
   AU: { name: 'Automatable', group: 'supplemental', values: { ...NOT_DEFINED, N: 'No', Y: 'Yes' } },
-  R: { name: 'Recovery', group: 'supplemental', values: { ...NOT_DEFINED, A: 'Automatic', U: 'User', I: 'Irrecoverable' } },
-  V: { name: 'Value Density', group: 'supplemental', values: { ...NOT_DEFINED, D: 'Diffuse', C: 'Concentrated' } },
+  R: {
+    name: 'Recovery',
+    group: 'supplemental',
+    values: { ...NOT_DEFINED, A: 'Automatic', U: 'User', I: 'Irrecoverable' },
+  },
+  V: {
+    name: 'Value Density',
+    group: 'supplemental',
+    values: { ...NOT_DEFINED, D: 'Diffuse', C: 'Concentrated' },
+  },
   RE: {
     name: 'Vulnerability Response Effort',
     group: 'supplemental',

@@ -140,7 +140,10 @@ export function handleComputeStatistics(deps: Pick<JobHandlerDeps, 'statistics' 
   const logger = deps.logger ?? pino({ level: 'silent' });
   return async (_payload, context) => {
     const { durationMs, statistics } = await deps.statistics.compute();
-    logger.info({ job: context.id, durationMs, published: statistics.published }, 'catalog statistics computed');
+    logger.info(
+      { job: context.id, durationMs, published: statistics.published },
+      'catalog statistics computed',
+    );
   };
 }
 

@@ -54,7 +54,9 @@ const sortByMergeOrder = <T extends { provider: string }>(rows: T[]): T[] => {
     const i = (MERGE_ORDER as readonly string[]).indexOf(p);
     return i < 0 ? MERGE_ORDER.length : i;
   };
-  return [...rows].sort((a, b) => rank(a.provider) - rank(b.provider) || a.provider.localeCompare(b.provider));
+  return [...rows].sort(
+    (a, b) => rank(a.provider) - rank(b.provider) || a.provider.localeCompare(b.provider),
+  );
 };
 
 export class CatalogService {
@@ -150,7 +152,9 @@ export class CatalogService {
 
   /** One provider's statement about a CVE, with the upstream record when the importer kept it; 404 without one. */
   async sourceRecord(cveId: string, provider: string) {
-    const row = /^[a-z0-9_-]{1,40}$/.test(provider) ? await this.cves.sourceRecord(cveId, provider) : undefined;
+    const row = /^[a-z0-9_-]{1,40}$/.test(provider)
+      ? await this.cves.sourceRecord(cveId, provider)
+      : undefined;
     if (!row) throw new AppError('not_found');
     return row;
   }

@@ -199,7 +199,10 @@ export class ProjectService {
    * Which of these vendor keys each project of the organization subscribes to, projects by name (the
    * subscribe controls of a CVE page). At most MAX_SUBSCRIPTIONS keys are asked about.
    */
-  async subscriptionStates(organizationId: string, keys: readonly string[]): Promise<ProjectSubscriptionState[]> {
+  async subscriptionStates(
+    organizationId: string,
+    keys: readonly string[],
+  ): Promise<ProjectSubscriptionState[]> {
     return this.projects.subscribedAmong(organizationId, keys.slice(0, MAX_SUBSCRIPTIONS));
   }
 

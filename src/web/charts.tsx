@@ -26,9 +26,27 @@ function gridStep(max: number): number {
   return 10 * power;
 }
 
-function BarShape({ bar, x, y, width, height }: { bar: Bar; x: number; y: number; width: number; height: number }) {
+function BarShape({
+  bar,
+  x,
+  y,
+  width,
+  height,
+}: {
+  bar: Bar;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}) {
   const rect = (
-    <rect class={bar.tone ? `bar ${bar.tone}` : 'bar'} x={round(x)} y={round(y)} width={round(width)} height={round(height)}>
+    <rect
+      class={bar.tone ? `bar ${bar.tone}` : 'bar'}
+      x={round(x)}
+      y={round(y)}
+      width={round(width)}
+      height={round(height)}
+    >
       <title>{`${bar.label}: ${formatCount(bar.value)}`}</title>
     </rect>
   );
@@ -51,7 +69,14 @@ export function ColumnChart({ bars, title, id }: { bars: Bar[]; title: string; i
   const lines = [];
   for (let v = 0; v <= top_; v += step) lines.push(v);
   return (
-    <svg class="chart" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby={`${id}-title`}>
+    <svg
+      class="chart"
+      viewBox={`0 0 ${width} ${height}`}
+      width={width}
+      height={height}
+      role="img"
+      aria-labelledby={`${id}-title`}
+    >
       <title id={`${id}-title`}>{title}</title>
       {lines.map((v) => {
         const y = round(top + plotH - (v / top_) * plotH);
@@ -90,7 +115,14 @@ export function BarList({ bars, title, id }: { bars: Bar[]; title: string; id: s
   const max = Math.max(1, ...bars.map((b) => b.value));
   const plotW = width - labelW - valueW;
   return (
-    <svg class="chart" viewBox={`0 0 ${width} ${height}`} width={width} height={height} role="img" aria-labelledby={`${id}-title`}>
+    <svg
+      class="chart"
+      viewBox={`0 0 ${width} ${height}`}
+      width={width}
+      height={height}
+      role="img"
+      aria-labelledby={`${id}-title`}
+    >
       <title id={`${id}-title`}>{title}</title>
       {bars.map((bar, i) => {
         const y = i * row + 2;
@@ -100,7 +132,13 @@ export function BarList({ bars, title, id }: { bars: Bar[]; title: string; id: s
             <text x={labelW - 8} y={y + 16} text-anchor="end">
               {bar.label}
             </text>
-            <BarShape bar={bar} x={labelW} y={y + 3} width={Math.max(w, bar.value ? 1 : 0)} height={row - 6} />
+            <BarShape
+              bar={bar}
+              x={labelW}
+              y={y + 3}
+              width={Math.max(w, bar.value ? 1 : 0)}
+              height={row - 6}
+            />
             <text x={round(labelW + w + 6)} y={y + 16}>
               {formatCount(bar.value)}
             </text>

@@ -71,7 +71,8 @@ export type Unmatched = (request: FastifyRequest, reply: FastifyReply) => Fastif
 const SESSION_DAYS = 14;
 
 /** A key of its own for each use of the server secret. */
-const derive = (secret: string, purpose: string) => createHmac('sha256', secret).update(purpose).digest('base64url');
+const derive = (secret: string, purpose: string) =>
+  createHmac('sha256', secret).update(purpose).digest('base64url');
 
 export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }> = async (
   app,
@@ -115,7 +116,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
     cookieOpts: { httpOnly: true, sameSite: 'strict', path: '/', signed: true, secure: 'auto' },
     getToken: (request) => {
       const body = request.body as Record<string, unknown> | undefined;
-      const token = (body && typeof body === 'object' ? body._csrf : undefined) ?? request.headers['x-csrf-token'];
+      const token =
+        (body && typeof body === 'object' ? body._csrf : undefined) ?? request.headers['x-csrf-token'];
       return typeof token === 'string' ? token : undefined;
     },
   });

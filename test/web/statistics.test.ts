@@ -17,7 +17,10 @@ const PASSWORD = 'correct horse battery staple';
 function tableOf(page: Awaited<ReturnType<WebClient['get']>>, id: string): Record<string, number> {
   const rows = page.html.querySelectorAll(`#${id} table tbody tr`);
   return Object.fromEntries(
-    rows.map((tr) => [tr.querySelector('th')!.text.trim(), Number(tr.querySelector('td')!.text.replace(/,/g, ''))]),
+    rows.map((tr) => [
+      tr.querySelector('th')!.text.trim(),
+      Number(tr.querySelector('td')!.text.replace(/,/g, '')),
+    ]),
   );
 }
 
@@ -45,7 +48,8 @@ describeEachDatabase('web: statistics', (use) => {
     const runtime = await startJobs(api.services, pino({ level: 'silent' }));
     try {
       const deadline = Date.now() + 20_000;
-      while (!(await api.services.statistics.latest()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!(await api.services.statistics.latest()) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect(await api.services.statistics.latest()).toMatchObject({ statistics: { published: 0, kev: 0 } });
     } finally {
       await runtime.stop();
@@ -59,20 +63,34 @@ describeEachDatabase('web: statistics', (use) => {
     beforeAll(async () => {
       const imports = api.services.imports;
       await imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
-      await imports.importInputs(sources.kev, [fixture('kev', 'known_exploited_vulnerabilities-excerpt.json')]);
+      await imports.importInputs(sources.kev, [
+        fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),
+      ]);
       // Imports do not count anything: the page still shows what the job stored before.
       const stale = await browser.get('/statistics');
       expect(stale.html.querySelector('#by-year table tbody tr')).toBeNull();
       // The scheduled job, through the registry the worker uses.
       const handler = jobHandlers({ statistics: api.services.statistics } as never)[COMPUTE_STATISTICS_JOB]!;
-      await handler({}, { id: 1, name: COMPUTE_STATISTICS_JOB, attempt: 1, maxAttempts: 5, workerId: 'test', signal: new AbortController().signal });
+      await handler(
+        {},
+        {
+          id: 1,
+          name: COMPUTE_STATISTICS_JOB,
+          attempt: 1,
+          maxAttempts: 5,
+          workerId: 'test',
+          signal: new AbortController().signal,
+        },
+      );
       computedAt = (await api.services.statistics.latest())!.computedAt;
       page = await browser.get('/statistics');
     }, 120_000);
 
     it('says when they were computed', () => {
       expect(page.status).toBe(200);
-      expect(page.html.querySelector('.page-head time')?.getAttribute('datetime')).toBe(computedAt.toISOString());
+      expect(page.html.querySelector('.page-head time')?.getAttribute('datetime')).toBe(
+        computedAt.toISOString(),
+      );
       expect(page.text).not.toContain('being computed');
     });
 
@@ -101,7 +119,11 @@ describeEachDatabase('web: statistics', (use) => {
       const months = tableOf(page, 'by-month');
       expect(Object.keys(months)).toHaveLength(24);
       const last = lastMonths(new Date(), 24).at(-1)!;
-      const label = new Date(`${last}-01T00:00:00Z`).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+      const label = new Date(`${last}-01T00:00:00Z`).toLocaleString('en-US', {
+        month: 'short',
+        year: 'numeric',
+        timeZone: 'UTC',
+      });
       expect(Object.keys(months).at(-1)).toBe(label);
       expect(page.html.querySelectorAll('#by-month rect.bar')).toHaveLength(24);
     });

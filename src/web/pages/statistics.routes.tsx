@@ -21,7 +21,8 @@ const SEVERITY_LABELS: Record<SeverityBand, string> = {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** `2024-03` → `Mar 2024`. */
-const monthLabel = (key: string) => `${MONTHS[Number(key.slice(5, 7)) - 1] ?? key.slice(5, 7)} ${key.slice(0, 4)}`;
+const monthLabel = (key: string) =>
+  `${MONTHS[Number(key.slice(5, 7)) - 1] ?? key.slice(5, 7)} ${key.slice(0, 4)}`;
 
 function Charts({ s }: { s: CatalogStatistics }) {
   const years: Bar[] = s.byYear.map((r) => ({ label: String(r.key), value: r.count }));
@@ -50,7 +51,9 @@ function Charts({ s }: { s: CatalogStatistics }) {
       <ChartFigure
         id="by-month"
         caption="CVEs published per month, last 24 months"
-        chart={<ColumnChart id="by-month-chart" title="CVEs published per month, last 24 months" bars={months} />}
+        chart={
+          <ColumnChart id="by-month-chart" title="CVEs published per month, last 24 months" bars={months} />
+        }
         bars={months}
         labelHeading="Month"
         valueHeading="CVEs"
@@ -68,7 +71,9 @@ function Charts({ s }: { s: CatalogStatistics }) {
         id="kev-by-month"
         caption="Known exploited (KEV) additions per month, last 24 months"
         note={`${formatCount(s.kev)} CVEs of the catalog are in CISA's Known Exploited Vulnerabilities catalog.`}
-        chart={<ColumnChart id="kev-by-month-chart" title="KEV additions per month, last 24 months" bars={kev} />}
+        chart={
+          <ColumnChart id="kev-by-month-chart" title="KEV additions per month, last 24 months" bars={kev} />
+        }
         bars={kev}
         labelHeading="Month"
         valueHeading="Added to KEV"
@@ -99,8 +104,8 @@ function StatisticsPage({ ctx, stored }: { ctx: PageContext; stored: StoredStati
       </div>
       {!stored ? (
         <Notice kind="warn">
-          The statistics are being computed. They are counted in the background once the catalog is
-          loaded, then every hour; reload this page in a minute.
+          The statistics are being computed. They are counted in the background once the catalog is loaded,
+          then every hour; reload this page in a minute.
         </Notice>
       ) : (
         <>
