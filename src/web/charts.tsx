@@ -130,7 +130,7 @@ export function BarList({ bars, title, id }: { bars: Bar[]; title: string; id: s
         return (
           <g>
             <text x={labelW - 8} y={y + 16} text-anchor="end">
-              {bar.label}
+              {bar.label.length > 26 ? `${bar.label.slice(0, 25)}…` : bar.label}
             </text>
             <BarShape
               bar={bar}
