@@ -31,7 +31,14 @@ import { SyncService } from './services/sync.service.ts';
 import { MetricsService } from './services/metrics.service.ts';
 import { JobService } from './services/job.service.ts';
 import { jobHandlers } from './jobs/handlers.ts';
-import { notificationSchedules, purgeSchedule, syncSchedules } from './jobs/scheduler.ts';
+import {
+  notificationSchedules,
+  purgeSchedule,
+  statisticsSchedule,
+  syncSchedules,
+  tickKey,
+} from './jobs/scheduler.ts';
+import { COMPUTE_STATISTICS_JOB, StatisticsService } from './services/statistics.service.ts';
 import { JobRepository } from './db/job.repository.ts';
 import { SecretBox } from './domain/secret-box.ts';
 import { createChannelSender } from './notifications/channel-sender.ts';
@@ -125,6 +132,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     invitations: new InvitationService(database.db, accounts, webSessions, {
       openSignup: config.webOpenSignup,
     }),
+    statistics: new StatisticsService(database.db),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db, { sender: emailSender, baseUrl }),
     auditLog: new AuditService(database.db),
@@ -200,6 +208,7 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
     deliveries: services.deliveries,
     notifications: services.notifications,
     reports: services.reports,
+    statistics: services.statistics,
     logger,
   });
   const { sync } = services.config;
@@ -215,7 +224,18 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
       `cancelled ${cancelled.length} queued sync job(s) of ${sources}: not in SYNC_SOURCES`,
     );
   }
-  const schedules = [purgeSchedule, ...notificationSchedules, ...syncSchedules(sync.sources, sync.schedules)];
+  const schedules = [
+    purgeSchedule,
+    statisticsSchedule,
+    ...notificationSchedules,
+    ...syncSchedules(sync.sources, sync.schedules),
+  ];
+  // A fresh install (or one upgraded from before statistics) has none yet: computed once now, not at the next hour.
+  if (!(await services.statistics.latest())) {
+    await services.jobs.repository.enqueue([
+      { name: COMPUTE_STATISTICS_JOB, dedupeKey: `${COMPUTE_STATISTICS_JOB}:start:${tickKey(new Date())}` },
+    ]);
+  }
   return startJobRuntime({
     repository: services.jobs.repository,
     handlers,

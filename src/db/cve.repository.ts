@@ -111,6 +111,42 @@ export class CveRepository {
     return this.byId.executeTakeFirst(cveId);
   }
 
+  /** Which providers have a statement about the CVE, when each was last written, and the metrics each states. */
+  sourcesOf(cveId: string) {
+    return this.db
+      .selectFrom('cve_source')
+      .select([
+        'provider',
+        'updated_at',
+        sql<Record<string, unknown>>`coalesce(data->'metrics', '{}'::jsonb)`.as('metrics'),
+      ])
+      .where('cve_id', '=', cveId)
+      .execute();
+  }
+
+  /** One provider's statement about a CVE: as normalized (`data`) and the upstream record when kept (`raw`). */
+  sourceRecord(cveId: string, provider: string) {
+    return this.db
+      .selectFrom('cve_source')
+      .select(['provider', 'data', 'raw', 'updated_at'])
+      .where('cve_id', '=', cveId)
+      .where('provider', '=', provider)
+      .executeTakeFirst();
+  }
+
+  /** A page of a CVE's changes with what each changed, newest first. */
+  listChangesWithData(cveId: string, limit: number, offset: number) {
+    return this.db
+      .selectFrom('cve_change')
+      .select(['id', 'created_at', 'cve_id', 'types', 'data'])
+      .where('cve_id', '=', cveId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  }
+
   async exists(cveId: string): Promise<boolean> {
     return (
       (await this.db.selectFrom('cve').select('cve_id').where('cve_id', '=', cveId).executeTakeFirst()) !==

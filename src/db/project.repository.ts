@@ -136,6 +136,29 @@ export class ProjectRepository {
     await tx.deleteFrom('project').where('id', '=', id).execute();
   }
 
+  /**
+   * Every project of the organization (by name) with those of `keys` it subscribes to: what a CVE page
+   * shows beside each of the CVE's vendors and products.
+   */
+  async subscribedAmong(
+    organizationId: string,
+    keys: readonly string[],
+  ): Promise<{ name: string; active: boolean; keys: string[] }[]> {
+    return this.db
+      .selectFrom('project as p')
+      .select([
+        'p.name',
+        'p.active',
+        sql<string[]>`ARRAY(
+          SELECT s.vendor_key FROM project_subscription s
+           WHERE s.project_id = p.id AND s.vendor_key = ANY(${[...keys]}::text[])
+           ORDER BY s.vendor_key)`.as('keys'),
+      ])
+      .where('p.organization_id', '=', organizationId)
+      .orderBy('p.name')
+      .execute();
+  }
+
   /** The subscribed vendor keys, sorted. */
   async subscriptionKeys(projectId: string, tx: Executor = this.db): Promise<string[]> {
     const rows = await tx

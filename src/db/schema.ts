@@ -258,6 +258,14 @@ export interface SyncStateTable {
   updated_at: Generated<Date>;
 }
 
+/** A result computed by a scheduled job, stored under its name (migration 0021). */
+export interface ComputedResultTable {
+  name: string;
+  data: Json<unknown>;
+  computed_at: Date;
+  duration_ms: number;
+}
+
 export interface CatalogStateTable {
   id: number;
   version: number;
@@ -419,6 +427,7 @@ export interface DB {
   job: JobTable;
   sync_state: SyncStateTable;
   catalog_state: CatalogStateTable;
+  computed_result: ComputedResultTable;
   cve_vendor: CveVendorTable;
   epss_move: EpssMoveTable;
   event_cursor: EventCursorTable;

@@ -1,5 +1,5 @@
 /** CWE weaknesses of the catalog. Listed by name descending, as OpenCVE does (unnamed ones last). */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from './schema.ts';
 
 export class WeaknessRepository {
@@ -30,6 +30,17 @@ export class WeaknessRepository {
       .limit(limit)
       .offset(offset)
       .execute();
+  }
+
+  /** The names of these CWEs the catalog knows (a CWE without a name, or unknown, is left out). */
+  async names(cweIds: readonly string[]): Promise<Map<string, string>> {
+    if (!cweIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('weakness')
+      .select(['cwe_id', 'name'])
+      .where(sql<SqlBool>`cwe_id = ANY(${[...cweIds]}::text[])`)
+      .execute();
+    return new Map(rows.filter((r) => r.name).map((r) => [r.cwe_id, r.name!]));
   }
 
   find(cweId: string) {

@@ -10,6 +10,7 @@ import { PROCESS_EVENTS_JOB, type EventProcessor } from '../services/event-proce
 import { DELIVER_JOB, PURGE_DELIVERIES_JOB, type DeliveryService } from '../services/delivery.service.ts';
 import { CONFIRM_EMAIL_JOB, type NotificationService } from '../services/notification.service.ts';
 import { REPORTS_DUE_JOB, type ReportService } from '../services/report.service.ts';
+import { COMPUTE_STATISTICS_JOB, type StatisticsService } from '../services/statistics.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
 
 type Logger = Pick<pino.Logger, 'info' | 'warn'>;
@@ -21,6 +22,7 @@ export interface JobHandlerDeps {
   deliveries: Pick<DeliveryService, 'attempt' | 'purgeExpired'>;
   notifications: Pick<NotificationService, 'sendConfirmation'>;
   reports: Pick<ReportService, 'runDue'>;
+  statistics: Pick<StatisticsService, 'compute'>;
   logger?: Logger;
 }
 
@@ -133,6 +135,18 @@ export function handleReportsDue(deps: Pick<JobHandlerDeps, 'reports' | 'logger'
   };
 }
 
+/** `statistics.compute`: counts the catalog for the Statistics page and stores the result (hourly). */
+export function handleComputeStatistics(deps: Pick<JobHandlerDeps, 'statistics' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    const { durationMs, statistics } = await deps.statistics.compute();
+    logger.info(
+      { job: context.id, durationMs, published: statistics.published },
+      'catalog statistics computed',
+    );
+  };
+}
+
 export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
   return {
     sync: handleSync(deps),
@@ -141,6 +155,7 @@ export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
     [PURGE_DELIVERIES_JOB]: handlePurgeDeliveries(deps),
     [CONFIRM_EMAIL_JOB]: handleConfirmEmail(deps),
     [REPORTS_DUE_JOB]: handleReportsDue(deps),
+    [COMPUTE_STATISTICS_JOB]: handleComputeStatistics(deps),
     noop: handleNoop(deps.jobs),
     'jobs.purge': handlePurge(deps.jobs),
   };

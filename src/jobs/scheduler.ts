@@ -10,6 +10,7 @@ import type { SyncSourceName } from '../config.ts';
 import { PROCESS_EVENTS_JOB } from '../services/event-processor.service.ts';
 import { PURGE_DELIVERIES_JOB } from '../services/delivery.service.ts';
 import { REPORTS_DUE_JOB } from '../services/report.service.ts';
+import { COMPUTE_STATISTICS_JOB } from '../services/statistics.service.ts';
 
 type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -46,6 +47,13 @@ export const purgeSchedule: Schedule = {
     payload: { olderThanDays: 7 },
     dedupeKey: `jobs.purge:${tickKey(tick)}`,
   }),
+};
+
+/** Hourly: the catalog statistics of the Statistics page (docs/jobs.md). */
+export const statisticsSchedule: Schedule = {
+  name: COMPUTE_STATISTICS_JOB,
+  pattern: '17 * * * *',
+  job: (tick) => ({ name: COMPUTE_STATISTICS_JOB, dedupeKey: `${COMPUTE_STATISTICS_JOB}:${tickKey(tick)}` }),
 };
 
 /**

@@ -9,6 +9,9 @@ import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
 import { AppError } from '../domain/errors.ts';
+import { MERGE_ORDER } from '../domain/cve.ts';
+import type { CatalogCve } from '../domain/cve-facts.ts';
+import type { ChangeEntry as CveChangeEntry } from '../domain/cve-change.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader, type CountedRows } from './cve-list-reader.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
@@ -51,6 +54,34 @@ export type SearchTarget =
   | { kind: 'search'; text: string };
 
 const CVE_ID_TEXT = /^(cve-)?\d{4}-\d{4,}$/i;
+/** A change of a CVE as its page shows it. */
+export interface CveChangeRecord {
+  id: string;
+  created_at: Date;
+  cve_id: string;
+  types: string[];
+  data: CveChangeEntry[];
+}
+
+/** What a CVE's page shows (CatalogService.cvePage). */
+export interface CvePage {
+  cve: CatalogCve & { catalog_version: number };
+  /** The providers with a statement about the CVE, in merge order, with when each was last written. */
+  sources: { provider: string; updated_at: Date; metrics: Record<string, unknown> }[];
+  /** The names of the CVE's CWEs the catalog knows. */
+  weaknessNames: Map<string, string>;
+  changes: { count: number; items: CveChangeRecord[] };
+}
+
+const sortByMergeOrder = <T extends { provider: string }>(rows: T[]): T[] => {
+  const rank = (p: string) => {
+    const i = (MERGE_ORDER as readonly string[]).indexOf(p);
+    return i < 0 ? MERGE_ORDER.length : i;
+  };
+  return [...rows].sort(
+    (a, b) => rank(a.provider) - rank(b.provider) || a.provider.localeCompare(b.provider),
+  );
+};
 
 export class CatalogService {
   private readonly cves: CveRepository;
@@ -169,6 +200,37 @@ export class CatalogService {
     const cve = await this.cves.findOne(cveId);
     if (!cve) throw new AppError('not_found');
     return cve;
+  }
+
+  /**
+   * Everything a CVE's page shows, in one call: the merged view, which providers made statements
+   * (and when), the names of its CWEs, and a page of its change history with each change's data.
+   * 404 `not_found` for a CVE the catalog does not list, or a history page past the last.
+   */
+  async cvePage(cveId: string, history: PageRequest): Promise<CvePage> {
+    const cve = await this.getCve(cveId);
+    const [sources, weaknessNames, count] = await Promise.all([
+      this.cves.sourcesOf(cveId),
+      this.weaknesses.names(cve.weaknesses),
+      this.cves.countChanges(cveId),
+    ]);
+    assertPageInRange(history, count);
+    const items = await this.cves.listChangesWithData(cveId, history.pageSize, offsetOf(history));
+    return {
+      cve,
+      sources: sortByMergeOrder(sources),
+      weaknessNames,
+      changes: { count, items: items.map((c) => ({ ...c, data: c.data as CveChangeEntry[] })) },
+    };
+  }
+
+  /** One provider's statement about a CVE, with the upstream record when the importer kept it; 404 without one. */
+  async sourceRecord(cveId: string, provider: string) {
+    const row = /^[a-z0-9_-]{1,40}$/.test(provider)
+      ? await this.cves.sourceRecord(cveId, provider)
+      : undefined;
+    if (!row) throw new AppError('not_found');
+    return row;
   }
 
   async listChanges(cveId: string, page: PageRequest) {

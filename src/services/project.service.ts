@@ -37,6 +37,13 @@ export interface ProjectDetail {
   subscriptions: SubscriptionSet;
 }
 
+/** A project and those of some vendor keys it subscribes to. */
+export interface ProjectSubscriptionState {
+  name: string;
+  active: boolean;
+  keys: string[];
+}
+
 /** One subscription, as the items endpoints take it: a whole vendor, or one of its products. */
 export interface SubscriptionItem {
   vendor: string;
@@ -186,6 +193,17 @@ export class ProjectService {
         tx,
       );
     });
+  }
+
+  /**
+   * Which of these vendor keys each project of the organization subscribes to, projects by name (the
+   * subscribe controls of a CVE page). At most MAX_SUBSCRIPTIONS keys are asked about.
+   */
+  async subscriptionStates(
+    organizationId: string,
+    keys: readonly string[],
+  ): Promise<ProjectSubscriptionState[]> {
+    return this.projects.subscribedAmong(organizationId, keys.slice(0, MAX_SUBSCRIPTIONS));
   }
 
   async getSubscriptions(organizationId: string, name: string): Promise<SubscriptionSet> {

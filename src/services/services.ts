@@ -32,6 +32,7 @@ import type { OpenCveMigrationService } from './opencve-migration.service.ts';
 import type { SecurityService } from './security.service.ts';
 import type { SavedViewService } from './saved-view.service.ts';
 import type { InvitationService } from './invitation.service.ts';
+import type { StatisticsService } from './statistics.service.ts';
 
 export interface Services {
   config: Config;
@@ -73,6 +74,8 @@ export interface Services {
   savedViews: SavedViewService;
   /** Joining an organization through an invitation link (web UI, API v2); open sign-up. */
   invitations: InvitationService;
+  /** The catalog statistics, computed by the `statistics.compute` job and read as stored. */
+  statistics: StatisticsService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

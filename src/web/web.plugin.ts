@@ -29,6 +29,8 @@ import { accountRoutes } from './pages/account.routes.tsx';
 import { cveListRoutes } from './pages/cves.routes.tsx';
 import { vendorRoutes } from './pages/vendors.routes.tsx';
 import { organizationPages } from './pages/organization.routes.tsx';
+import { cveDetailRoutes } from './pages/cve-detail.routes.tsx';
+import { statisticsRoutes } from './pages/statistics.routes.tsx';
 
 declare module 'fastify' {
   interface Session {
@@ -63,6 +65,7 @@ export type WebServices = Pick<
   | 'secret'
   | 'savedViews'
   | 'invitations'
+  | 'statistics'
 >;
 
 export interface WebOptions {
@@ -165,6 +168,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
   await app.register(cveListRoutes, { services });
   await app.register(vendorRoutes, { services });
   await app.register(organizationPages, { services });
+  await app.register(cveDetailRoutes, { services });
+  await app.register(statisticsRoutes, { services });
 
   // A page that does not exist, in the page frame of whoever asked (the API keeps its JSON answers).
   app.get('/*', { config: { public: true } }, async (request, reply) => {
