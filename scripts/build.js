@@ -34,5 +34,7 @@ if (run.status !== 0) {
   console.error('vulntrack: the build failed; commands compile src/ at start until it succeeds');
   process.exit(run.status ?? 1);
 }
+// The web UI's static files are served as they are: copied beside the compiled modules.
+fs.cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(ROOT, 'dist', 'web', 'assets'), { recursive: true });
 fs.writeFileSync(stampPath(), `dist/ compiled from src/ as it was at ${started.toISOString()}\n`);
 fs.utimesSync(stampPath(), started, started);

@@ -1,6 +1,8 @@
 /**
  * What a new team does in its first hour, in a real browser against a real server: the first
- * administrator from the printed link, signing in, finding Log4Shell.
+ * administrator from the printed link, signing in, finding Log4Shell, inviting a colleague who joins
+ * from the emailed link, a read-only token seen once, used and revoked, and the audit log of it all.
+ * The tests run in order and build on each other, as the team's hour does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -47,6 +49,121 @@ describe.skipIf(!chromium)('browser journeys', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(/\/cves/);
+  });
+
+  it('finds Log4Shell: / focuses the search box, log4j lists it, the CVE page opens', async () => {
+    await page.goto(`${server.baseUrl}/cves`);
+    await page.keyboard.press('/');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('global-search');
+    await page.keyboard.type('log4j');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/cves\?search=log4j/);
+    await page.getByRole('link', { name: 'CVE-2021-44228', exact: true }).first().click();
+    await page.waitForURL(/\/cves\/CVE-2021-44228$/);
+    await expect(page.locator('h1').first().textContent()).resolves.toContain('CVE-2021-44228');
+    await expect(page.locator('main').textContent()).resolves.toMatch(/Log4j/);
+  });
+
+  it('invites a colleague, who signs up from the emailed link and joins', async () => {
+    await page.goto(`${server.baseUrl}/org/acme/members`);
+    await page.getByLabel('Email').fill('bob@example.com');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.waitForLoadState();
+    await expect.poll(() => server.smtp.messages.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const mail = server.smtp.messages.find((m) => m.to.includes('bob@example.com'));
+    expect(mail).toBeTruthy();
+    const link = /https?:\/\/\S+\/invitations\/[A-Za-z0-9_-]+/.exec(mail!.mail.text ?? '')?.[0];
+    expect(link).toBeTruthy();
+
+    const bobContext = await browser.newContext();
+    const bob = await bobContext.newPage();
+    await bob.goto(link!);
+    await bob.getByLabel('Username').fill('bob');
+    await bob.getByLabel('Password').fill('another good password');
+    await bob.getByRole('button', { name: 'Create my account and join' }).click();
+    await bob.waitForLoadState();
+    await expect(bob.locator('summary[aria-label=Account]').textContent()).resolves.toBe('bob');
+    await bob.goto(`${server.baseUrl}/org/acme/members`);
+    expect(bob.url()).toMatch(/\/org\/acme\/members$/);
+    await expect(bob.locator('main').textContent()).resolves.toContain('bob@example.com');
+    await bobContext.close();
+  });
+
+  it('creates a read-only token, shows it once, and the token works against API v2 until revoked', async () => {
+    await page.goto(`${server.baseUrl}/org/acme/tokens`);
+    await page.getByLabel('Name').fill('dashboard');
+    await page.getByLabel('Mode').selectOption('read');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = await page.locator('#new-token').inputValue();
+    expect(token).toMatch(/^vtr_org\./);
+    await expect(page.locator('#new-token-curl').inputValue()).resolves.toContain(token);
+
+    const call = (method: string, url: string, body?: unknown) =>
+      fetch(`${server.baseUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await call('GET', '/api/v2/organizations/acme')).status).toBe(200);
+    const write = await call('POST', '/api/v2/organizations/acme/projects', { name: 'nope' });
+    expect(write.status).toBe(403);
+
+    // Shown once: the list never shows the secret again.
+    await page.goto(`${server.baseUrl}/org/acme/tokens`);
+    expect(await page.content()).not.toContain(token);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page
+      .getByRole('row', { name: /dashboard/ })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
+    await page.waitForLoadState();
+    await expect.poll(async () => (await call('GET', '/api/v2/organizations/acme')).status).toBe(401);
+  });
+
+  it('shows every step in the audit log', async () => {
+    await page.goto(`${server.baseUrl}/org/acme/audit`);
+    const text = (await page.locator('main').textContent()) ?? '';
+    for (const action of [
+      'organization.create',
+      'member.create',
+      'member.join',
+      'token.create',
+      'token.revoke',
+    ]) {
+      expect(text).toContain(action);
+    }
+  });
+
+  it('has no serious accessibility violations on the main pages, light and dark', async () => {
+    const context = await browser.newContext({
+      bypassCSP: true,
+      storageState: await page.context().storageState(),
+    });
+    const tab = await context.newPage();
+    const pages = [
+      '/cves?search=log4j',
+      '/cves/CVE-2021-44228',
+      '/vendors',
+      '/weaknesses',
+      '/statistics',
+      '/org/acme',
+      '/org/acme/members',
+      '/org/acme/tokens',
+      '/org/acme/audit',
+      '/account',
+      '/account/security',
+    ];
+    const found: Record<string, unknown> = {};
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await tab.emulateMedia({ colorScheme });
+      for (const url of pages) {
+        await tab.goto(`${server.baseUrl}${url}`);
+        const violations = await seriousAxeViolations(tab);
+        if (violations.length) found[`${colorScheme} ${url}`] = violations;
+      }
+    }
+    await context.close();
+    expect(found).toEqual({});
   });
 
   it('has no serious accessibility violations on the sign-in page, light and dark', async () => {
