@@ -19,7 +19,7 @@ import {
   type ConditionGroup,
 } from '../domain/automation.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
+import { EMAIL, isReservedName, NAME_MESSAGES, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
 import { isTimeZone, SCHEDULE_TIME } from '../domain/report.ts';
 import { TRIAGE_STATUSES } from '../domain/triage.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
@@ -61,7 +61,7 @@ export class AutomationService {
   }
 
   async list(organizationId: string, projectName: string, page: PageRequest) {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const count = await this.automations.count(project.id);
     assertPageInRange(page, count);
     return { count, items: await this.automations.list(project.id, page.pageSize, offsetOf(page)) };
@@ -77,7 +77,7 @@ export class AutomationService {
     input: AutomationInput,
     actor: Actor,
   ): Promise<AutomationRow> {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const values = await this.validated(organizationId, project.id, input);
     return this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
@@ -206,7 +206,7 @@ export class AutomationService {
   }
 
   private async find(organizationId: string, projectName: string, name: string) {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const automation = PROJECT_NAME.test(name)
       ? await this.automations.findByName(project.id, name)
       : undefined;
@@ -227,6 +227,7 @@ export class AutomationService {
         'name',
         'starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters',
       );
+    else if (isReservedName(input.name)) add('name', NAME_MESSAGES.automation.reserved);
     const config = input.configuration;
     const triggers = config.triggers ?? [];
     const conditions = config.conditions ?? { operator: 'AND', children: [] };
@@ -292,7 +293,7 @@ export class AutomationService {
     try {
       return await fn();
     } catch (err) {
-      if (isUniqueViolation(err)) throw validationError({ name: ['an automation with this name exists'] });
+      if (isUniqueViolation(err)) throw validationError({ name: [NAME_MESSAGES.automation.taken] });
       throw err;
     }
   }

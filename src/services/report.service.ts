@@ -69,14 +69,14 @@ export class ReportService {
   }
 
   async list(organizationId: string, projectName: string, page: PageRequest) {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const count = await this.reports.count(project.id);
     assertPageInRange(page, count);
     return { count, items: await this.reports.list(project.id, page.pageSize, offsetOf(page)) };
   }
 
   async get(organizationId: string, projectName: string, id: string): Promise<ReportDetail> {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const row = /^[0-9a-f-]{36}$/.test(id) ? await this.reports.find(project.id, id) : undefined;
     if (!row) throw new AppError('not_found');
     return this.detail(row);

@@ -7,6 +7,7 @@ import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/auto
 import { toMicrosZ } from '../../domain/timestamps.ts';
 import {
   CHANNEL_TYPES,
+  shownConfiguration,
   shownConfigurationFields,
   type ChannelType,
 } from '../../notifications/channel-registry.ts';
@@ -30,8 +31,15 @@ export const NotificationItem = Type.Object({
   type: ChannelTypeSchema,
   is_enabled: Type.Boolean(),
   configuration: Type.Object(shownConfigurationFields(), {
-    description: 'What may be shown of the configuration: never a full URL or a header value.',
+    description:
+      "What may be shown of the configuration, in OpenCVE 3.1's masked shapes: never a full URL or a header value.",
   }),
+  is_pending_email_confirmation: Type.Optional(
+    Type.Boolean({
+      description:
+        'Email only: the address has not confirmed yet (the notification stays disabled until it does).',
+    }),
+  ),
 });
 
 export const CreatedNotification = Type.Object({
@@ -43,18 +51,21 @@ export const CreatedNotification = Type.Object({
 
 /** What may be shown of a notification: its configuration without secrets (they are sealed apart). */
 export function notificationItem(n: NotificationRow<ChannelType>) {
-  // An email's opt-in status is a column of its own, shown inside the configuration.
-  const configuration =
-    n.type === 'email' ? { ...n.configuration, status: n.email_status } : { ...n.configuration };
-  return {
+  const shown = shownConfiguration(n.type, n.configuration);
+  const item = {
     id: n.id,
     created_at: toMicrosZ(n.created_at),
     updated_at: toMicrosZ(n.updated_at),
     name: n.name,
     type: n.type,
     is_enabled: n.is_enabled,
-    configuration,
+    // An email's opt-in status is a column of its own, shown inside the configuration too.
+    configuration: n.type === 'email' ? { ...shown, status: n.email_status } : shown,
   };
+  // As on OpenCVE, only email notifications carry the flag.
+  return n.type === 'email'
+    ? { ...item, is_pending_email_confirmation: n.email_status === 'pending' }
+    : item;
 }
 
 /** A created notification: a webhook's signing secret is shown this once. */
