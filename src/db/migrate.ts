@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011-lz4-documents.ts';
 import * as m0012 from './migrations/0012-import-run-lease.ts';
 import * as m0013 from './migrations/0013-published-cves.ts';
 import * as m0014 from './migrations/0014-substring-search.ts';
+import * as m0015 from './migrations/0015-execution-cves.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0012-import-run-lease': m0012,
   '0013-published-cves': m0013,
   '0014-substring-search': m0014,
+  '0015-execution-cves': m0015,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
