@@ -260,7 +260,8 @@ export async function postOutbound(
   headers: Record<string, string>,
   options: OutboundOptions,
 ): Promise<OutboundResult> {
-  const invalid = validateOutboundUrl(url);
+  // The form only: whether the host is public is resolveHost's to say below (names and literals alike).
+  const invalid = validateOutboundUrl(url, true);
   if (invalid) return { ok: false, status_code: null, error: invalid, retryable: false };
   const target = new URL(url);
   const controller = new AbortController();
