@@ -2,7 +2,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
-import { WEEKLY_MIN_DAYS, type ReportPeriodType, type ReportRow, type ReportSummary } from '../domain/report.ts';
+import {
+  WEEKLY_MIN_DAYS,
+  type ReportPeriodType,
+  type ReportRow,
+  type ReportSummary,
+} from '../domain/report.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
 import { CVE_FACT_COLUMNS, cveFactsOf } from './cve-facts.ts';
@@ -221,7 +226,12 @@ export class ReportRepository {
     return row.n;
   }
 
-  list(projectId: string, limit: number, offset: number, periodType?: ReportPeriodType): Promise<ReportRow[]> {
+  list(
+    projectId: string,
+    limit: number,
+    offset: number,
+    periodType?: ReportPeriodType,
+  ): Promise<ReportRow[]> {
     return this.reports()
       .where('r.project_id', '=', projectId)
       .$if(periodType !== undefined, (q) => q.where(periodIs(periodType!)))

@@ -22,7 +22,13 @@ const row = (over: Partial<ExecutionCve>): ExecutionCve => ({
 describe('impactSummary', () => {
   it("summarises a run's CVEs on each one's highest CVSS of any version", () => {
     const summary = impactSummary([
-      row({ cve_id: 'A', cvss_31: 5.3, cvss_40: 6.3, epss: 0.00042, matched_vendors_or_products: ['python'] }),
+      row({
+        cve_id: 'A',
+        cvss_31: 5.3,
+        cvss_40: 6.3,
+        epss: 0.00042,
+        matched_vendors_or_products: ['python'],
+      }),
       row({ cve_id: 'B', cvss_31: 9.8, kev: true, epss: 0.6, matched_vendors_or_products: ['python', 'xz'] }),
       row({ cve_id: 'C', epss: 0.2 }),
     ]);
@@ -71,7 +77,10 @@ describe('conditionsCount and weekdayNumber', () => {
     expect(
       conditionsCount({
         operator: 'OR',
-        children: [{ operator: 'AND', children: [{ type: 'kev_present', value: true }] }, { type: 'cvss_gte' }],
+        children: [
+          { operator: 'AND', children: [{ type: 'kev_present', value: true }] },
+          { type: 'cvss_gte' },
+        ],
       }),
     ).toBe(2);
   });

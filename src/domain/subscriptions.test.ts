@@ -53,7 +53,8 @@ describe('subscriptions', () => {
           { products: { google: ['chrome', 'glass'], acme: ['anvil', 'rocket'] } },
           known,
         ),
-      ).toEqual({ products: ["Product does not exist: google / 'glass'.", "Vendor does not exist: 'acme'."],
+      ).toEqual({
+        products: ["Product does not exist: google / 'glass'.", "Vendor does not exist: 'acme'."],
       });
     });
 

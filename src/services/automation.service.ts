@@ -80,7 +80,9 @@ export class AutomationService {
   }
 
   async get(organizationId: string, projectName: string, name: string): Promise<AutomationView> {
-    const [view] = await this.withLastExecution([(await this.find(organizationId, projectName, name)).automation]);
+    const [view] = await this.withLastExecution([
+      (await this.find(organizationId, projectName, name)).automation,
+    ]);
     return view!;
   }
 

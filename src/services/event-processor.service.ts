@@ -182,7 +182,9 @@ export class EventProcessor {
     const runs = automations.flatMap((a) => alertRun(reads, a, now) ?? []);
     // Each execution keeps its matched CVEs with the subscriptions they matched: the keys of the
     // projects that ran and were not read for a report yet.
-    const missing = [...new Set(runs.map((r) => r.automation.project_id))].filter((id) => !reads.keys.has(id));
+    const missing = [...new Set(runs.map((r) => r.automation.project_id))].filter(
+      (id) => !reads.keys.has(id),
+    );
     for (const [id, keys] of await repo.subscribedKeys(missing)) reads.keys.set(id, keys);
     for (const run of runs) {
       const { automation } = run;

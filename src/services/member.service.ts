@@ -57,7 +57,12 @@ export class MemberService {
     try {
       return await this.inOrganization(organizationId, async (tx) => {
         const user = await this.accounts.findUserByEmail(email, tx);
-        const existing = await this.accounts.findMemberByEmailOrUser(organizationId, email, user?.id ?? null, tx);
+        const existing = await this.accounts.findMemberByEmailOrUser(
+          organizationId,
+          email,
+          user?.id ?? null,
+          tx,
+        );
         if (existing) throw alreadyMember(existing.date_joined !== null);
         const { id } = await this.accounts.addMembership(
           { organizationId, userId: user?.id ?? null, email, role, joined: false },
@@ -82,7 +87,12 @@ export class MemberService {
       const member = await this.accounts.findMember(organizationId, id, tx);
       if (!member) throw new AppError('not_found');
       if (member.role === role) return member;
-      await this.assertNotLastOwner(tx, member, 'role', 'You cannot demote the only owner of the organization.');
+      await this.assertNotLastOwner(
+        tx,
+        member,
+        'role',
+        'You cannot demote the only owner of the organization.',
+      );
       await this.accounts.setMemberRole(id, role, tx);
       await this.record(tx, organizationId, actor, 'member.update', id, member.email, {
         role: { old: member.role, new: role },

@@ -236,7 +236,9 @@ describeEachDatabase('API v2 catalog', (use) => {
       const bad = await get('/api/v2/cves/CVE-2024-3094?include=everything');
       expect(bad.statusCode).toBe(400);
       expect(bad.json().error.details).toEqual({
-        include: ['Unknown include value(s): everything. Allowed values: nvd_cpe_configurations, references.'],
+        include: [
+          'Unknown include value(s): everything. Allowed values: nvd_cpe_configurations, references.',
+        ],
       });
       expect((await get('/api/v2/cves/CVE-24-1')).statusCode).toBe(400);
       // Any case, as API v1 and q accept it.

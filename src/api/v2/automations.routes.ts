@@ -75,7 +75,8 @@ const fields = {
   schedule_time: Type.Optional(
     Type.String({
       maxLength: 8,
-      description: '`HH:MM:SS` (as OpenCVE writes it, seconds 00) or `HH:MM` in schedule_timezone (default 08:00:00).',
+      description:
+        '`HH:MM:SS` (as OpenCVE writes it, seconds 00) or `HH:MM` in schedule_timezone (default 08:00:00).',
     }),
   ),
   schedule_timezone: Type.Optional(

@@ -72,9 +72,7 @@ export function notificationItem(n: NotificationRow<ChannelType>) {
     configuration: n.type === 'email' ? { ...shown, status: n.email_status } : shown,
   };
   // As on OpenCVE, only email notifications carry the flag.
-  return n.type === 'email'
-    ? { ...item, is_pending_email_confirmation: n.email_status === 'pending' }
-    : item;
+  return n.type === 'email' ? { ...item, is_pending_email_confirmation: n.email_status === 'pending' } : item;
 }
 
 /** A created notification: a webhook's signing secret is shown this once. */
@@ -175,7 +173,9 @@ export const AutomationItem = Type.Object({
   trigger_type: Type.Union([Type.Literal('alert'), Type.Literal('report')]),
   frequency: Nullable(Type.Union([Type.Literal('daily'), Type.Literal('weekly')])),
   schedule_timezone: Nullable(Type.String()),
-  schedule_time: Nullable(Type.String({ description: '`HH:MM:SS` in schedule_timezone, as OpenCVE writes it.' })),
+  schedule_time: Nullable(
+    Type.String({ description: '`HH:MM:SS` in schedule_timezone, as OpenCVE writes it.' }),
+  ),
   schedule_weekday: Nullable(WeekdayName),
   last_execution_at: Nullable(Timestamp),
   conditions_count: Type.Integer({ description: 'How many conditions (leaves) the condition tree holds.' }),
@@ -288,7 +288,11 @@ export function executionItem(e: ExecutionRow) {
 }
 
 export function executionDetail(e: ExecutionRow) {
-  const results = e.results as { action: string; status: 'success' | 'skipped' | 'failed'; details: unknown }[];
+  const results = e.results as {
+    action: string;
+    status: 'success' | 'skipped' | 'failed';
+    details: unknown;
+  }[];
   return {
     ...executionItem(e),
     results: results.map((r, i) => ({
@@ -317,7 +321,9 @@ export const ReportItem = Type.Object({
   updated_at: Timestamp,
   day: Type.String({ description: 'The first day of the period, in its time zone (`YYYY-MM-DD`).' }),
   period_type: Type.Union([Type.Literal('daily'), Type.Literal('weekly')]),
-  period_timezone: Type.String({ description: "The time zone of the automation's schedule (UTC without one)." }),
+  period_timezone: Type.String({
+    description: "The time zone of the automation's schedule (UTC without one).",
+  }),
   cves_count: Type.Integer(),
   link: Type.String({ description: 'The 12-character report link (API v1 report id).' }),
   automation: Nullable(Type.String()),
@@ -328,7 +334,9 @@ export const ReportItem = Type.Object({
 
 export const ReportDetailSchema = Type.Object({
   ...ReportItem.properties,
-  ai_summary: Type.Null({ description: 'OpenCVE\'s AI summary `{html}`: vulntrack writes none, so always null.' }),
+  ai_summary: Type.Null({
+    description: "OpenCVE's AI summary `{html}`: vulntrack writes none, so always null.",
+  }),
   cves: Type.Array(
     Type.Object({
       created_at: Nullable(Timestamp),

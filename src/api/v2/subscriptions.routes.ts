@@ -169,7 +169,8 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
       config: write,
       schema: {
         tags,
-        summary: 'Unsubscribe from one vendor or product, named in the body (alias of DELETE …/subscriptions)',
+        summary:
+          'Unsubscribe from one vendor or product, named in the body (alias of DELETE …/subscriptions)',
         description: REMOVE,
         params: ProjectParams,
         body: Item,
