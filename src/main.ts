@@ -157,7 +157,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       projects,
       deliveries,
       box,
-      { sender: emailSender, baseUrl },
+      { sender: emailSender, baseUrl, allowPrivate: n.outboundAllowPrivate },
       tracker,
     ),
     automations: new AutomationService(database.db, projects, reports),

@@ -13,6 +13,8 @@ export interface SchemaError {
   params: Record<string, unknown>;
   message?: string;
   parentSchema?: Schema;
+  /** The value that failed (with `verbose: true`). */
+  data?: unknown;
 }
 
 interface Schema {
@@ -28,7 +30,17 @@ interface Schema {
   minLength?: number;
   maxLength?: number;
   properties?: Record<string, Schema>;
+  [CHOICE_KEY]?: boolean;
 }
+
+const CHOICE_KEY = 'x-choice';
+
+/**
+ * Marks a union of constants whose failure reads as OpenCVE (Django REST framework) words a bad
+ * choice: `"admin" is not a valid choice.` (`Type.Union(literals, CHOICE)`). Unmarked unions name
+ * the values they accept.
+ */
+export const CHOICE = { [CHOICE_KEY]: true } as const;
 
 const PATTERN_RULES = new Map<string, string>();
 
@@ -120,6 +132,9 @@ function bounds(keyword: string, limit: unknown, schema: Schema | undefined): st
   return `${LIMIT_WORDS[keyword] ?? keyword} ${String(limit)}`;
 }
 
+const choiceText = (value: unknown) =>
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+
 const plural = (n: unknown, word: string) => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** The sentence for one validator error about `field` (after unions were folded into one error). */
@@ -129,10 +144,12 @@ function sentence(error: SchemaError, field: string): string {
   switch (error.keyword) {
     case 'anyOf':
     case 'oneOf':
+      if (parent?.[CHOICE_KEY]) return `"${choiceText(error.data)}" is not a valid choice.`;
       return `${field} must be ${parent ? accepted(parent) : 'a valid value'}`;
     case 'const':
       return `${field} must be ${quote(p.allowedValue)}`;
     case 'enum':
+      if (parent?.[CHOICE_KEY]) return `"${choiceText(error.data)}" is not a valid choice.`;
       return `${field} must be ${oneOf((p.allowedValues as unknown[] | undefined) ?? [])}`;
     case 'type':
       return `${field} must be ${TYPES[String(p.type).split(',')[0]!] ?? String(p.type)}`;

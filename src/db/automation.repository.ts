@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { AutomationRow, ExecutionRow } from '../domain/automation.ts';
+import type { ExecutionCve } from '../domain/automation-execution.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -14,6 +15,8 @@ export interface NewExecution {
   matched_cves_count: number;
   results: unknown[];
   report_id: string | null;
+  /** The matched CVEs as they were (domain/automation-execution.ts). */
+  cves: ExecutionCve[];
 }
 
 /** A report automation due for a run, with what the run needs to know of its project. */
@@ -118,6 +121,18 @@ export class AutomationRepository {
     return (await this.findById(id, tx))!;
   }
 
+  /** When each of `automationIds` last ran (absent: never). */
+  async lastExecutedAt(automationIds: readonly string[]): Promise<Map<string, Date>> {
+    if (!automationIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('automation_execution')
+      .select(['automation_id', sql<Date>`max(executed_at)`.as('at')])
+      .where('automation_id', 'in', [...automationIds])
+      .groupBy('automation_id')
+      .execute();
+    return new Map(rows.map((r) => [r.automation_id, r.at]));
+  }
+
   /** Points the project's `send_notification` actions naming `from` at `to` (a renamed notification). */
   async renameNotification(
     projectId: string,
@@ -147,7 +162,7 @@ export class AutomationRepository {
     if (!rows.length) return [];
     const out = await tx
       .insertInto('automation_execution')
-      .values(rows.map((r) => ({ ...r, results: JSON.stringify(r.results) })))
+      .values(rows.map((r) => ({ ...r, results: JSON.stringify(r.results), cves: JSON.stringify(r.cves) })))
       .returning('id')
       .execute();
     return out.map((r) => r.id);

@@ -17,6 +17,7 @@ import * as m0011 from './migrations/0011-lz4-documents.ts';
 import * as m0012 from './migrations/0012-import-run-lease.ts';
 import * as m0013 from './migrations/0013-published-cves.ts';
 import * as m0014 from './migrations/0014-substring-search.ts';
+import * as m0015 from './migrations/0015-execution-cves.ts';
 import * as m0016 from './migrations/0016-imported-changes.ts';
 import * as m0017 from './migrations/0017-web-accounts.ts';
 import * as m0018 from './migrations/0018-two-factor.ts';
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0012-import-run-lease': m0012,
   '0013-published-cves': m0013,
   '0014-substring-search': m0014,
+  '0015-execution-cves': m0015,
   '0016-imported-changes': m0016,
   '0017-web-accounts': m0017,
   '0018-two-factor': m0018,

@@ -137,10 +137,19 @@ export class NotificationRepository {
       .executeTakeFirstOrThrow();
   }
 
-  async setEmailStatus(id: string, status: NonNullable<NotificationTable['email_status']>): Promise<void> {
+  /** Sets an email notification's opt-in status, and `is_enabled` when given. */
+  async setEmailStatus(
+    id: string,
+    status: NonNullable<NotificationTable['email_status']>,
+    isEnabled?: boolean,
+  ): Promise<void> {
     await this.db
       .updateTable('notification')
-      .set({ email_status: status, updated_at: sql`now()` })
+      .set({
+        email_status: status,
+        ...(isEnabled === undefined ? {} : { is_enabled: isEnabled }),
+        updated_at: sql`now()`,
+      })
       .where('id', '=', id)
       .execute();
   }

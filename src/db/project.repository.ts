@@ -26,11 +26,16 @@ export class ProjectRepository {
         .selectFrom('project as p')
         .select(['p.id', sql<number>`p.list_version`.as('listVersion'), keys.as('keys')])
         .where('p.organization_id', '=', '')
-        .where('p.name', '=', ''),
+        .where('p.name', '=', '')
+        // An inactive project's CVE list is a 404 (docs/api-v2.md): it is not listed here.
+        .where(sql<boolean>`p.active`),
     );
   }
 
-  /** A project of the organization, by name, with its subscribed vendor keys (sorted) and list version. */
+  /**
+   * An active project of the organization, by name, with its subscribed vendor keys (sorted) and list
+   * version.
+   */
   async listed(organizationId: string, name: string): Promise<ListedProject | undefined> {
     const row = await this.listedByName.executeTakeFirst(organizationId, name);
     return row && { ...row, listVersion: Number(row.listVersion) };

@@ -2,7 +2,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
-import type { ReportRow, ReportSummary } from '../domain/report.ts';
+import {
+  WEEKLY_MIN_DAYS,
+  type ReportPeriodType,
+  type ReportRow,
+  type ReportSummary,
+} from '../domain/report.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
 import { CVE_FACT_COLUMNS, cveFactsOf } from './cve-facts.ts';
@@ -63,6 +68,7 @@ export class ReportRepository {
         'r.project_id',
         'r.automation_id',
         'a.name as automation_name',
+        'a.schedule_timezone as automation_timezone',
         'r.period_start',
         'r.period_end',
         'r.created_at',
@@ -165,6 +171,19 @@ export class ReportRepository {
     return out;
   }
 
+  /** The dates of these CVEs (a report's CVEs are shown as CVE list items, with them). */
+  async cveDates(ids: readonly string[]): Promise<Map<string, { created_at: Date; updated_at: Date }>> {
+    if (!ids.length) return new Map();
+    const rows = await this.db
+      .selectFrom('cve')
+      .select(['cve_id', 'created_at', 'updated_at'])
+      .where('cve_id', 'in', [...ids])
+      .execute();
+    return new Map(
+      rows.map((r) => [r.cve_id, { created_at: new Date(r.created_at), updated_at: new Date(r.updated_at) }]),
+    );
+  }
+
   /** Creates a report with its CVEs; undefined when the automation already has one for the period. */
   async create(
     report: {
@@ -198,18 +217,25 @@ export class ReportRepository {
     return this.reports(tx).where('r.id', '=', row.id).executeTakeFirstOrThrow();
   }
 
-  async count(projectId: string): Promise<number> {
+  async count(projectId: string, periodType?: ReportPeriodType): Promise<number> {
     const row = await this.db
-      .selectFrom('report')
+      .selectFrom('report as r')
       .select(sql<number>`count(*)::int`.as('n'))
-      .where('project_id', '=', projectId)
+      .where('r.project_id', '=', projectId)
+      .$if(periodType !== undefined, (q) => q.where(periodIs(periodType!)))
       .executeTakeFirstOrThrow();
     return row.n;
   }
 
-  list(projectId: string, limit: number, offset: number): Promise<ReportRow[]> {
+  list(
+    projectId: string,
+    limit: number,
+    offset: number,
+    periodType?: ReportPeriodType,
+  ): Promise<ReportRow[]> {
     return this.reports()
       .where('r.project_id', '=', projectId)
+      .$if(periodType !== undefined, (q) => q.where(periodIs(periodType!)))
       .orderBy('r.created_at', 'desc')
       .orderBy('r.id', 'desc')
       .limit(limit)
@@ -300,4 +326,10 @@ export class ReportRepository {
       .orderBy('seq')
       .execute();
   }
+}
+
+/** A report's period type as `reportPeriodType` (domain/report.ts) decides it, in SQL. */
+function periodIs(periodType: ReportPeriodType) {
+  const weekly = sql<boolean>`(r.period_end - r.period_start) >= make_interval(days => ${WEEKLY_MIN_DAYS})`;
+  return periodType === 'weekly' ? weekly : sql<boolean>`NOT ${weekly}`;
 }

@@ -333,6 +333,8 @@ export interface AutomationExecutionTable {
   matched_cves_count: number;
   results: Json<unknown[]>;
   report_id: string | null;
+  /** The matched CVEs as they were (domain/automation-execution.ts); null before migration 0015. */
+  cves: Json<unknown[]> | null;
 }
 
 export interface ReportTable {

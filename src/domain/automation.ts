@@ -296,6 +296,8 @@ export interface ExecutionRow {
   matched_cves_count: number;
   results: unknown[];
   report_id: string | null;
+  /** The matched CVEs as they were (automation-execution.ts `ExecutionCve`); null before they were kept. */
+  cves: unknown[] | null;
 }
 
 export type AutomationTrigger = 'alert' | 'report';
@@ -303,6 +305,11 @@ export type AutomationTrigger = 'alert' | 'report';
 /** How often a report automation runs. */
 export const REPORT_FREQUENCIES = ['daily', 'weekly'] as const;
 export type ReportFrequency = (typeof REPORT_FREQUENCIES)[number];
+
+/** An automation as the API shows it: as stored, with when it last ran. */
+export interface AutomationView extends AutomationRow {
+  last_execution_at: Date | null;
+}
 
 /** An automation of a project as stored. */
 export interface AutomationRow {

@@ -138,6 +138,8 @@ export interface ReportRow {
   project_id: string;
   automation_id: string | null;
   automation_name: string | null;
+  /** The time zone of its automation's schedule (null: no report automation). */
+  automation_timezone: string | null;
   period_start: Date;
   period_end: Date;
   created_at: Date;
@@ -148,4 +150,31 @@ export interface ReportSummary {
   cves_count: number;
   highest_cvss: number | null;
   severity_counts: Record<'critical' | 'high' | 'medium' | 'low' | 'none', number>;
+}
+
+/** A report's period type, as OpenCVE 3.1 names them. */
+export type ReportPeriodType = 'daily' | 'weekly';
+export const REPORT_PERIOD_TYPES: readonly ReportPeriodType[] = ['daily', 'weekly'];
+
+/**
+ * A report covering at least this many days is weekly, any shorter one daily: a weekly period is 7
+ * days (an hour less or more across a DST change), a daily one a day, and a report made by an alert
+ * automation's `generate_report` covers the minutes of its changes.
+ */
+export const WEEKLY_MIN_DAYS = 6;
+
+export function reportPeriodType(start: Date, end: Date): ReportPeriodType {
+  return end.getTime() - start.getTime() >= WEEKLY_MIN_DAYS * 86_400_000 ? 'weekly' : 'daily';
+}
+
+/** The calendar date (`YYYY-MM-DD`) of `at` in `timeZone`: a report's `day` is its period's first. */
+export function localDay(at: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(at);
+  const part = (type: string) => parts.find((p) => p.type === type)!.value;
+  return `${part('year')}-${part('month')}-${part('day')}`;
 }

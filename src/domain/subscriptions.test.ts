@@ -43,7 +43,7 @@ describe('subscriptions', () => {
 
     it('names each unknown vendor once, under vendors', () => {
       expect(unknownSubscriptionDetails({ vendors: ['google', 'acme', 'acme', 'initech'] }, known)).toEqual({
-        vendors: ['unknown vendor "acme"', 'unknown vendor "initech"'],
+        vendors: ["Vendor does not exist: 'acme'.", "Vendor does not exist: 'initech'."],
       });
     });
 
@@ -53,7 +53,9 @@ describe('subscriptions', () => {
           { products: { google: ['chrome', 'glass'], acme: ['anvil', 'rocket'] } },
           known,
         ),
-      ).toEqual({ products: ['unknown product "glass" of vendor "google"', 'unknown vendor "acme"'] });
+      ).toEqual({
+        products: ["Product does not exist: google / 'glass'.", "Vendor does not exist: 'acme'."],
+      });
     });
 
     it('is empty when everything is known', () => {

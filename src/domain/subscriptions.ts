@@ -62,7 +62,8 @@ export function diffKeys(
 /**
  * The validation messages for the keys of `set` the catalog does not know, by body field: one per
  * unknown vendor under `vendors`; under `products` one per unknown vendor of the map, else one per
- * unknown product.
+ * unknown product. The sentences are OpenCVE 3.1's (`Vendor does not exist: 'acme'.`), followed by
+ * the nearest known name when there is one.
  */
 export function unknownSubscriptionDetails(
   set: Partial<SubscriptionSet>,
@@ -72,21 +73,23 @@ export function unknownSubscriptionDetails(
 ): Record<string, string[]> {
   const hint = (key: string) => {
     const near = nearest.get(key);
-    return near === undefined ? '' : ` (did you mean "${splitVendorKey(near).product ?? near}"?)`;
+    return near === undefined ? '' : ` Did you mean '${splitVendorKey(near).product ?? near}'?`;
   };
   const details: Record<string, string[]> = {};
   const vendors = [...new Set(set.vendors ?? [])].filter((v) => !known.has(v));
-  if (vendors.length) details.vendors = vendors.map((v) => `unknown vendor "${v}"${hint(v)}`);
+  if (vendors.length) details.vendors = vendors.map((v) => `${noVendor(v)}${hint(v)}`);
   const products: string[] = [];
   for (const [vendor, names] of Object.entries(set.products ?? {})) {
     const missing = [...new Set(names)].filter((p) => !known.has(vendorKey(vendor, p)));
     if (!missing.length) continue;
-    if (!known.has(vendor)) products.push(`unknown vendor "${vendor}"${hint(vendor)}`);
+    if (!known.has(vendor)) products.push(`${noVendor(vendor)}${hint(vendor)}`);
     else
       products.push(
-        ...missing.map((p) => `unknown product "${p}" of vendor "${vendor}"${hint(vendorKey(vendor, p))}`),
+        ...missing.map((p) => `Product does not exist: ${vendor} / '${p}'.${hint(vendorKey(vendor, p))}`),
       );
   }
   if (products.length) details.products = products;
   return details;
 }
+
+const noVendor = (vendor: string) => `Vendor does not exist: '${vendor}'.`;

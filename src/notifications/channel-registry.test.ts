@@ -3,6 +3,7 @@ import {
   CHANNEL_TYPES,
   CHANNELS,
   configureChannel,
+  shownConfiguration,
   configurationSummary,
   requestConfigurationFields,
   type ChannelType,
@@ -62,11 +63,14 @@ describe('channel registry', () => {
       }
     });
 
-    it('shows only fields declared in its response schema', () => {
+    it('shows only fields declared in its response schema, and no secret', () => {
       const configured = configureChannel(type, VALID[type]);
       if ('problems' in configured) throw new Error(configured.problems.join('; '));
-      const shown = Object.keys(channel.shown);
-      for (const key of Object.keys(configured.configuration)) expect(shown).toContain(key);
+      const declared = Object.keys(channel.shown);
+      const shown = shownConfiguration(type, configured.configuration);
+      for (const key of Object.keys(shown)) expect(declared).toContain(key);
+      for (const secret of Object.values(configured.secrets))
+        if (typeof secret === 'string' && secret) expect(JSON.stringify(shown)).not.toContain(secret);
     });
   });
 

@@ -39,6 +39,7 @@ export function configureChannel(
   type: ChannelType,
   input: Record<string, unknown>,
   previous?: () => Record<string, unknown>,
+  allowPrivate = false,
 ): ConfiguredChannel | { problems: string[] } {
   const channel: Channel = CHANNELS[type];
   const problems: string[] = [];
@@ -46,7 +47,7 @@ export function configureChannel(
   for (const key of Object.keys(input)) {
     if (input[key] !== undefined && !fields.includes(key)) problems.push(`${key} does not apply to ${type}`);
   }
-  const configured = channel.configure(input, problems, type);
+  const configured = channel.configure(input, problems, type, allowPrivate);
   if (problems.length) return { problems };
   if (channel.lastingSecrets) Object.assign(configured.secrets, channel.lastingSecrets(previous?.()));
   return configured;
@@ -62,6 +63,15 @@ function mergedFields(fieldsOf: (channel: Channel) => TProperties): TProperties 
     for (const [key, schema] of Object.entries(fieldsOf(CHANNELS[type]))) out[key] ??= Type.Optional(schema);
   }
   return out;
+}
+
+/** What the API shows of a stored configuration of a channel of `type` (never a secret). */
+export function shownConfiguration(
+  type: ChannelType,
+  configuration: Record<string, unknown>,
+): Record<string, unknown> {
+  const channel: Channel = CHANNELS[type];
+  return channel.show ? channel.show(configuration) : { ...configuration };
 }
 
 /** The configuration fields of every channel, as a request may carry them. */

@@ -55,9 +55,20 @@ export interface Channel<Target extends object = object> {
   /**
    * Checks a configuration the request schema accepted and splits it; pushes one sentence per
    * problem (the registry has already pushed one per field the channel does not declare). `type` is
-   * the channel's name in the registry, for those sentences.
+   * the channel's name in the registry, for those sentences; `allowPrivate` (OUTBOUND_ALLOW_PRIVATE)
+   * lets a URL name a loopback or private address literally.
    */
-  configure(input: Record<string, unknown>, problems: string[], type: string): ConfiguredChannel;
+  configure(
+    input: Record<string, unknown>,
+    problems: string[],
+    type: string,
+    allowPrivate: boolean,
+  ): ConfiguredChannel;
+  /**
+   * What the API shows of a stored configuration (the fields of `shown`), in OpenCVE 3.1's masked
+   * shapes; without it the stored configuration is shown as it is.
+   */
+  show?(configuration: Record<string, unknown>): Record<string, unknown>;
   /**
    * Secrets that outlive a change of configuration, taken from the ones it replaces (`previous`),
    * or made for a new notification (undefined). Only asked of a valid configuration.
@@ -81,19 +92,23 @@ export function refused(error: string): OutboundResult {
 /** A URL field of a request configuration (webhook, Slack, Teams). */
 export const UrlField = Type.String({ minLength: 1, maxLength: 2048 });
 
-/** The required outbound URL `key` of `input`, checked statically (the SSRF guard runs at send time). */
+/**
+ * The required outbound URL `key` of `input`, checked statically: a literal non-public address is
+ * refused unless `allowPrivate` (the SSRF guard checks DNS names again at send time).
+ */
 export function outboundUrl(
   input: Record<string, unknown>,
   key: string,
   type: string,
   problems: string[],
+  allowPrivate: boolean,
 ): URL | undefined {
   const value = input[key];
   if (value === undefined) {
     problems.push(`${key} is required for ${type}`);
     return undefined;
   }
-  const error = validateOutboundUrl(String(value));
+  const error = validateOutboundUrl(String(value), allowPrivate);
   if (error) {
     problems.push(`${key}: ${error}`);
     return undefined;

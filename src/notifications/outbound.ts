@@ -115,9 +115,11 @@ function describeRange(range: string): string {
 
 /**
  * Static check of a notification URL, for create/update time: an error sentence, or undefined when
- * the URL is acceptable. Whether its host is public is decided at send time (DNS can change).
+ * the URL is acceptable. A host that is literally not public (an IP address in a loopback, private,
+ * link-local or other special range, or `localhost`) is refused here already, unless `allowPrivate`
+ * (OUTBOUND_ALLOW_PRIVATE); whether a DNS name is public is decided at send time (DNS can change).
  */
-export function validateOutboundUrl(url: string): string | undefined {
+export function validateOutboundUrl(url: string, allowPrivate = false): string | undefined {
   if (url.length > MAX_URL_LENGTH) return `The URL is longer than ${MAX_URL_LENGTH} characters.`;
   let parsed: URL;
   try {
@@ -132,6 +134,17 @@ export function validateOutboundUrl(url: string): string | undefined {
     return 'The URL must not contain credentials (user:password@); send them in a header instead.';
   }
   if (!parsed.hostname) return 'The URL has no host.';
+  if (!allowPrivate) {
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    const range = isLocalhostName(host)
+      ? 'loopback'
+      : ipaddr.isValid(host) && !classifyAddress(host).public
+        ? classifyAddress(host).range
+        : undefined;
+    // OpenCVE 3.1's sentence, then why.
+    if (range)
+      return `This URL is not allowed: ${host} is ${describeRange(range)}; notifications may only be sent to public addresses.`;
+  }
   return undefined;
 }
 
@@ -247,7 +260,8 @@ export async function postOutbound(
   headers: Record<string, string>,
   options: OutboundOptions,
 ): Promise<OutboundResult> {
-  const invalid = validateOutboundUrl(url);
+  // The form only: whether the host is public is resolveHost's to say below (names and literals alike).
+  const invalid = validateOutboundUrl(url, true);
   if (invalid) return { ok: false, status_code: null, error: invalid, retryable: false };
   const target = new URL(url);
   const controller = new AbortController();

@@ -10,7 +10,14 @@ import { AuditRepository } from '../db/audit.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { EMAIL, normalizeEmail, ORGANIZATION_NAME, USERNAME } from '../domain/names.ts';
+import {
+  EMAIL,
+  isReservedName,
+  NAME_MESSAGES,
+  normalizeEmail,
+  ORGANIZATION_NAME,
+  USERNAME,
+} from '../domain/names.ts';
 import { hashPassword } from '../domain/passwords.ts';
 import {
   DATE_FORMATS,
@@ -107,9 +114,11 @@ export class AccountService {
   async createOrganization(name: string, ownerUsername: string) {
     if (!ORGANIZATION_NAME.test(name))
       throw validationError({ name: ['letters, digits and - only (at most 100)'] });
+    if (isReservedName(name)) throw validationError({ name: [NAME_MESSAGES.organization.reserved] });
     const owner = await this.accounts.findUserByUsername(ownerUsername);
     if (!owner) throw validationError({ owner: [`no user named "${ownerUsername}"`] });
-    if (await this.accounts.findOrganization(name)) throw validationError({ name: ['already taken'] });
+    if (await this.accounts.findOrganization(name))
+      throw validationError({ name: [NAME_MESSAGES.organization.taken] });
     const actor: Actor = { type: 'user', id: owner.id, name: owner.username };
     try {
       return await this.db.transaction().execute(async (tx) => {
@@ -145,7 +154,7 @@ export class AccountService {
         return org;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw validationError({ name: ['already taken'] });
+      if (isUniqueViolation(err)) throw validationError({ name: [NAME_MESSAGES.organization.taken] });
       throw err;
     }
   }

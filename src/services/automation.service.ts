@@ -6,7 +6,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AutomationRepository, type AutomationValues } from '../db/automation.repository.ts';
-import type { AutomationRow, AutomationTrigger, ReportFrequency } from '../domain/automation.ts';
+import type {
+  AutomationRow,
+  AutomationTrigger,
+  AutomationView,
+  ReportFrequency,
+} from '../domain/automation.ts';
+import { weekdayNumber, type Weekday } from '../domain/automation-execution.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
@@ -19,7 +25,7 @@ import {
   type ConditionGroup,
 } from '../domain/automation.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
+import { EMAIL, isReservedName, NAME_MESSAGES, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
 import { isTimeZone, SCHEDULE_TIME } from '../domain/report.ts';
 import { TRIAGE_STATUSES } from '../domain/triage.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
@@ -33,7 +39,8 @@ export interface AutomationInput {
   frequency?: ReportFrequency | undefined;
   schedule_time?: string | undefined;
   schedule_timezone?: string | undefined;
-  schedule_weekday?: number | undefined;
+  /** A name (`monday`, as OpenCVE writes it) or a number (0 Sunday … 6 Saturday). */
+  schedule_weekday?: Weekday | number | undefined;
   configuration: {
     triggers?: AlertTrigger[] | undefined;
     conditions?: ConditionGroup | undefined;
@@ -61,14 +68,28 @@ export class AutomationService {
   }
 
   async list(organizationId: string, projectName: string, page: PageRequest) {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const count = await this.automations.count(project.id);
     assertPageInRange(page, count);
-    return { count, items: await this.automations.list(project.id, page.pageSize, offsetOf(page)) };
+    return {
+      count,
+      items: await this.withLastExecution(
+        await this.automations.list(project.id, page.pageSize, offsetOf(page)),
+      ),
+    };
   }
 
-  async get(organizationId: string, projectName: string, name: string): Promise<AutomationRow> {
-    return (await this.find(organizationId, projectName, name)).automation;
+  async get(organizationId: string, projectName: string, name: string): Promise<AutomationView> {
+    const [view] = await this.withLastExecution([
+      (await this.find(organizationId, projectName, name)).automation,
+    ]);
+    return view!;
+  }
+
+  /** The automations with when each last ran. */
+  private async withLastExecution(rows: AutomationRow[]): Promise<AutomationView[]> {
+    const last = await this.automations.lastExecutedAt(rows.map((r) => r.id));
+    return rows.map((r) => ({ ...r, last_execution_at: last.get(r.id) ?? null }));
   }
 
   async create(
@@ -76,10 +97,10 @@ export class AutomationService {
     projectName: string,
     input: AutomationInput,
     actor: Actor,
-  ): Promise<AutomationRow> {
-    const project = await this.projects.find(organizationId, projectName);
+  ): Promise<AutomationView> {
+    const project = await this.projects.findActive(organizationId, projectName);
     const values = await this.validated(organizationId, project.id, input);
-    return this.uniqueName(() =>
+    const created = await this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const created = await this.automations.create(values, tx);
         await this.audit.record(
@@ -100,6 +121,7 @@ export class AutomationService {
         return created;
       }),
     );
+    return { ...created, last_execution_at: null };
   }
 
   /** Changes the fields given (the result is validated as a whole, like a create). */
@@ -109,7 +131,7 @@ export class AutomationService {
     name: string,
     patch: AutomationPatch,
     actor: Actor,
-  ): Promise<AutomationRow> {
+  ): Promise<AutomationView> {
     const { project, automation } = await this.find(organizationId, projectName, name);
     const merged: AutomationInput = {
       name: patch.name ?? automation.name,
@@ -136,8 +158,8 @@ export class AutomationService {
       if (JSON.stringify(values[key]) !== JSON.stringify(automation[key]))
         changes[key] = { old: automation[key], new: values[key] };
     }
-    if (!Object.keys(changes).length) return automation;
-    return this.uniqueName(() =>
+    if (!Object.keys(changes).length) return (await this.withLastExecution([automation]))[0]!;
+    const updated = await this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const updated = await this.automations.update(automation.id, values, tx);
         await this.audit.record(
@@ -155,6 +177,7 @@ export class AutomationService {
         return updated;
       }),
     );
+    return (await this.withLastExecution([updated]))[0]!;
   }
 
   async delete(organizationId: string, projectName: string, name: string, actor: Actor): Promise<void> {
@@ -206,7 +229,7 @@ export class AutomationService {
   }
 
   private async find(organizationId: string, projectName: string, name: string) {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const automation = PROJECT_NAME.test(name)
       ? await this.automations.findByName(project.id, name)
       : undefined;
@@ -227,6 +250,7 @@ export class AutomationService {
         'name',
         'starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters',
       );
+    else if (isReservedName(input.name)) add('name', NAME_MESSAGES.automation.reserved);
     const config = input.configuration;
     const triggers = config.triggers ?? [];
     const conditions = config.conditions ?? { operator: 'AND', children: [] };
@@ -238,8 +262,8 @@ export class AutomationService {
       if (triggers.length)
         add('configuration', 'triggers: report automations run on their schedule, not on triggers');
       if (!input.frequency) add('frequency', 'daily or weekly is required for a report automation');
-      if (input.schedule_time !== undefined && !SCHEDULE_TIME.test(input.schedule_time))
-        add('schedule_time', 'must be HH:MM (24-hour)');
+      if (input.schedule_time !== undefined && !SCHEDULE_TIME.test(scheduleTime(input.schedule_time)))
+        add('schedule_time', 'must be HH:MM or HH:MM:00 (24-hour), such as 09:00:00');
       if (input.schedule_timezone !== undefined && !isTimeZone(input.schedule_timezone))
         add('schedule_timezone', 'must be an IANA time zone such as Europe/Paris');
       if (input.frequency === 'daily' && input.schedule_weekday !== undefined)
@@ -281,9 +305,10 @@ export class AutomationService {
       is_enabled: input.is_enabled ?? true,
       trigger_type: input.trigger_type,
       frequency: report ? input.frequency! : null,
-      schedule_time: report ? (input.schedule_time ?? '08:00') : null,
+      schedule_time: report ? scheduleTime(input.schedule_time ?? '08:00') : null,
       schedule_timezone: report ? (input.schedule_timezone ?? 'UTC') : null,
-      schedule_weekday: report && input.frequency === 'weekly' ? (input.schedule_weekday ?? 1) : null,
+      schedule_weekday:
+        report && input.frequency === 'weekly' ? weekdayNumber(input.schedule_weekday ?? 1) : null,
       configuration: { triggers, conditions, actions: config.actions } as unknown as Record<string, unknown>,
     };
   }
@@ -292,8 +317,13 @@ export class AutomationService {
     try {
       return await fn();
     } catch (err) {
-      if (isUniqueViolation(err)) throw validationError({ name: ['an automation with this name exists'] });
+      if (isUniqueViolation(err)) throw validationError({ name: [NAME_MESSAGES.automation.taken] });
       throw err;
     }
   }
+}
+
+/** A run time as stored (`HH:MM`): OpenCVE's `HH:MM:SS` is taken with zero seconds. */
+function scheduleTime(value: string): string {
+  return /^\d{2}:\d{2}:00$/.test(value) ? value.slice(0, 5) : value;
 }

@@ -24,6 +24,7 @@ import {
   type ProjectEventEntry,
 } from '../domain/automation.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
+import { executionCve, type ExecutionCve } from '../domain/automation-execution.ts';
 import { concernsProjects, itemEvents, keyFlags, type ProjectMatch } from '../domain/project-events.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
@@ -180,9 +181,15 @@ export class EventProcessor {
     const now = this.now();
     const executions: NewExecution[] = [];
     const requests: DeliveryRequest[] = [];
-    for (const automation of automations) {
-      const run = alertRun(reads, automation, now);
-      if (!run) continue;
+    const runs = automations.flatMap((a) => alertRun(reads, a, now) ?? []);
+    // Each execution keeps its matched CVEs with the subscriptions they matched: the keys of the
+    // projects that ran and were not read for a report yet.
+    const missing = [...new Set(runs.map((r) => r.automation.project_id))].filter(
+      (id) => !reads.keys.has(id),
+    );
+    for (const [id, keys] of await repo.subscribedKeys(missing)) reads.keys.set(id, keys);
+    for (const run of runs) {
+      const { automation } = run;
       const results: ActionResult[] = [];
       let reportId: string | null = null;
       for (const action of run.config.actions) {
@@ -218,6 +225,7 @@ export class EventProcessor {
         matched_cves_count: run.cveIds.length,
         results,
         report_id: reportId,
+        cves: executionCves(run, reads.keys.get(automation.project_id) ?? new Set()),
       });
     }
     const ids = await this.deliveries.queue(tx, requests);
@@ -325,6 +333,13 @@ function alertRun(reads: AlertReads, automation: AutomationRow, now: Date): Aler
     cveIds: [...new Set(matched.map((e) => e.item.cveId))],
     changes: reads.chunk.payloadChanges(matched),
   };
+}
+
+/** The execution's table of matched CVEs, one row per CVE as it is in this chunk. */
+function executionCves(run: AlertRun, subscribed: ReadonlySet<string>): ExecutionCve[] {
+  const rows = new Map<string, ExecutionCve>();
+  for (const e of run.matched) rows.set(e.item.cveId, executionCve(e.item.cve, subscribed));
+  return [...rows.values()];
 }
 
 /** `send_notification`: a delivery request added to `requests` (queued with the chunk's others). */

@@ -43,7 +43,11 @@ export type InvitationDelivery =
 
 export type InvitedMember = MemberRow & { invitation: InvitationDelivery };
 
-const alreadyMember = () => validationError({ email: ['already a member or invited'] });
+// OpenCVE 3.1's sentences, word for word (scripts written against it may compare them).
+const ALREADY_MEMBER = 'Member already exist';
+const ALREADY_INVITED = 'An invitation has already been sent to this email address';
+const alreadyMember = (joined = true) =>
+  validationError({ email: [joined ? ALREADY_MEMBER : ALREADY_INVITED] });
 
 export class MemberService {
   private readonly accounts: AccountRepository;
@@ -96,8 +100,13 @@ export class MemberService {
     try {
       invited = await this.inOrganization(organizationId, async (tx, organization) => {
         const user = await this.accounts.findUserByEmail(email, tx);
-        if (await this.accounts.findMemberByEmailOrUser(organizationId, email, user?.id ?? null, tx))
-          throw alreadyMember();
+        const existing = await this.accounts.findMemberByEmailOrUser(
+          organizationId,
+          email,
+          user?.id ?? null,
+          tx,
+        );
+        if (existing) throw alreadyMember(existing.date_joined !== null);
         const { id } = await this.accounts.addMembership(
           { organizationId, userId: user?.id ?? null, email, role, joined: false },
           tx,
@@ -111,7 +120,7 @@ export class MemberService {
       });
     } catch (err) {
       // A concurrent invitation of the same email on PostgreSQL.
-      if (isUniqueViolation(err)) throw alreadyMember();
+      if (isUniqueViolation(err)) throw alreadyMember(false);
       throw err;
     }
     const invitation = await this.sendInvitation(invited.member, invited.organization, actor, token);
@@ -188,7 +197,12 @@ export class MemberService {
       const member = await this.accounts.findMember(organizationId, id, tx);
       if (!member) throw new AppError('not_found');
       if (member.role === role) return member;
-      await this.assertNotLastOwner(tx, member, 'role', 'cannot demote the last owner of the organization');
+      await this.assertNotLastOwner(
+        tx,
+        member,
+        'role',
+        'You cannot demote the only owner of the organization.',
+      );
       await this.accounts.setMemberRole(id, role, tx);
       await this.record(tx, organizationId, actor, 'member.update', id, member.email, {
         role: { old: member.role, new: role },
@@ -205,7 +219,7 @@ export class MemberService {
     return this.inOrganization(organizationId, async (tx) => {
       const member = await this.accounts.findMember(organizationId, id, tx);
       if (!member) throw new AppError('not_found');
-      await this.assertNotLastOwner(tx, member, 'id', 'cannot remove the last owner of the organization');
+      await this.assertNotLastOwner(tx, member, 'id', 'Cannot remove the last owner.');
       await this.accounts.deleteMember(id, tx);
       await this.record(tx, organizationId, actor, 'member.delete', id, member.email, {
         email: { old: member.email, new: null },

@@ -17,7 +17,7 @@ import { JobRepository } from '../db/job.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { PROJECT_NAME } from '../domain/names.ts';
+import { isReservedName, NAME_MESSAGES, PROJECT_NAME } from '../domain/names.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
 import type { ConfiguredChannel } from '../notifications/channel.ts';
 import { configureChannel, type ChannelType } from '../notifications/channel-registry.ts';
@@ -68,7 +68,12 @@ export class NotificationService {
     private readonly projects: ProjectService,
     private readonly deliveries: DeliveryService,
     private readonly box: SecretBox,
-    private readonly email: { sender: EmailSender | undefined; baseUrl: string },
+    private readonly email: {
+      sender: EmailSender | undefined;
+      baseUrl: string;
+      /** OUTBOUND_ALLOW_PRIVATE: URLs may name loopback and private addresses literally. */
+      allowPrivate?: boolean;
+    },
     private readonly trackerService: Pick<TrackerService, 'listCves'>,
   ) {
     this.reports = new ReportRepository(db);
@@ -79,7 +84,7 @@ export class NotificationService {
   }
 
   async list(organizationId: string, projectName: string, page: PageRequest) {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const count = await this.notifications.count(project.id);
     assertPageInRange(page, count);
     return { count, items: await this.notifications.list(project.id, page.pageSize, offsetOf(page)) };
@@ -96,9 +101,10 @@ export class NotificationService {
     actor: Actor,
   ): Promise<CreatedNotification> {
     checkName(input.name);
-    const project = await this.projects.find(organizationId, projectName);
-    const sealed = configured(input.type, input.configuration);
+    const project = await this.projects.findActive(organizationId, projectName);
+    const sealed = configured(input.type, input.configuration, undefined, this.email.allowPrivate);
     const email = input.type === 'email' ? await this.emailState(organizationId, sealed) : undefined;
+    // An address awaiting its confirmation is disabled until confirmed (as on OpenCVE).
     const row = await this.uniqueName(() =>
       this.db.transaction().execute(async (tx) => {
         const created = await this.notifications.create(
@@ -106,7 +112,7 @@ export class NotificationService {
             project_id: project.id,
             name: input.name,
             type: input.type,
-            is_enabled: input.is_enabled ?? true,
+            is_enabled: email?.status === 'pending' ? false : (input.is_enabled ?? true),
             configuration: sealed.configuration,
             secrets: this.box.seal(sealed.secrets),
             email_status: email?.status ?? null,
@@ -159,7 +165,7 @@ export class NotificationService {
       // The sealed secrets are opened once the configuration is known to be valid (a 400 first).
       let previous: NotificationSecrets | undefined;
       const opened = () => (previous ??= this.box.open<NotificationSecrets>(current.secrets));
-      const sealed = configured(current.type, patch.configuration, opened);
+      const sealed = configured(current.type, patch.configuration, opened, this.email.allowPrivate);
       const old = opened();
       if (current.type === 'email') {
         if (sealed.configuration.email === current.configuration.email) {
@@ -169,6 +175,14 @@ export class NotificationService {
           values.email_status = email.status;
           values.email_token_hash = emailTokenHash(email.token);
           pending = email.status === 'pending';
+          // A new address to confirm disables the notification until it is confirmed (as on OpenCVE).
+          if (pending && current.is_enabled) {
+            values.is_enabled = false;
+            changes.is_enabled = { old: true, new: false };
+          } else if (pending) {
+            delete values.is_enabled;
+            delete changes.is_enabled;
+          }
         }
       }
       values.configuration = sealed.configuration;
@@ -274,11 +288,14 @@ export class NotificationService {
     return { count, items: await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page)) };
   }
 
-  /** Confirms the email address whose link carries `token`; false for an unknown token. */
+  /**
+   * Confirms the email address whose link carries `token`, which enables the notification (it was
+   * disabled while the address waited); false for an unknown token.
+   */
   async confirmEmail(token: string): Promise<boolean> {
     const n = await this.byToken(token);
     if (!n) return false;
-    if (n.email_status === 'pending') await this.notifications.setEmailStatus(n.id, 'confirmed');
+    if (n.email_status === 'pending') await this.notifications.setEmailStatus(n.id, 'confirmed', true);
     return true;
   }
 
@@ -337,7 +354,7 @@ export class NotificationService {
   }
 
   private async find(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const row = PROJECT_NAME.test(name) ? await this.notifications.findByName(project.id, name) : undefined;
     if (!row) throw new AppError('not_found');
     return row;
@@ -347,7 +364,7 @@ export class NotificationService {
     try {
       return await fn();
     } catch (err) {
-      if (isUniqueViolation(err)) throw validationError({ name: ['a notification with this name exists'] });
+      if (isUniqueViolation(err)) throw validationError({ name: [NAME_MESSAGES.notification.taken] });
       throw err;
     }
   }
@@ -359,6 +376,7 @@ function checkName(name: string): void {
       name: ['starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters'],
     });
   }
+  if (isReservedName(name)) throw validationError({ name: [NAME_MESSAGES.notification.reserved] });
 }
 
 /** Splits a configuration into what may be shown and what is sealed; 400 for anything unusable. */
@@ -366,8 +384,9 @@ function configured(
   type: ChannelType,
   input: Record<string, unknown>,
   previous?: () => NotificationSecrets,
+  allowPrivate = false,
 ): ConfiguredChannel {
-  const result = configureChannel(type, input, previous);
+  const result = configureChannel(type, input, previous, allowPrivate);
   if ('problems' in result) throw validationError({ configuration: result.problems });
   return result;
 }

@@ -9,7 +9,7 @@ import { AuditRepository } from '../db/audit.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { ORGANIZATION_NAME } from '../domain/names.ts';
+import { isReservedName, NAME_MESSAGES, ORGANIZATION_NAME } from '../domain/names.ts';
 import { assertPageInRange, type PageRequest } from '../domain/paging.ts';
 
 export interface OrganizationSummary {
@@ -21,7 +21,7 @@ export interface OrganizationSummary {
   projects_count: number;
 }
 
-const nameTaken = () => validationError({ name: ['already taken'] });
+const nameTaken = () => validationError({ name: [NAME_MESSAGES.organization.taken] });
 
 export class OrganizationService {
   private readonly accounts: AccountRepository;
@@ -56,6 +56,7 @@ export class OrganizationService {
   async rename(organizationId: string, name: string, actor: Actor): Promise<OrganizationSummary> {
     if (!ORGANIZATION_NAME.test(name))
       throw validationError({ name: ['letters, digits and - only (1 to 100 characters)'] });
+    if (isReservedName(name)) throw validationError({ name: [NAME_MESSAGES.organization.reserved] });
     try {
       await this.db.transaction().execute(async (tx) => {
         const org = await this.accounts.lockOrganization(organizationId, tx);

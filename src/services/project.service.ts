@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { catalogName, vendorKey } from '../domain/cpe.ts';
 import { AppError, validationError } from '../domain/errors.ts';
-import { PROJECT_NAME } from '../domain/names.ts';
+import { isReservedName, NAME_MESSAGES, PROJECT_NAME } from '../domain/names.ts';
 import {
   keysOfSubscriptions,
   normalizeSubscriptions,
@@ -80,9 +80,24 @@ export class ProjectService {
     return project;
   }
 
+  /**
+   * The project as its nested resources (subscriptions, CVEs, notifications, automations, reports)
+   * see it: an inactive project is a 404 there, as on OpenCVE; only the project itself (read,
+   * change, delete) answers while it is inactive, so that it can be activated again.
+   */
+  async findActive(organizationId: string, name: string, tx?: Transaction<DB>): Promise<ProjectRow> {
+    const project = await this.find(organizationId, name, tx);
+    if (!project.active) throw new AppError('not_found');
+    return project;
+  }
+
   async get(organizationId: string, name: string): Promise<ProjectDetail> {
     const project = await this.find(organizationId, name);
-    return { project, subscriptions: subscriptionsOfKeys(await this.projects.subscriptionKeys(project.id)) };
+    return { project, subscriptions: await this.subscriptionsOf(project) };
+  }
+
+  private async subscriptionsOf(project: ProjectRow): Promise<SubscriptionSet> {
+    return subscriptionsOfKeys(await this.projects.subscriptionKeys(project.id));
   }
 
   /**
@@ -207,7 +222,7 @@ export class ProjectService {
   }
 
   async getSubscriptions(organizationId: string, name: string): Promise<SubscriptionSet> {
-    return (await this.get(organizationId, name)).subscriptions;
+    return this.subscriptionsOf(await this.findActive(organizationId, name));
   }
 
   /**
@@ -220,7 +235,7 @@ export class ProjectService {
     set: Partial<SubscriptionSet>,
     actor: Actor,
   ): Promise<SubscriptionSet> {
-    const project = await this.find(organizationId, name);
+    const project = await this.findActive(organizationId, name);
     const keys = await this.knownKeys(set);
     const { set: result } = await this.changeSubscriptions(organizationId, project, actor, (tx) =>
       this.projects.replaceSubscriptions(project.id, keys, tx),
@@ -235,7 +250,7 @@ export class ProjectService {
     item: SubscriptionItem,
     actor: Actor,
   ): Promise<SubscriptionSet> {
-    const project = await this.find(organizationId, name);
+    const project = await this.findActive(organizationId, name);
     const [key] = await this.knownKeys(setOf(item));
     const { set } = await this.changeSubscriptions(organizationId, project, actor, async (tx) => {
       if (project.subscriptions_count >= MAX_SUBSCRIPTIONS) tooMany();
@@ -246,8 +261,9 @@ export class ProjectService {
   }
 
   /**
-   * Removes one subscription. One the project has is removed even if the catalog no longer lists it;
-   * otherwise an item unknown to the catalog is a 400 and a known one not subscribed a 404.
+   * Removes one subscription; idempotent, as on OpenCVE: one the project does not have (or a name the
+   * catalog does not know) changes nothing and answers the set as it is. One whose vendor has left
+   * the catalog can still be removed.
    */
   async removeSubscription(
     organizationId: string,
@@ -255,19 +271,17 @@ export class ProjectService {
     item: SubscriptionItem,
     actor: Actor,
   ): Promise<SubscriptionSet> {
-    const project = await this.find(organizationId, name);
+    const project = await this.findActive(organizationId, name);
     const key = vendorKey(
       catalogName(item.vendor),
       item.product === undefined ? undefined : catalogName(item.product),
     );
-    const { set, diff } = await this.changeSubscriptions(organizationId, project, actor, async (tx) => {
+    const { set } = await this.changeSubscriptions(organizationId, project, actor, async (tx) => {
       const removed =
         !key.includes('\u0000') && (await this.projects.removeSubscription(project.id, key, tx));
       return { added: [], removed: removed ? [key] : [] };
     });
-    if (diff.removed.length) return set;
-    await this.knownKeys(setOf(item));
-    throw new AppError('not_found', 'This project has no such subscription.');
+    return set;
   }
 
   /**
@@ -340,7 +354,7 @@ export class ProjectService {
 const setOf = (item: SubscriptionItem): Partial<SubscriptionSet> =>
   item.product === undefined ? { vendors: [item.vendor] } : { products: { [item.vendor]: [item.product] } };
 
-const nameTaken = () => validationError({ name: ['a project with this name already exists'] });
+const nameTaken = () => validationError({ name: [NAME_MESSAGES.project.taken] });
 
 function tooMany(): never {
   throw validationError({ subscriptions: [`at most ${MAX_SUBSCRIPTIONS} vendors and products per project`] });
@@ -349,6 +363,8 @@ function tooMany(): never {
 function checkFields(input: Partial<ProjectInput>): void {
   const details: Record<string, string[]> = {};
   if (input.name !== undefined && !PROJECT_NAME.test(input.name)) details.name = [NAME_RULE];
+  else if (input.name !== undefined && isReservedName(input.name))
+    details.name = [NAME_MESSAGES.project.reserved];
   if (input.description !== undefined && input.description.length > PROJECT_DESCRIPTION_MAX)
     details.description = [`at most ${PROJECT_DESCRIPTION_MAX} characters`];
   else if (input.description?.includes('\u0000')) details.description = ['must not contain NUL characters'];

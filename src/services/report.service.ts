@@ -4,6 +4,7 @@
  * the automation's conditions) with its changes, highest CVSS and counts by severity; delivered
  * through the automation's notifications, and recorded as an execution.
  */
+import { executionCve } from '../domain/automation-execution.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AutomationRepository } from '../db/automation.repository.ts';
@@ -11,7 +12,7 @@ import type { AutomationRow } from '../domain/automation.ts';
 import { EventRepository } from '../db/event.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
 import { ReportRepository } from '../db/report.repository.ts';
-import type { ReportRow } from '../domain/report.ts';
+import type { ReportPeriodType, ReportRow } from '../domain/report.ts';
 import { conditionsHold, type AutomationConfiguration } from '../domain/automation.ts';
 import { AppError } from '../domain/errors.ts';
 import { periodEvents } from '../domain/project-events.ts';
@@ -35,6 +36,10 @@ export const REPORTS_DUE_JOB = 'reports.due';
 /** One CVE of a report: its facts now, what matched, and the period's events and changes. */
 export interface ReportCve {
   cve_id: string;
+  /** The CVE's dates and description, as a CVE list item shows them (null: no longer in the catalog). */
+  created_at: Date | null;
+  updated_at: Date | null;
+  description: string | null;
   title: string | null;
   cvss31: number | null;
   highest_cvss: number | null;
@@ -68,15 +73,19 @@ export class ReportService {
     this.automations = new AutomationRepository(db);
   }
 
-  async list(organizationId: string, projectName: string, page: PageRequest) {
-    const project = await this.projects.find(organizationId, projectName);
-    const count = await this.reports.count(project.id);
+  /** The project's reports, newest first; only those of `periodType` when given. */
+  async list(organizationId: string, projectName: string, page: PageRequest, periodType?: ReportPeriodType) {
+    const project = await this.projects.findActive(organizationId, projectName);
+    const count = await this.reports.count(project.id, periodType);
     assertPageInRange(page, count);
-    return { count, items: await this.reports.list(project.id, page.pageSize, offsetOf(page)) };
+    return {
+      count,
+      items: await this.reports.list(project.id, page.pageSize, offsetOf(page), periodType),
+    };
   }
 
   async get(organizationId: string, projectName: string, id: string): Promise<ReportDetail> {
-    const project = await this.projects.find(organizationId, projectName);
+    const project = await this.projects.findActive(organizationId, projectName);
     const row = /^[0-9a-f-]{36}$/.test(id) ? await this.reports.find(project.id, id) : undefined;
     if (!row) throw new AppError('not_found');
     return this.detail(row);
@@ -86,12 +95,16 @@ export class ReportService {
     const items = await this.reports.items(row.id);
     const changes = await this.reports.changes(items.flatMap((i) => i.change_ids));
     const cves = await this.reports.cveSummaries(items.map((i) => i.cve_id));
+    const dates = await this.reports.cveDates(items.map((i) => i.cve_id));
     return {
       report: row,
       cves: items.map((i) => {
         const cve = cves.get(i.cve_id);
         return {
           cve_id: i.cve_id,
+          created_at: dates.get(i.cve_id)?.created_at ?? null,
+          updated_at: dates.get(i.cve_id)?.updated_at ?? null,
+          description: cve?.description ?? null,
           title: cve?.title ?? null,
           cvss31: cve?.cvss31 ?? null,
           highest_cvss: i.highest_cvss,
@@ -189,6 +202,10 @@ export class ReportService {
             matched_cves_count: content.items.length,
             results,
             report_id: report.id,
+            cves: content.items.flatMap((i) => {
+              const cve = cves.get(i.cve_id);
+              return cve ? [executionCve(cve, new Set(i.matched_keys))] : [];
+            }),
           },
         ],
         tx,

@@ -209,7 +209,7 @@ export class TrackerService {
 
   /**
    * A project as its CVE list needs it: id, subscribed vendor keys and list version (one prepared
-   * statement); 404 when the organization has no such project.
+   * statement); 404 when the organization has no such project, or it is inactive.
    */
   async listedProject(organizationId: string, projectName: string): Promise<ListedProject> {
     // A name no project can have (a NUL byte, say) is not looked up: PostgreSQL text cannot hold it.
@@ -415,12 +415,13 @@ export class TrackerService {
     return member;
   }
 
+  /** The active project named `name`: an inactive project's CVEs are a 404, as on OpenCVE. */
   private async project(organizationId: string, name: string): Promise<ProjectRow> {
     // A name no project can have (a NUL byte, say) is not looked up: PostgreSQL text cannot hold it.
     const project = PROJECT_NAME.test(name)
       ? await this.projects.findByName(organizationId, name)
       : undefined;
-    if (!project) throw new AppError('not_found');
+    if (!project?.active) throw new AppError('not_found');
     return project;
   }
 

@@ -261,7 +261,8 @@ describeEachDatabase('API v2 CSV export', (use) => {
           description: r.description,
           tracker: {
             status: r.status || null,
-            assignee: r.assignee || null,
+            // The CSV writes the assignee's email; the JSON shows it as OpenCVE does, `{email}`.
+            assignee: r.assignee ? { email: r.assignee } : null,
             assigned_at: r.assigned_at || null,
             updated_at: r.tracker_updated_at || null,
           },

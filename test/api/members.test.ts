@@ -239,13 +239,16 @@ describeEachDatabase('API v2 members', (use) => {
       expect(org.members_count).toBe(1);
     });
 
-    it('answers 400 with details.email for an email already a member or invited (any case)', async () => {
+    it("answers 400 with details.email for an email already invited or a member (any case), in OpenCVE's words", async () => {
       await post(membersUrl(acme), writeToken, { email: 'twice@example.com' });
-      for (const email of ['twice@example.com', 'TWICE@example.com', acme.owner.email]) {
+      for (const email of ['twice@example.com', 'TWICE@example.com']) {
         expect(expectValidationError(await post(membersUrl(acme), writeToken, { email }))).toEqual({
-          email: ['already a member or invited'],
+          email: ['An invitation has already been sent to this email address'],
         });
       }
+      expect(
+        expectValidationError(await post(membersUrl(acme), writeToken, { email: acme.owner.email })),
+      ).toEqual({ email: ['Member already exist'] });
     });
 
     it('answers 400 for an invalid email, an unknown role, unknown fields and a missing or wrong body', async () => {
@@ -259,7 +262,7 @@ describeEachDatabase('API v2 members', (use) => {
       expect(
         expectValidationError(await post(url, writeToken, { email: 'r@example.com', role: 'admin' })),
       ).toEqual({
-        role: ['role must be one of: owner, member'],
+        role: ['"admin" is not a valid choice.'],
       });
       expect(
         expectValidationError(await post(url, writeToken, { email: 'r@example.com', name: 'R' })),
@@ -333,7 +336,7 @@ describeEachDatabase('API v2 members', (use) => {
       expect(
         expectValidationError(await patch(`${membersUrl(org)}/${ownerId}`, token, { role: 'member' })),
       ).toEqual({
-        role: ['cannot demote the last owner of the organization'],
+        role: ['You cannot demote the only owner of the organization.'],
       });
       const owner = (await get(membersUrl(org), token)).json().results[0];
       expect(owner.role).toBe('owner');
@@ -377,7 +380,7 @@ describeEachDatabase('API v2 members', (use) => {
         id: ['id must be a UUID'],
       });
       expect(expectValidationError(await patch(target, writeToken, { role: 'admin' }))).toEqual({
-        role: ['role must be one of: owner, member'],
+        role: ['"admin" is not a valid choice.'],
       });
       expect(
         expectValidationError(await patch(target, writeToken, { role: 'owner', email: 'x@y.z' })),
@@ -447,7 +450,7 @@ describeEachDatabase('API v2 members', (use) => {
     it('refuses to remove the last joined owner, and allows it once another owner has joined', async () => {
       const { org, token, ownerId } = await freshOrganization('remove-owner');
       expect(expectValidationError(await del(`${membersUrl(org)}/${ownerId}`, token))).toEqual({
-        id: ['cannot remove the last owner of the organization'],
+        id: ['Cannot remove the last owner.'],
       });
       const user = await newUser();
       await post(membersUrl(org), token, { email: user.email, role: 'owner' });

@@ -204,7 +204,11 @@ describeEachDatabase('API v2 organizations', (use) => {
         expect(Object.keys(details)).toEqual(['name']);
       }
       const taken = await patch(`/api/v2/organizations/${acme.name}`, writeToken, { name: other.name });
-      expect(expectValidationError(taken)).toEqual({ name: ['already taken'] });
+      expect(expectValidationError(taken)).toEqual({ name: ['This organization name is not available.'] });
+      for (const name of ['add', 'Settings', 'invitations']) {
+        const reserved = await patch(`/api/v2/organizations/${acme.name}`, writeToken, { name });
+        expect(expectValidationError(reserved)).toEqual({ name: ['This organization is reserved.'] });
+      }
     });
 
     it('answers 400 for unknown fields, a missing name, a wrong type or a body that is not an object', async () => {

@@ -31,7 +31,7 @@ describeEachDatabase('API v2 projects', (use) => {
       .execute();
 
   beforeAll(async () => {
-    w = await buildProjectWorld(use(), 'projects');
+    w = await buildProjectWorld(use(), 'proj');
     admin = await w.token({ mode: 'write', scopes: ['projects:write', 'subscriptions:write'] });
     base = `/api/v2/organizations/${w.org.name}/projects`;
   });
@@ -77,7 +77,7 @@ describeEachDatabase('API v2 projects', (use) => {
 
     it('answers 400 for a name the organization already has', async () => {
       expectValidation(await w.call('POST', base, admin, { name: 'Web shop' }), {
-        name: ['a project with this name already exists'],
+        name: ['This project already exists.'],
       });
     });
 
@@ -120,10 +120,15 @@ describeEachDatabase('API v2 projects', (use) => {
 
   describe('GET /organizations/<org>/projects', () => {
     it('lists the projects by name with their subscription counts', async () => {
-      await w.call('PUT', `${base}/archive/subscriptions`, admin, {
+      // An inactive project's nested routes are a 404 (as on OpenCVE): subscribe while it is active.
+      expectNotFound(await w.call('PUT', `${base}/archive/subscriptions`, admin, { vendors: [] }));
+      expect((await w.call('PATCH', `${base}/archive`, admin, { active: true })).statusCode).toBe(200);
+      const put = await w.call('PUT', `${base}/archive/subscriptions`, admin, {
         vendors: ['tukaani'],
         products: { google: ['chrome', 'android'] },
       });
+      expect(put.statusCode).toBe(200);
+      expect((await w.call('PATCH', `${base}/archive`, admin, { active: false })).statusCode).toBe(200);
       const reader = await w.token({ mode: 'read', scopes: ['projects:read'] });
       const res = await w.call('GET', base, reader);
       expect(res.statusCode).toBe(200);
@@ -242,7 +247,7 @@ describeEachDatabase('API v2 projects', (use) => {
 
     it('answers 400 for a taken name, a bad name, an unknown field; 404 for an unknown project', async () => {
       expectValidation(await w.call('PATCH', `${base}/shop`, admin, { name: 'archive' }), {
-        name: ['a project with this name already exists'],
+        name: ['This project already exists.'],
       });
       expectValidation(await w.call('PATCH', `${base}/shop`, admin, { name: '.hidden' }), {
         name: [NAME_RULE],
@@ -281,8 +286,14 @@ describeEachDatabase('API v2 projects', (use) => {
         .execute();
       expect(left).toEqual([]);
       const audit = await auditOf('archive');
-      expect(audit.map((e) => e.action)).toEqual(['project.create', 'subscription.update', 'project.delete']);
-      expect(audit[2]).toEqual({
+      expect(audit.map((e) => e.action)).toEqual([
+        'project.create',
+        'project.update',
+        'subscription.update',
+        'project.update',
+        'project.delete',
+      ]);
+      expect(audit[4]).toEqual({
         action: 'project.delete',
         resource_type: 'project',
         resource_name: 'archive',

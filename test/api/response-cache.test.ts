@@ -89,7 +89,10 @@ describeEachDatabase('API v2 response cache', (use) => {
       get(`${base}/web/cves`).then((r) =>
         r.json<{
           count: number;
-          results: { cve_id: string; tracker: { status: string | null; assignee: string | null } }[];
+          results: {
+            cve_id: string;
+            tracker: { status: string | null; assignee: { email: string } | null };
+          }[];
         }>(),
       );
 
@@ -104,12 +107,15 @@ describeEachDatabase('API v2 response cache', (use) => {
       });
       expect(moved.statusCode).toBe(200);
       const after = await list();
-      expect(after.results[0]!.tracker).toMatchObject({ status: 'resolved', assignee: w.member.email });
+      expect(after.results[0]!.tracker).toMatchObject({
+        status: 'resolved',
+        assignee: { email: w.member.email },
+      });
 
       await sql`UPDATE app_user SET email = 'bob.new@cache.example' WHERE id = ${w.member.id}`.execute(
         w.services.database.db,
       );
-      expect((await list()).results[0]!.tracker.assignee).toBe('bob.new@cache.example');
+      expect((await list()).results[0]!.tracker.assignee).toEqual({ email: 'bob.new@cache.example' });
 
       const subs = await w.call('PUT', `${base}/web/subscriptions`, auth, { vendors: ['tukaani', 'google'] });
       expect(subs.statusCode).toBe(200);

@@ -193,6 +193,34 @@ describeEachDatabase('API v2 route walk', (use) => {
     }
   });
 
+  it('answers 404 on every route nested under an inactive project (as OpenCVE), and changes nothing', async () => {
+    const created = await api.app.inject({
+      method: 'POST',
+      url: `/api/v2/organizations/${orgA}/projects`,
+      headers: { authorization: ownA },
+      payload: { name: 'dormant', active: false },
+    });
+    expect(created.statusCode).toBe(201);
+    const before = await snapshot(api);
+    const nested = api.app.v2RouteTable.filter((r) => r.url.includes(':project/'));
+    expect(nested.length).toBeGreaterThan(10);
+    for (const route of nested) {
+      const res = await api.app.inject({
+        method: route.method as 'GET',
+        url: pathFor(route.url, orgA).replace('/projects/web/', '/projects/dormant/'),
+        headers: { authorization: ownA },
+        ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: {} }),
+      });
+      // Every read is a 404; a write whose empty body the route refuses may be a 400 first.
+      const allowed = route.method === 'GET' ? [404] : [400, 404];
+      expect({ route: `${route.method} ${route.url}`, allowed: allowed.includes(res.statusCode) }).toEqual({
+        route: `${route.method} ${route.url}`,
+        allowed: true,
+      });
+    }
+    expect(await snapshot(api)).toBe(before);
+  });
+
   describe('bad input', () => {
     const badQueries = [
       'page=-1',
@@ -208,6 +236,8 @@ describeEachDatabase('API v2 route walk', (use) => {
       'created_gte=2024-99-99',
       'include=../../etc/passwd',
       'status=' + encodeURIComponent("'; DROP TABLE cve; --"),
+      'period_type=monthly',
+      'vendor=&product=' + 'p'.repeat(500),
     ];
     const badBodies: { payload: string | Buffer; contentType: string }[] = [
       { payload: '{"name": ', contentType: 'application/json' },

@@ -70,7 +70,7 @@ describe('vulntrack project create', { timeout: 180_000 }, () => {
   it('exits 2 naming an unknown vendor, and creates nothing', async () => {
     const r = await runCli(['project', 'create', 'acme', 'api', '--vendor', 'initech'], env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('vendors: unknown vendor "initech"');
+    expect(r.stderr).toContain("vendors: Vendor does not exist: 'initech'.");
     const again = await runCli(['project', 'create', 'acme', 'api'], env);
     expect(again.code).toBe(0);
   });
@@ -97,7 +97,7 @@ describe('vulntrack project create', { timeout: 180_000 }, () => {
     });
     const typo = await runCli(['project', 'create', 'acme', 'typo', '--vendor', 'Tukani'], env);
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain('vendors: unknown vendor "tukani" (did you mean "tukaani"?)');
+    expect(typo.stderr).toContain("vendors: Vendor does not exist: 'tukani'. Did you mean 'tukaani'?");
   });
 
   it('exits 2 for a malformed --product, a taken name, an unknown organization', async () => {
@@ -106,7 +106,7 @@ describe('vulntrack project create', { timeout: 180_000 }, () => {
     expect(r.stderr).toContain('--product takes VENDOR:PRODUCT, not "debian"');
     r = await runCli(['project', 'create', 'acme', 'web'], env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('name: a project with this name already exists');
+    expect(r.stderr).toContain('name: This project already exists.');
     r = await runCli(['project', 'create', 'nope', 'web'], env);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('not found');

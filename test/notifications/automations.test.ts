@@ -564,9 +564,35 @@ describeEachDatabase('alert automations', (use) => {
       (webp.containers.cna.descriptions as Json[])[0]!.value += ' (Exploited in the wild.)';
       await importRecords(webp);
       const list = await call('GET', '/projects/actions/automations/triage/executions');
-      const body = list.json<{ count: number; results: (typeof execution)[] }>();
+      const body = list.json<{ count: number; results: { id: string }[] }>();
       expect(body.count).toBe(1);
-      execution = body.results[0]!;
+      // The list item has no results (OpenCVE's shape); the execution's detail has them.
+      expect(body.results[0]).not.toHaveProperty('results');
+      const detail = await call(
+        'GET',
+        `/projects/actions/automations/triage/executions/${body.results[0]!.id}`,
+      );
+      execution = detail.json<typeof execution>();
+    });
+
+    it("keeps the matched CVE as it was, and labels each result, in OpenCVE's shapes", async () => {
+      const detail = await call('GET', `/projects/actions/automations/triage/executions/${execution.id}`);
+      const body = detail.json<Json>();
+      expect(body.cves_table_data).toEqual([
+        expect.objectContaining({
+          cve_id: WEBP,
+          kev: expect.any(Boolean),
+          matched_vendors_or_products: expect.any(Array),
+        }),
+      ]);
+      expect((body.cves_table_data as Json[])[0]!.matched_vendors_or_products).not.toHaveLength(0);
+      expect(body.impact_summary).toMatchObject({ cves_count: 1 });
+      expect((body.results as Json[]).map((r) => [r.output_type, r.label, r.status])).toEqual([
+        ['status_change', 'Status changed', 'success'],
+        ['assignment', 'CVEs assigned', 'success'],
+        ['report', 'Report generated', 'success'],
+        ['notification_sent', 'Notification sent', 'skipped'],
+      ]);
     });
 
     it('records one result per action: the disabled notification is skipped', () => {
@@ -582,7 +608,9 @@ describeEachDatabase('alert automations', (use) => {
     it('moves the tracker: status and assignee', async () => {
       const res = await call('GET', `/projects/actions/cves/${WEBP}`);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ tracker: { status: 'to_evaluate', assignee: ownerEmail } });
+      expect(res.json()).toMatchObject({
+        tracker: { status: 'to_evaluate', assignee: { email: ownerEmail } },
+      });
     });
 
     it('audits the tracker moves as the system, naming the automation', async () => {
@@ -760,11 +788,12 @@ describeEachDatabase('alert automations', (use) => {
 
       const weekly = await post(report());
       expect(weekly.statusCode).toBe(201);
+      // As OpenCVE writes them: the time with seconds, the weekday by name.
       expect(weekly.json()).toMatchObject({
         frequency: 'weekly',
-        schedule_time: '08:00',
+        schedule_time: '08:00:00',
         schedule_timezone: 'UTC',
-        schedule_weekday: 1,
+        schedule_weekday: 'monday',
       });
 
       // Weekly to daily: the weekday goes with it (it cannot be sent as null); daily to weekly: Monday.
@@ -778,7 +807,7 @@ describeEachDatabase('alert automations', (use) => {
       });
       expect(back.json()).toMatchObject({
         frequency: 'weekly',
-        schedule_weekday: 5,
+        schedule_weekday: 'friday',
         schedule_timezone: 'Europe/Paris',
       });
 

@@ -80,6 +80,9 @@ describeEachDatabase('notifications API', (use) => {
   const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     callOn(api, method, url, payload);
   const create = (project: string, body: unknown) => call('POST', `/projects/${project}/notifications`, body);
+  /** Creates through the app with OUTBOUND_ALLOW_PRIVATE=true: the receivers listen on loopback. */
+  const createAllowing = (project: string, body: unknown) =>
+    callOn(allowing, 'POST', `/projects/${project}/notifications`, body);
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -104,7 +107,7 @@ describeEachDatabase('notifications API', (use) => {
     let signingSecret: string;
 
     it('creates a webhook and returns its signing secret once (whsec_<base64>)', async () => {
-      const res = await create('crud', {
+      const res = await createAllowing('crud', {
         name: 'hook',
         type: 'webhook',
         configuration: {
@@ -117,10 +120,14 @@ describeEachDatabase('notifications API', (use) => {
       expect(body.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
       expect(Buffer.from(body.signing_secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
       expect(body.is_enabled).toBe(true);
+      // OpenCVE 3.1's masked shape.
       expect(body.configuration).toEqual({
-        url_host: receiver.base.slice('http://'.length),
+        url_configured: true,
+        headers_configured: true,
+        host: receiver.base.slice('http://'.length),
         header_names: ['X-Api-Key'],
       });
+      expect(body).not.toHaveProperty('is_pending_email_confirmation');
       expect(res.body).not.toContain('secret-path');
       expect(res.body).not.toContain('header-secret-value');
       signingSecret = body.signing_secret;
@@ -135,7 +142,7 @@ describeEachDatabase('notifications API', (use) => {
       expect(slack.statusCode).toBe(201);
       expect(slack.json()).toMatchObject({
         type: 'slack',
-        configuration: { webhook_host: 'hooks.slack.com' },
+        configuration: { webhook_url: 'https://hooks.slack.com/services/***/***' },
       });
       expect(slack.body).not.toContain('slackpathsecret');
       expect(slack.json()).not.toHaveProperty('signing_secret');
@@ -149,7 +156,7 @@ describeEachDatabase('notifications API', (use) => {
       expect(teams.json()).toMatchObject({
         type: 'teams',
         is_enabled: false,
-        configuration: { webhook_host: 'example.webhook.office.com' },
+        configuration: { webhook_url: 'https://example.webhook.office.com/***' },
       });
       expect(teams.body).not.toContain('teamspathsecret');
       const email = await create('crud', {
@@ -161,7 +168,9 @@ describeEachDatabase('notifications API', (use) => {
       // A joined member's address needs no confirmation.
       expect(email.json()).toMatchObject({
         type: 'email',
+        is_enabled: true,
         configuration: { email: ownerEmail, status: 'confirmed' },
+        is_pending_email_confirmation: false,
       });
     });
 
@@ -258,7 +267,7 @@ describeEachDatabase('notifications API', (use) => {
       });
       expect(dup.statusCode).toBe(400);
       expect(dup.json()).toMatchObject({
-        error: { details: { name: ['a notification with this name exists'] } },
+        error: { details: { name: ['This name already exists.'] } },
       });
       const type = await create('crud', { name: 'y', type: 'pager', configuration: {} });
       expect(type.statusCode).toBe(400);
@@ -270,7 +279,7 @@ describeEachDatabase('notifications API', (use) => {
     let signingSecret: string;
 
     beforeAll(async () => {
-      const res = await create('crud', {
+      const res = await createAllowing('crud', {
         name: 'moving',
         type: 'webhook',
         configuration: { url: `${receiver.base}/old-path` },
@@ -314,7 +323,7 @@ describeEachDatabase('notifications API', (use) => {
     });
 
     it('keeps the signing secret when the URL changes: a receiver verifies with the secret from creation', async () => {
-      const res = await call('PATCH', '/projects/crud/notifications/moved', {
+      const res = await callOn(allowing, 'PATCH', '/projects/crud/notifications/moved', {
         is_enabled: true,
         configuration: { url: `${receiver.base}/new-path` },
       });
@@ -354,7 +363,7 @@ describeEachDatabase('notifications API', (use) => {
         error: { code: 'validation_error', details: { configuration: [expect.any(String)] } },
       });
       expect((await call('GET', '/projects/crud/notifications/moved')).json()).toMatchObject({
-        configuration: { url_host: receiver.base.slice('http://'.length) },
+        configuration: { host: receiver.base.slice('http://'.length) },
       });
     });
 
@@ -387,7 +396,7 @@ describeEachDatabase('notifications API', (use) => {
 
   describe('the delivery log', () => {
     it('pages the deliveries, newest first, with next and previous links', async () => {
-      const created = await create('log', {
+      const created = await createAllowing('log', {
         name: 'paged',
         type: 'webhook',
         configuration: { url: `${receiver.base}/log` },
@@ -438,13 +447,37 @@ describeEachDatabase('notifications API', (use) => {
     ];
 
     beforeAll(async () => {
+      // Made while OUTBOUND_ALLOW_PRIVATE allowed them: a service whose setting was turned off since.
       for (const [i, [, url]] of targets().entries()) {
-        const res = await create('ssrf', { name: `t${i}`, type: 'webhook', configuration: { url } });
+        const res = await createAllowing('ssrf', { name: `t${i}`, type: 'webhook', configuration: { url } });
         expect(res.statusCode, res.body).toBe(201);
       }
     });
 
-    it('refuses each one before connecting, with the default settings', async () => {
+    it('refuses each literal address at creation (400), with the default settings', async () => {
+      for (const [what, url] of targets()) {
+        for (const body of [
+          { name: 'refused', type: 'webhook', configuration: { url } },
+          { name: 'refused', type: 'slack', configuration: { webhook_url: url } },
+        ]) {
+          const res = await create('ssrf', body);
+          expect(res.statusCode, what).toBe(400);
+          expect(res.json().error.details.configuration[0], what).toMatch(
+            /^(url|webhook_url): This URL is not allowed: .* is (a|an) .*; notifications may only be sent to public addresses\.$/,
+          );
+        }
+      }
+      const change = await call('PATCH', '/projects/ssrf/notifications/t0', {
+        configuration: { url: 'http://192.168.1.1/' },
+      });
+      expect(change.statusCode).toBe(400);
+      expect(change.json().error.details.configuration).toEqual([
+        'url: This URL is not allowed: 192.168.1.1 is a private address (RFC 1918); notifications may only be sent to public addresses.',
+      ]);
+      expect((await call('GET', '/projects/ssrf/notifications/refused')).statusCode).toBe(404);
+    });
+
+    it('still refuses each one at send time, before connecting, with the default settings', async () => {
       const connections = receiver.connections;
       const v6Connections = v6?.connections() ?? 0;
       for (const [i, [what]] of targets().entries()) {

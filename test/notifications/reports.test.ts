@@ -90,18 +90,26 @@ describeEachDatabase('report automations', (use) => {
     return res.json<ReportDetail>();
   }
 
+  /** The executions of an automation, newest first, each as its detail (with its results). */
   async function executionsOf(project: string, automation: string) {
-    const res = await call('GET', `/projects/${project}/automations/${automation}/executions?page_size=100`);
+    const base = `/projects/${project}/automations/${automation}/executions`;
+    const res = await call('GET', `${base}?page_size=100`);
     expect(res.statusCode).toBe(200);
-    return res.json<{
-      results: {
-        window_start: string;
-        window_end: string;
-        matched_cves_count: number;
-        report_id: string;
-        results: { action: string; status: string; details: Json }[];
-      }[];
-    }>().results;
+    const details = [];
+    for (const { id } of res.json<{ results: { id: string }[] }>().results) {
+      const detail = await call('GET', `${base}/${id}`);
+      expect(detail.statusCode).toBe(200);
+      details.push(
+        detail.json<{
+          window_start: string;
+          window_end: string;
+          matched_cves_count: number;
+          report_id: string;
+          results: { action: string; status: string; details: Json }[];
+        }>(),
+      );
+    }
+    return details;
   }
 
   /**
@@ -376,7 +384,7 @@ describeEachDatabase('report automations', (use) => {
       expect(report.severity_counts).toEqual({ critical: 0, high: 0, medium: 0, low: 0, none: 0 });
       const [execution] = await executionsOf('daily', 'morning');
       expect(execution!.window_start).toBe(micros('2024-06-30T12:00:00Z'));
-      expect(execution!.results).toEqual([
+      expect(execution!.results.map(({ action, status, details }) => ({ action, status, details }))).toEqual([
         { action: 'generate_report', status: 'success', details: { report: report.id } },
         {
           action: 'send_notification',

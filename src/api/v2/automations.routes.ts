@@ -8,9 +8,13 @@ import type { AutomationInput, AutomationPatch } from '../../services/automation
 import { pageEnvelope } from '../pagination.ts';
 import {
   AutomationConfiguration,
+  AutomationDetail,
+  automationDetail,
   AutomationItem,
   automationItem,
   Execution,
+  ExecutionDetail,
+  executionDetail,
   executionItem,
   ReportDetailSchema,
   reportDetail,
@@ -20,7 +24,9 @@ import {
 import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 import { csvStream, FormatQuery, jsonOrCsv, sendCsv, type CsvColumn } from '../csv.ts';
-import { severityOf } from '../../domain/report.ts';
+import { REPORT_PERIOD_TYPES, severityOf, type ReportPeriodType } from '../../domain/report.ts';
+import { WEEKDAYS } from '../../domain/automation-execution.ts';
+import { CHOICE } from '../validation-messages.ts';
 import type { ReportCve } from '../../services/report.service.ts';
 
 const join = (values: readonly string[]) => values.join(';');
@@ -62,17 +68,28 @@ const fields = {
   name: Type.String({ minLength: 1, maxLength: 100, description: 'Unique in the project.' }),
   is_enabled: Type.Optional(Type.Boolean()),
   trigger_type: Type.Union([Type.Literal('alert'), Type.Literal('report')], {
+    ...CHOICE,
     description: 'alert: runs on each matching change; report: daily or weekly.',
   }),
-  frequency: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly')])),
+  frequency: Type.Optional(Type.Union([Type.Literal('daily'), Type.Literal('weekly')], CHOICE)),
   schedule_time: Type.Optional(
-    Type.String({ maxLength: 5, description: 'HH:MM in schedule_timezone (default 08:00).' }),
+    Type.String({
+      maxLength: 8,
+      description:
+        '`HH:MM:SS` (as OpenCVE writes it, seconds 00) or `HH:MM` in schedule_timezone (default 08:00:00).',
+    }),
   ),
   schedule_timezone: Type.Optional(
     Type.String({ maxLength: 64, description: 'IANA time zone (default UTC).' }),
   ),
   schedule_weekday: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 6, description: 'Weekly: 0 Sunday … 6 Saturday (default 1).' }),
+    Type.Union(
+      [
+        ...WEEKDAYS.map((d) => Type.Literal(d)),
+        Type.Integer({ minimum: 0, maximum: 6, description: '0 Sunday … 6 Saturday.' }),
+      ],
+      { ...CHOICE, description: 'Weekly: `monday` … `sunday` (or 0 Sunday … 6 Saturday); default monday.' },
+    ),
   ),
   configuration: AutomationConfiguration,
 };
@@ -116,7 +133,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Create an automation',
         params: ProjectParams,
         body: Type.Object(fields, { additionalProperties: false }),
-        response: { 201: AutomationItem, ...commonErrors },
+        response: { 201: AutomationDetail, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -127,7 +144,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         request.body as unknown as AutomationInput,
         auth.actor,
       );
-      return reply.status(201).send(automationItem(created));
+      return reply.status(201).send(automationDetail(created));
     },
   );
 
@@ -137,13 +154,13 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
       config: read,
       schema: {
         tags: ['automations'],
-        summary: 'One automation',
+        summary: 'One automation, with its configuration',
         params: Params,
-        response: { 200: AutomationItem, ...commonErrors },
+        response: { 200: AutomationDetail, ...commonErrors },
       },
     },
     async (request) =>
-      automationItem(
+      automationDetail(
         await automations.get(authOf(request).organizationId, request.params.project, request.params.name),
       ),
   );
@@ -157,12 +174,12 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Change an automation (the result is validated as a whole)',
         params: Params,
         body: Type.Partial(Type.Object(fields), { additionalProperties: false }),
-        response: { 200: AutomationItem, ...commonErrors },
+        response: { 200: AutomationDetail, ...commonErrors },
       },
     },
     async (request) => {
       const auth = authOf(request);
-      return automationItem(
+      return automationDetail(
         await automations.update(
           auth.organizationId,
           request.params.project,
@@ -200,12 +217,12 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         tags: ['automations'],
         summary: 'Run a report automation now (from the end of its last report); returns the execution',
         params: Params,
-        response: { 200: Execution, ...commonErrors },
+        response: { 200: ExecutionDetail, ...commonErrors },
       },
     },
     async (request) => {
       const auth = authOf(request);
-      return executionItem(
+      return executionDetail(
         await automations.run(auth.organizationId, request.params.project, request.params.name),
       );
     },
@@ -243,11 +260,11 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         tags: ['automations'],
         summary: 'One execution with its per-action results',
         params: ExecutionParams,
-        response: { 200: Execution, ...commonErrors },
+        response: { 200: ExecutionDetail, ...commonErrors },
       },
     },
     async (request) =>
-      executionItem(
+      executionDetail(
         await automations.getExecution(
           authOf(request).organizationId,
           request.params.project,
@@ -265,7 +282,15 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         tags: ['reports'],
         summary: "The project's reports, newest first",
         params: ProjectParams,
-        querystring: Type.Object(PageQuery),
+        querystring: Type.Object({
+          ...PageQuery,
+          period_type: Type.Optional(
+            Type.Union(
+              REPORT_PERIOD_TYPES.map((t) => Type.Literal(t)),
+              { description: 'Only daily or only weekly reports.' },
+            ),
+          ),
+        }),
         response: { 200: Paginated(ReportItem), ...commonErrors },
       },
     },
@@ -275,6 +300,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox<{
         authOf(request).organizationId,
         request.params.project,
         page,
+        request.query.period_type as ReportPeriodType | undefined,
       );
       return pageEnvelope(request, baseUrl, page, count, items.map(reportItem));
     },

@@ -68,7 +68,14 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{
         .map((s) => s.trim())
         .filter(Boolean);
       const unknown = requested.filter((s) => !(CVE_INCLUDES as readonly string[]).includes(s));
-      if (unknown.length) throw validationError({ include: unknown.map((s) => `unknown value "${s}"`) });
+      // OpenCVE 3.1's sentence: the unknown values and the allowed ones, each sorted.
+      if (unknown.length)
+        throw validationError({
+          include: [
+            `Unknown include value(s): ${[...new Set(unknown)].sort().join(', ')}. ` +
+              `Allowed values: ${[...CVE_INCLUDES].sort().join(', ')}.`,
+          ],
+        });
       const hit = app.responseCache.answered(request, reply, request.catalogVersion);
       if (hit) return hit;
       const cve = await catalog.getCve(request.params.cve_id.toUpperCase());

@@ -9,11 +9,12 @@ import { memberItem, MemberItem } from './organization.presenter.ts';
 import { OrgParam } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { authOf } from './auth.ts';
+import { CHOICE } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'members:read', write: false } } as const;
 const write = { auth: { scope: 'members:write', write: true } } as const;
 const tags = ['members'];
-const Role = Type.Enum(['owner', 'member']);
+const Role = Type.Enum(['owner', 'member'], CHOICE);
 const MemberParams = Type.Object({ ...OrgParam.properties, id: Uuid });
 
 export const memberRoutes: FastifyPluginAsyncTypebox<{

@@ -18,19 +18,30 @@ const write = { auth: { scope: 'subscriptions:write', write: true } } as const;
 const tags = ['subscriptions'];
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
+const VENDOR_DESCRIPTION = 'A vendor name of the catalog (any case).';
+const PRODUCT_DESCRIPTION = 'One of its products; absent or empty: the whole vendor.';
 const Item = Type.Object(
   {
-    vendor: Type.String({ minLength: 1, maxLength: 200, description: 'A vendor name of the catalog.' }),
-    product: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description: 'One of its products; absent: the whole vendor.',
-      }),
-    ),
+    vendor: Type.String({ minLength: 1, maxLength: 200, description: VENDOR_DESCRIPTION }),
+    product: Type.Optional(Type.String({ maxLength: 200, description: PRODUCT_DESCRIPTION })),
   },
   { additionalProperties: false },
 );
+const ItemQuery = Type.Object({
+  vendor: Type.String({ minLength: 1, maxLength: 200, description: VENDOR_DESCRIPTION }),
+  product: Type.Optional(Type.String({ maxLength: 200, description: PRODUCT_DESCRIPTION })),
+});
+
+/** One item as the service takes it: an empty product is the whole vendor (as on OpenCVE). */
+const itemOf = (item: { vendor: string; product?: string | undefined }) =>
+  item.product ? { vendor: item.vendor, product: item.product } : { vendor: item.vendor };
+
+const ADD =
+  'Adds one subscription (already subscribed: 200, no change). An unknown vendor is a 400 under ' +
+  '`details.vendors`, an unknown product under `details.products`. Answers with the new set.';
+const REMOVE =
+  'Removes one subscription. Idempotent: one the project does not have changes nothing and is a ' +
+  '200 with the set as it is. Answers with the new set.';
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Services, 'projects'> }> = async (
   app,
@@ -90,13 +101,16 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
     },
   );
 
+  // OpenCVE 3.1's routes (`POST` with a body, `DELETE ?vendor=…&product=…`), then ours of before
+  // (`…/subscriptions/items`, the item in the body of both), kept as aliases with the same rules.
   app.post(
-    `${path}/items`,
+    path,
     {
       config: write,
       schema: {
         tags,
-        summary: 'Subscribe to one vendor or product (already subscribed: no change)',
+        summary: 'Subscribe to one vendor or product',
+        description: ADD,
         params: ProjectParams,
         body: Item,
         response: { 200: Subscriptions, ...commonErrors },
@@ -104,7 +118,48 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
     },
     async (request) => {
       const auth = authOf(request);
-      return projects.addSubscription(auth.organizationId, request.params.project, request.body, auth.actor);
+      const item = itemOf(request.body);
+      return projects.addSubscription(auth.organizationId, request.params.project, item, auth.actor);
+    },
+  );
+
+  app.delete(
+    path,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Unsubscribe from one vendor or product',
+        description: REMOVE,
+        params: ProjectParams,
+        querystring: ItemQuery,
+        response: { 200: Subscriptions, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const item = itemOf(request.query);
+      return projects.removeSubscription(auth.organizationId, request.params.project, item, auth.actor);
+    },
+  );
+
+  app.post(
+    `${path}/items`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Subscribe to one vendor or product (alias of POST …/subscriptions)',
+        description: ADD,
+        params: ProjectParams,
+        body: Item,
+        response: { 200: Subscriptions, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const item = itemOf(request.body);
+      return projects.addSubscription(auth.organizationId, request.params.project, item, auth.actor);
     },
   );
 
@@ -114,7 +169,9 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
       config: write,
       schema: {
         tags,
-        summary: 'Unsubscribe from one vendor or product (404 when not subscribed)',
+        summary:
+          'Unsubscribe from one vendor or product, named in the body (alias of DELETE …/subscriptions)',
+        description: REMOVE,
         params: ProjectParams,
         body: Item,
         response: { 200: Subscriptions, ...commonErrors },
@@ -122,12 +179,8 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
     },
     async (request) => {
       const auth = authOf(request);
-      return projects.removeSubscription(
-        auth.organizationId,
-        request.params.project,
-        request.body,
-        auth.actor,
-      );
+      const item = itemOf(request.body);
+      return projects.removeSubscription(auth.organizationId, request.params.project, item, auth.actor);
     },
   );
 };

@@ -19,7 +19,12 @@ export const ProjectCveItem = Type.Object({
   tracker: Type.Object(
     {
       status: Nullable(TriageStatus),
-      assignee: Nullable(Type.String({ description: "The assignee's email." })),
+      assignee: Nullable(
+        Type.Object(
+          { email: Type.String({ description: "The assignee's email." }) },
+          { description: 'The assignee, as OpenCVE 3.1 shows one.' },
+        ),
+      ),
       assigned_at: Nullable(Timestamp),
       updated_at: Nullable(Timestamp),
     },
@@ -44,7 +49,7 @@ export function projectCveItem(cve: TrackedCve) {
     ...cveListItem(cve),
     tracker: {
       status: cve.tracker.status,
-      assignee: cve.tracker.assignee,
+      assignee: cve.tracker.assignee === null ? null : { email: cve.tracker.assignee },
       assigned_at: micros(cve.tracker.assigned_at),
       updated_at: micros(cve.tracker.updated_at),
     },

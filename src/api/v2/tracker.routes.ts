@@ -21,7 +21,7 @@ import {
 } from './tracker.presenter.ts';
 import { authOf } from './auth.ts';
 import { mayNameProjects } from './response-cache.ts';
-import { CVE_ID_RULE } from '../validation-messages.ts';
+import { CHOICE, CVE_ID_RULE } from '../validation-messages.ts';
 
 const read = { auth: { scope: 'tracker:read', write: false } } as const;
 const write = { auth: { scope: 'tracker:write', write: true } } as const;
@@ -32,7 +32,7 @@ const CveParams = Type.Object({ ...ProjectParams.properties, cve_id: CveId });
 
 const Move = {
   status: Type.Optional(
-    Type.Union([TriageStatus, Type.Null()], { description: 'The new status; null clears it.' }),
+    Type.Union([TriageStatus, Type.Null()], { ...CHOICE, description: 'The new status; null clears it.' }),
   ),
   assignee: Type.Optional(
     Type.Union([Type.String({ minLength: 1, maxLength: 320 }), Type.Null()], {

@@ -2,4 +2,4 @@
 import { chatWebhookChannel } from '../chat-webhook.ts';
 import { slackMessage } from './slack-message.ts';
 
-export const slackChannel = chatWebhookChannel(slackMessage);
+export const slackChannel = chatWebhookChannel(slackMessage, '/services/***/***');

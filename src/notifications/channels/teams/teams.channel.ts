@@ -2,4 +2,4 @@
 import { chatWebhookChannel } from '../chat-webhook.ts';
 import { teamsMessage } from './teams-card.ts';
 
-export const teamsChannel = chatWebhookChannel(teamsMessage);
+export const teamsChannel = chatWebhookChannel(teamsMessage, '/***');

@@ -58,12 +58,26 @@ export const webhookChannel: Channel<WebhookTarget> = {
       }),
     ),
   }),
+  // OpenCVE 3.1's masked shape: whether a URL and headers are set, the URL's host, header names.
   shown: {
-    url_host: Type.String({ description: 'Webhook: the host of the URL (the URL is secret).' }),
+    url_configured: Type.Boolean({ description: 'Webhook: whether a URL is set (the URL is secret).' }),
+    headers_configured: Type.Boolean({ description: 'Webhook: whether extra headers are set.' }),
+    host: Type.String({ description: 'Webhook: the host of the URL, with its port when it names one.' }),
     header_names: Type.Array(Type.String(), { description: 'Webhook: header names (values are secret).' }),
   },
-  configure(input, problems, type) {
-    const url = outboundUrl(input, 'url', type, problems);
+  // Stored: `url_host` and `header_names` (as since the first release).
+  show(stored) {
+    const host = typeof stored.url_host === 'string' ? stored.url_host : '';
+    const names = Array.isArray(stored.header_names) ? (stored.header_names as string[]) : [];
+    return {
+      url_configured: host !== '',
+      headers_configured: names.length > 0,
+      ...(host ? { host } : {}),
+      header_names: names,
+    };
+  },
+  configure(input, problems, type, allowPrivate) {
+    const url = outboundUrl(input, 'url', type, problems, allowPrivate);
     const headers = (input.headers ?? {}) as Record<string, string>;
     problems.push(...headerProblems(headers));
     return {
