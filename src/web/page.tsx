@@ -52,7 +52,10 @@ function OrganizationSwitcher({ ctx }: { ctx: PageContext }) {
   if (ctx.organizations.length === 0) return null;
   return (
     <details class="menu">
-      <summary aria-label="Organization">{ctx.currentOrg?.name ?? 'Organizations'}</summary>
+      <summary id="org-menu">
+        <span class="visually-hidden">Organization: </span>
+        <span class="menu-name">{ctx.currentOrg?.name ?? 'Organizations'}</span>
+      </summary>
       <div class="menu-items">
         <div class="menu-label">Switch organization</div>
         {ctx.organizations.map((org) => (
@@ -70,7 +73,10 @@ function UserMenu({ ctx }: { ctx: PageContext }) {
   if (!user) return null;
   return (
     <details class="menu">
-      <summary aria-label="Account">{user.username}</summary>
+      <summary id="account-menu">
+        <span class="visually-hidden">Account: </span>
+        <span class="menu-name">{user.username}</span>
+      </summary>
       <div class="menu-items">
         <a href="/account">Settings</a>
         <a href="/account/security">Password and two-factor</a>

@@ -85,7 +85,7 @@ describeEachDatabase('web: invitations', (use) => {
     expect(joined.location).toBe('/org/globex?done=joined');
     const welcome = await visitor.follow(joined);
     expect(welcome.text).toContain('you joined the organization');
-    expect(welcome.html.querySelector('.usermenu summary[aria-label=Account]')?.text).toBe('newperson');
+    expect(welcome.html.querySelector('#account-menu .menu-name')?.text).toBe('newperson');
     expect((await api.services.accounts.findUser('newperson'))?.email).toBe('new.person@example.org');
 
     // The link worked once.

@@ -55,7 +55,7 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(page.text).toContain('The organization was created');
       expect(page.html.querySelector('.page-head .badge')?.text).toBe('owner');
       // The switcher lists it, current.
-      expect(page.html.querySelector('.usermenu details.menu summary[aria-label=Organization]')?.text).toBe(
+      expect(page.html.querySelector('#org-menu .menu-name')?.text).toBe(
         'acme-labs',
       );
     });

@@ -43,7 +43,7 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
       });
       expect(created.status).toBe(303);
       const home = await browser.follow(created);
-      expect(home.html.querySelector('.usermenu summary[aria-label=Account]')?.text).toBe('admin');
+      expect(home.html.querySelector('#account-menu .menu-name')?.text).toBe('admin');
 
       // The link is spent, and no new one is made once a user exists.
       expect((await new WebClient(api.app).get(`/setup/${token}`)).status).toBe(404);
