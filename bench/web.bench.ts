@@ -44,7 +44,7 @@ function pages(params: EndpointParams): { name: string; url: string }[] {
     { name: 'CVE list, cvss = critical, newest published', url: '/cves?cvss=critical&ordering=-created_at' },
     { name: 'CVE list, weakness = CWE-79', url: '/cves?weakness=CWE-79' },
     { name: 'CVE list, search = log4j', url: '/cves?search=log4j' },
-    { name: `CVE detail (${params.cveId})`, url: `/cves/${params.cveId}` },
+    { name: `CVE detail (${params.cveId}, the newest)`, url: `/cves/${params.cveId}` },
     { name: 'vendors, first page', url: '/vendors' },
     { name: `vendor search "${vendorPrefix}"`, url: `/vendors?search=${encodeURIComponent(vendorPrefix)}` },
     {
