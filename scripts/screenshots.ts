@@ -39,6 +39,15 @@ try {
       const tab = p.anonymous ? anonymous : page;
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.goto(`${server.baseUrl}${p.url}`);
+      // The statistics of the sample are computed once it has loaded: wait for them.
+      for (
+        let i = 0;
+        p.name === 'statistics' && i < 30 && (await tab.content()).includes('Nothing to show yet');
+        i++
+      ) {
+        await new Promise((r) => setTimeout(r, 1000));
+        await tab.reload();
+      }
       const file = path.join(out, `${p.name}-${scheme}.png`);
       await tab.screenshot({ path: file });
       console.error(`wrote ${path.relative(root, file)}`);

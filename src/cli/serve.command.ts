@@ -82,6 +82,8 @@ export async function serveCommand(): Promise<number> {
       .then((reports) => {
         services.health.sampleState = 'loaded';
         for (const r of reports) logger.info({ counts: r.counts }, `sample ${r.source} loaded`);
+        // The statistics computed at start counted an empty catalog: count the sample now, not at the next hour.
+        return services.statistics.compute();
       })
       .catch((err: Error) => {
         services.health.sampleState = 'failed';

@@ -74,7 +74,7 @@ export function ColumnChart({ bars, title, id }: { bars: Bar[]; title: string; i
       viewBox={`0 0 ${width} ${height}`}
       width={width}
       height={height}
-      role="img"
+      role={bars.some((b) => b.href) ? 'group' : 'img'}
       aria-labelledby={`${id}-title`}
     >
       <title id={`${id}-title`}>{title}</title>
@@ -120,7 +120,8 @@ export function BarList({ bars, title, id }: { bars: Bar[]; title: string; id: s
       viewBox={`0 0 ${width} ${height}`}
       width={width}
       height={height}
-      role="img"
+      // An image cannot hold links: a chart whose bars are links is a group of them.
+      role={bars.some((b) => b.href) ? 'group' : 'img'}
       aria-labelledby={`${id}-title`}
     >
       <title id={`${id}-title`}>{title}</title>

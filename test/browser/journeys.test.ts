@@ -51,6 +51,19 @@ describe.skipIf(!chromium)('browser journeys', () => {
     await page.waitForURL(/\/cves/);
   });
 
+  it('shows the statistics of the sample, computed once it has loaded', async () => {
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${server.baseUrl}/statistics`);
+          const text = (await page.locator('main').textContent()) ?? '';
+          return Number(/Published CVEs\s*([\d,]+)/.exec(text)?.[1]?.replace(/,/g, '') ?? 0);
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBeGreaterThan(6_000);
+  });
+
   it('finds Log4Shell: / focuses the search box, log4j lists it, the CVE page opens', async () => {
     await page.goto(`${server.baseUrl}/cves`);
     await page.keyboard.press('/');
