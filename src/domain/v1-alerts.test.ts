@@ -5,7 +5,7 @@ const v31 = (score: number) => ({ score, vector: 'CVSS:3.1/AV:N', version: '3.1'
 const v2 = (score: number) => ({ score, vector: 'AV:N/AC:L', version: '2.0' });
 
 describe('v1AlertEvents', () => {
-  it('writes a cvss event as OpenCVE 1.5 did: {old: {v2, v3}, new: {v2, v3}}', () => {
+  it('writes a cvss event in the seed’s shape, with OpenCVE 1.5’s {old: {v2, v3}, new: {v2, v3}} as its change', () => {
     const events = v1AlertEvents('CVE-2024-0001', [
       {
         data: [
@@ -21,7 +21,11 @@ describe('v1AlertEvents', () => {
       },
     ]);
     expect(events).toEqual([
-      { cve: 'CVE-2024-0001', type: 'cvss', details: { old: { v3: 7.5 }, new: { v2: 5, v3: 9.8 } } },
+      {
+        cve: 'CVE-2024-0001',
+        type: 'cvss',
+        details: { changed: [{ old: { v3: 7.5 }, new: { v2: 5, v3: 9.8 } }], added: [], removed: [] },
+      },
     ]);
   });
 
@@ -29,7 +33,7 @@ describe('v1AlertEvents', () => {
     const [event] = v1AlertEvents('CVE-2024-0001', [
       { data: [{ type: 'metrics', details: { added: {}, removed: { cvssV3_0: v31(6.1) }, updated: {} } }] },
     ]);
-    expect(event?.details).toEqual({ old: { v3: 6.1 }, new: {} });
+    expect(event?.details).toEqual({ changed: [{ old: { v3: 6.1 }, new: {} }], added: [], removed: [] });
   });
 
   it('has no cvss event for a metrics change without a v2 or v3 score (KEV, SSVC, v4)', () => {

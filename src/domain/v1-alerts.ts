@@ -1,8 +1,9 @@
 /**
  * API v1's alerts (OpenCVE 1.x, docs/api-v1.md): an alert is one CVE of a report; its details are the
  * report's change entries in v1's event names (`new_cve`, `first_time`, `references`, `cpes`, `cvss`,
- * `summary`, `cwes`), each as `{changed, added, removed}`, except `cvss`, which OpenCVE 1.5 wrote as
- * `{old: {v2, v3}, new: {v2, v3}}`. A new CVE is one `new_cve` event, as 1.5 recorded it. Pure.
+ * `summary`, `cwes`), each as `{changed, added, removed}` (the seed's shape, binding); a `cvss` event
+ * carries what OpenCVE 1.5 wrote, `{old: {v2, v3}, new: {v2, v3}}`, as its one `changed` item, as a
+ * `summary` event carries `{old, new}`. A new CVE is one `new_cve` event, as 1.5 recorded it. Pure.
  */
 import { splitVendorKey } from './cpe.ts';
 import type { ChangeEntry } from './cve-change.ts';
@@ -17,7 +18,7 @@ export type CvssDetails = { old: CvssScores; new: CvssScores };
 export interface V1AlertEvent {
   cve: string;
   type: V1EventType;
-  details: ListDetails | CvssDetails;
+  details: ListDetails;
 }
 
 const V1_TYPE: Partial<Record<ChangeEntry['type'], V1EventType>> = {
@@ -147,7 +148,7 @@ export function v1AlertEvents(cveId: string, changes: readonly { data: unknown[]
           break;
         case 'metrics': {
           const details = cvssDetails(d);
-          if (details) push('cvss', details);
+          if (details) push('cvss', { changed: [details], added: [], removed: [] });
           break;
         }
         case 'title':
