@@ -35,6 +35,8 @@ if (run.status !== 0) {
   process.exit(run.status ?? 1);
 }
 // The web UI's static files are served as they are: copied beside the compiled modules.
-fs.cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(ROOT, 'dist', 'web', 'assets'), { recursive: true });
+fs.cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(ROOT, 'dist', 'web', 'assets'), {
+  recursive: true,
+});
 fs.writeFileSync(stampPath(), `dist/ compiled from src/ as it was at ${started.toISOString()}\n`);
 fs.utimesSync(stampPath(), started, started);

@@ -55,9 +55,7 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(page.text).toContain('The organization was created');
       expect(page.html.querySelector('.page-head .badge')?.text).toBe('owner');
       // The switcher lists it, current.
-      expect(page.html.querySelector('#org-menu .menu-name')?.text).toBe(
-        'acme-labs',
-      );
+      expect(page.html.querySelector('#org-menu .menu-name')?.text).toBe('acme-labs');
     });
 
     it('renames with validation, audited', async () => {
