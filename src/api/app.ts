@@ -182,11 +182,7 @@ export async function buildApp(options: AppOptions) {
   // A path that exists under other methods is a 405 with `Allow`, not a 404.
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const url = request.url.split('?')[0]!;
-    // The web UI's catch-all page (`/*`, which answers a 404 page) is no route of the path.
-    const allowed = METHODS.filter((method) => {
-      const route = method !== request.method ? app.findRoute({ method, url }) : null;
-      return route && !('*' in route.params);
-    });
+    const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url }));
     if (allowed.length) {
       return reply
         .status(405)
@@ -228,6 +224,6 @@ export async function buildApp(options: AppOptions) {
   const v1 = options.services.config.apiV1Shape === 'paged' ? pagedV1Routes : legacyV1Routes;
   await app.register(v1, { prefix: '/api', services: options.services, unmatched });
   // The web UI, in a context of its own (sessions, CSRF, its headers and error pages apply to it only).
-  await app.register(webRoutes, { services: options.services, unmatched });
+  await app.register(webRoutes, { services: options.services });
   return app;
 }

@@ -72,19 +72,13 @@ export interface WebOptions {
   services: WebServices;
 }
 
-/** What the app answers for a path no route serves (the API's JSON 404 or 405). */
-export type Unmatched = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
-
 const SESSION_DAYS = 14;
 
 /** A key of its own for each use of the server secret. */
 const derive = (secret: string, purpose: string) =>
   createHmac('sha256', secret).update(purpose).digest('base64url');
 
-export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }> = async (
-  app,
-  { services, unmatched },
-) => {
+export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   const assets = loadAssetsOnce();
 
   await app.register(helmet, {
@@ -170,12 +164,6 @@ export const webRoutes: FastifyPluginAsync<WebOptions & { unmatched: Unmatched }
   await app.register(organizationPages, { services });
   await app.register(cveDetailRoutes, { services });
   await app.register(statisticsRoutes, { services });
-
-  // A page that does not exist, in the page frame of whoever asked (the API keeps its JSON answers).
-  app.get('/*', { config: { public: true } }, async (request, reply) => {
-    if (/^\/api(\/|$)/.test(request.url)) return unmatched(request, reply);
-    throw new AppError('not_found');
-  });
 };
 
 /** The page of an error: its status and a sentence, never a stack trace. */

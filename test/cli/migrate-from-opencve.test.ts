@@ -352,7 +352,7 @@ describe('vulntrack migrate-from-opencve, the command line', { timeout: 180_000 
     );
     expect(r.stdout).toContain('projects: 3 created, 0 existing (skipped)');
     const again = await runCli(args, env);
-    expect(again.code).toBe(0);
+    expect({ code: again.code, stderr: again.stderr }).toMatchObject({ code: 0 });
     expect(again.stderr).toContain('notification web/siem: exists, skipped');
     expect(again.stdout).toContain('automations: 0 created, 2 existing (skipped)');
   });
