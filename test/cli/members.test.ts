@@ -70,7 +70,7 @@ for (const backend of backends) {
 
       const again = await runCli(['member', 'add', 'acme', 'carol@example.com'], env);
       expect(again.code).toBe(2);
-      expect(again.stderr).toContain('already a member or invited');
+      expect(again.stderr).toContain('An invitation has already been sent');
       const bad = await runCli(['member', 'add', 'acme', 'not-an-email'], env);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('not an email address');
@@ -98,7 +98,7 @@ for (const backend of backends) {
       expect(withdrawn.stdout).toContain('withdrew the invitation of carol@example.com to acme');
       const last = await runCli(['member', 'remove', 'acme', 'alice@example.com'], env);
       expect(last.code).toBe(2);
-      expect(last.stderr).toContain('cannot remove the last owner');
+      expect(last.stderr).toContain('Cannot remove the last owner');
       const unknown = await runCli(['member', 'remove', 'acme', 'nobody@example.com'], env);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('nobody@example.com is neither a member of acme nor invited to it');
