@@ -75,6 +75,81 @@ export function Field(props: FieldProps) {
   );
 }
 
+/** A field for a new password, with the rule the account service checks (at least 8 characters). */
+export function NewPasswordField({
+  label = 'Password',
+  errors,
+  autofocus,
+  note,
+}: {
+  label?: string;
+  errors?: FormErrors | undefined;
+  autofocus?: boolean;
+  /** Said after the rule (what happens once it is changed). */
+  note?: string;
+}) {
+  return (
+    <Field
+      name="password"
+      label={label}
+      type="password"
+      autocomplete="new-password"
+      required
+      autofocus={autofocus}
+      errors={errors}
+      hint={note ? `At least 8 characters. ${note}` : 'At least 8 characters.'}
+    />
+  );
+}
+
+/** A new account's username, email and password (first administrator, open sign-up). */
+export function NewAccountFields({
+  values,
+  errors,
+}: {
+  values: { username: string; email: string };
+  errors?: FormErrors | undefined;
+}) {
+  return (
+    <>
+      <Field
+        name="username"
+        label="Username"
+        value={values.username}
+        autocomplete="username"
+        required
+        autofocus
+        errors={errors}
+      />
+      <Field
+        name="email"
+        label="Email"
+        type="email"
+        value={values.email}
+        autocomplete="email"
+        required
+        errors={errors}
+      />
+      <NewPasswordField errors={errors} />
+    </>
+  );
+}
+
+/** A value to copy (a secret shown once, a link, a command): read-only, with a Copy button. */
+export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
+  return (
+    <div class="secret-once">
+      <label for={id} class="visually-hidden">
+        {label}
+      </label>
+      <input id={id} type="text" readonly value={value} />
+      <button type="button" data-copy={id}>
+        Copy
+      </button>
+    </div>
+  );
+}
+
 interface SelectProps {
   name: string;
   label: string;

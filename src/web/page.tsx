@@ -212,6 +212,31 @@ export function Layout({ ctx, title, children, section, scripts = [], bare = fal
   );
 }
 
+/** A page of one small card without the navigation: sign-in, sign-up, links from emails. */
+export function AuthPage({
+  ctx,
+  title,
+  heading = title,
+  bare = true,
+  children,
+}: {
+  ctx: PageContext;
+  title: string;
+  heading?: ComponentChildren;
+  bare?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <Layout ctx={ctx} title={title} bare={bare}>
+      <div class="card auth-card">
+        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
+        <h1>{heading}</h1>
+        {children}
+      </div>
+    </Layout>
+  );
+}
+
 /** Sends a page (a `<Layout>`) as HTML. */
 export function sendPage(reply: FastifyReply, page: VNode, status = 200): FastifyReply {
   return reply

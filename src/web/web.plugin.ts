@@ -17,7 +17,7 @@ import formbody from '@fastify/formbody';
 import compress from '@fastify/compress';
 import { createHmac } from 'node:crypto';
 import type { Services } from '../services/services.ts';
-import { AppError, RetryLaterError } from '../domain/errors.ts';
+import { AppError, ERROR_CATALOG, RetryLaterError } from '../domain/errors.ts';
 import { assetRoutes, loadAssetsOnce } from './assets.ts';
 import { dateStyleOf, type PageContext } from './page.tsx';
 import { ErrorPage } from './pages/error-page.tsx';
@@ -172,7 +172,11 @@ export function renderError(err: FastifyError | AppError, request: FastifyReques
   let message = 'Something went wrong on our side. It has been logged; please try again.';
   if (err instanceof AppError) {
     status = err.status;
-    message = err.code === 'not_found' ? 'There is nothing here, or you cannot see it.' : err.message;
+    // A page's own sentence when it has one (an expired link, a CVE not in the catalog).
+    message =
+      err.code === 'not_found' && err.message === ERROR_CATALOG.not_found.message
+        ? 'There is nothing here, or you cannot see it.'
+        : err.message;
     if (err instanceof RetryLaterError) void reply.header('Retry-After', String(err.retryAfterSeconds));
   } else if (err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET') {
     status = 403;

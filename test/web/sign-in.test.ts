@@ -46,7 +46,9 @@ describeEachDatabase('web: first administrator, sign-in, sign-out', (use) => {
       expect(home.html.querySelector('#account-menu .menu-name')?.text).toBe('admin');
 
       // The link is spent, and no new one is made once a user exists.
-      expect((await new WebClient(api.app).get(`/setup/${token}`)).status).toBe(404);
+      const spent = await new WebClient(api.app).get(`/setup/${token}`);
+      expect(spent.status).toBe(404);
+      expect(spent.text).toContain('This link is not valid any more');
       expect(await api.services.webSessions.firstAdminLink()).toBeUndefined();
       const orgs = await api.services.webSessions.organizationsOf(
         (await api.services.webSessions.signIn('admin', 'correct horse battery', 'test')).id,

@@ -103,25 +103,30 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
 
   // OpenCVE 3.1's routes (`POST` with a body, `DELETE ?vendor=…&product=…`), then ours of before
   // (`…/subscriptions/items`, the item in the body of both), kept as aliases with the same rules.
-  app.post(
-    path,
-    {
-      config: write,
-      schema: {
-        tags,
-        summary: 'Subscribe to one vendor or product',
-        description: ADD,
-        params: ProjectParams,
-        body: Item,
-        response: { 200: Subscriptions, ...commonErrors },
+  for (const [url, summary] of [
+    [path, 'Subscribe to one vendor or product'],
+    [`${path}/items`, 'Subscribe to one vendor or product (alias of POST …/subscriptions)'],
+  ] as const) {
+    app.post(
+      url,
+      {
+        config: write,
+        schema: {
+          tags,
+          summary,
+          description: ADD,
+          params: ProjectParams,
+          body: Item,
+          response: { 200: Subscriptions, ...commonErrors },
+        },
       },
-    },
-    async (request) => {
-      const auth = authOf(request);
-      const item = itemOf(request.body);
-      return projects.addSubscription(auth.organizationId, request.params.project, item, auth.actor);
-    },
-  );
+      async (request) => {
+        const auth = authOf(request);
+        const item = itemOf(request.body);
+        return projects.addSubscription(auth.organizationId, request.params.project, item, auth.actor);
+      },
+    );
+  }
 
   app.delete(
     path,
@@ -140,26 +145,6 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ services: Pick<Serv
       const auth = authOf(request);
       const item = itemOf(request.query);
       return projects.removeSubscription(auth.organizationId, request.params.project, item, auth.actor);
-    },
-  );
-
-  app.post(
-    `${path}/items`,
-    {
-      config: write,
-      schema: {
-        tags,
-        summary: 'Subscribe to one vendor or product (alias of POST …/subscriptions)',
-        description: ADD,
-        params: ProjectParams,
-        body: Item,
-        response: { 200: Subscriptions, ...commonErrors },
-      },
-    },
-    async (request) => {
-      const auth = authOf(request);
-      const item = itemOf(request.body);
-      return projects.addSubscription(auth.organizationId, request.params.project, item, auth.actor);
     },
   );
 

@@ -15,8 +15,10 @@ import {
   SelectField,
   Time,
   type FormErrors,
+  NewPasswordField,
+  CopyField,
 } from '../components.tsx';
-import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
+import { AuthPage, Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 
 const field = (body: unknown, name: string): string => {
@@ -194,15 +196,7 @@ function PasswordForm({ ctx, errors }: { ctx: PageContext; errors?: FormErrors |
           required
           errors={errors}
         />
-        <Field
-          name="password"
-          label="New password"
-          type="password"
-          autocomplete="new-password"
-          required
-          errors={errors}
-          hint="At least 8 characters. Your other sessions end."
-        />
+        <NewPasswordField label="New password" errors={errors} note="Your other sessions end." />
         <Field
           name="confirm"
           label="New password again"
@@ -369,25 +363,9 @@ function SetupPage({
         <section class="card">
           <h2>1. Add vulntrack to your authenticator app</h2>
           <p>In your app, add an account by typing this key (time-based, 6 digits, every 30 seconds):</p>
-          <div class="secret-once">
-            <label for="totp-secret" class="skip-link">
-              Key
-            </label>
-            <input id="totp-secret" type="text" readonly value={secret} />
-            <button type="button" data-copy="totp-secret">
-              Copy
-            </button>
-          </div>
+          <CopyField id="totp-secret" label="Key" value={secret} />
           <p class="small">Or, if your app takes a link, this one holds the same key:</p>
-          <div class="secret-once">
-            <label for="totp-uri" class="skip-link">
-              Link
-            </label>
-            <input id="totp-uri" type="text" readonly value={uri} />
-            <button type="button" data-copy="totp-uri">
-              Copy
-            </button>
-          </div>
+          <CopyField id="totp-uri" label="Link" value={uri} />
           <p class="small muted">Keep this key to yourself: anyone with it can make your codes.</p>
         </section>
         <section class="card">
@@ -464,81 +442,64 @@ function ResetRequestPage({
   emailConfigured: boolean;
 }) {
   return (
-    <Layout ctx={ctx} title="Reset your password" bare>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Reset your password</h1>
-        {notice && <Notice>{notice}</Notice>}
-        {emailConfigured ? (
-          <>
-            <p>We will email a link to choose a new password to the address of the account.</p>
-            <FormProblems errors={errors} fields={['login']} />
-            <form method="post" action="/password-reset" class="stacked">
-              <Csrf ctx={ctx} />
-              <Field
-                name="login"
-                label="Username or email"
-                value={login}
-                autocomplete="username"
-                required
-                autofocus
-                maxlength={320}
-                errors={errors}
-              />
-              <button type="submit" class="btn-primary">
-                Email me a link
-              </button>
-            </form>
-          </>
-        ) : (
-          <Notice kind="warn">
-            This server is not set up to send email, so it cannot send you a link. Ask an administrator of
-            this server to reset your password (they can print a one-time link with{' '}
-            <code>vulntrack user reset-password</code>).
-          </Notice>
-        )}
-        <p class="small">
-          <a href="/login">Back to sign-in</a>
-        </p>
-      </div>
-    </Layout>
+    <AuthPage ctx={ctx} title="Reset your password">
+      {notice && <Notice>{notice}</Notice>}
+      {emailConfigured ? (
+        <>
+          <p>We will email a link to choose a new password to the address of the account.</p>
+          <FormProblems errors={errors} fields={['login']} />
+          <form method="post" action="/password-reset" class="stacked">
+            <Csrf ctx={ctx} />
+            <Field
+              name="login"
+              label="Username or email"
+              value={login}
+              autocomplete="username"
+              required
+              autofocus
+              maxlength={320}
+              errors={errors}
+            />
+            <button type="submit" class="btn-primary">
+              Email me a link
+            </button>
+          </form>
+        </>
+      ) : (
+        <Notice kind="warn">
+          This server is not set up to send email, so it cannot send you a link. Ask an administrator of this
+          server to reset your password (they can print a one-time link with{' '}
+          <code>vulntrack user reset-password</code>).
+        </Notice>
+      )}
+      <p class="small">
+        <a href="/login">Back to sign-in</a>
+      </p>
+    </AuthPage>
   );
 }
 
 function NewPasswordPage({ ctx, token, errors }: { ctx: PageContext; token: string; errors?: FormErrors }) {
   return (
-    <Layout ctx={ctx} title="Choose a new password" bare>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Choose a new password</h1>
-        <p>Every session of your account ends; then sign in with the new password.</p>
-        <FormProblems errors={errors} fields={['password', 'confirm']} />
-        <form method="post" action={`/password-reset/${token}`} class="stacked">
-          <Csrf ctx={ctx} />
-          <Field
-            name="password"
-            label="New password"
-            type="password"
-            autocomplete="new-password"
-            required
-            autofocus
-            errors={errors}
-            hint="At least 8 characters."
-          />
-          <Field
-            name="confirm"
-            label="New password again"
-            type="password"
-            autocomplete="new-password"
-            required
-            errors={errors}
-          />
-          <button type="submit" class="btn-primary">
-            Set the password
-          </button>
-        </form>
-      </div>
-    </Layout>
+    <AuthPage ctx={ctx} title="Choose a new password">
+      <p>Every session of your account ends; then sign in with the new password.</p>
+      <FormProblems errors={errors} fields={['password', 'confirm']} />
+      <form method="post" action={`/password-reset/${token}`} class="stacked">
+        <Csrf ctx={ctx} />
+        <NewPasswordField label="New password" errors={errors} autofocus />
+        <Field
+          name="confirm"
+          label="New password again"
+          type="password"
+          autocomplete="new-password"
+          required
+          errors={errors}
+        />
+        <button type="submit" class="btn-primary">
+          Set the password
+        </button>
+      </form>
+    </AuthPage>
   );
 }
 

@@ -13,8 +13,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { Invitation } from '../../services/invitation.service.ts';
-import { Field, formErrorsOf, FormProblems, type FormErrors } from '../components.tsx';
-import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
+import {
+  Field,
+  formErrorsOf,
+  FormProblems,
+  type FormErrors,
+  NewPasswordField,
+  NewAccountFields,
+} from '../components.tsx';
+import { AuthPage, Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { startSession } from './sign-in.routes.tsx';
 import { field, orgPath } from './org-shared.tsx';
@@ -38,83 +45,71 @@ function InvitationPage({
   const here = `/invitations/${token}`;
   const matches = user !== undefined && user.email.toLowerCase() === invitation.email;
   return (
-    <Layout ctx={ctx} title={`Join ${invitation.organization}`} bare={!user}>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Join {invitation.organization}</h1>
-        <p>
-          You are invited to join <strong>{invitation.organization}</strong> on vulntrack as{' '}
-          {roleText(invitation.role)}. The invitation is for <strong>{invitation.email}</strong>.
-        </p>
-        <FormProblems errors={errors} fields={['username', 'password']} />
-        {user && matches && (
-          <form method="post" action={here} class="stacked">
-            <Csrf ctx={ctx} />
-            <button type="submit" class="btn-primary">
-              Join {invitation.organization}
-            </button>
-          </form>
-        )}
-        {user && !matches && (
-          <>
-            <p class="notice warn" role="status">
-              You are signed in as {user.username} ({user.email}), not with {invitation.email}. Sign out, then
-              open this link again and sign in (or sign up) with {invitation.email}.
-            </p>
-            <form method="post" action="/logout" class="stacked">
-              <Csrf ctx={ctx} />
-              <button type="submit">Sign out</button>
-            </form>
-          </>
-        )}
-        {!user && invitation.accountExists && (
-          <p>
-            <a class="btn btn-primary" href={`/login?next=${encodeURIComponent(here)}`}>
-              Sign in as {invitation.email} to accept
-            </a>
+    <AuthPage ctx={ctx} title={`Join ${invitation.organization}`} bare={!user}>
+      <p>
+        You are invited to join <strong>{invitation.organization}</strong> on vulntrack as{' '}
+        {roleText(invitation.role)}. The invitation is for <strong>{invitation.email}</strong>.
+      </p>
+      <FormProblems errors={errors} fields={['username', 'password']} />
+      {user && matches && (
+        <form method="post" action={here} class="stacked">
+          <Csrf ctx={ctx} />
+          <button type="submit" class="btn-primary">
+            Join {invitation.organization}
+          </button>
+        </form>
+      )}
+      {user && !matches && (
+        <>
+          <p class="notice warn" role="status">
+            You are signed in as {user.username} ({user.email}), not with {invitation.email}. Sign out, then
+            open this link again and sign in (or sign up) with {invitation.email}.
           </p>
-        )}
-        {!user && !invitation.accountExists && (
-          <form method="post" action={`${here}/signup`} class="stacked">
+          <form method="post" action="/logout" class="stacked">
             <Csrf ctx={ctx} />
-            <div class="field">
-              <label for="f-email">Email</label>
-              <input
-                id="f-email"
-                type="email"
-                value={invitation.email}
-                readonly
-                aria-describedby="f-email-hint"
-              />
-              <div class="hint" id="f-email-hint">
-                The invited address.
-              </div>
-            </div>
-            <Field
-              name="username"
-              label="Username"
-              value={username}
-              autocomplete="username"
-              required
-              autofocus
-              errors={errors}
-            />
-            <Field
-              name="password"
-              label="Password"
-              type="password"
-              autocomplete="new-password"
-              required
-              errors={errors}
-              hint="At least 8 characters."
-            />
-            <button type="submit" class="btn-primary">
-              Create my account and join
-            </button>
+            <button type="submit">Sign out</button>
           </form>
-        )}
-      </div>
-    </Layout>
+        </>
+      )}
+      {!user && invitation.accountExists && (
+        <p>
+          <a class="btn btn-primary" href={`/login?next=${encodeURIComponent(here)}`}>
+            Sign in as {invitation.email} to accept
+          </a>
+        </p>
+      )}
+      {!user && !invitation.accountExists && (
+        <form method="post" action={`${here}/signup`} class="stacked">
+          <Csrf ctx={ctx} />
+          <div class="field">
+            <label for="f-email">Email</label>
+            <input
+              id="f-email"
+              type="email"
+              value={invitation.email}
+              readonly
+              aria-describedby="f-email-hint"
+            />
+            <div class="hint" id="f-email-hint">
+              The invited address.
+            </div>
+          </div>
+          <Field
+            name="username"
+            label="Username"
+            value={username}
+            autocomplete="username"
+            required
+            autofocus
+            errors={errors}
+          />
+          <NewPasswordField errors={errors} />
+          <button type="submit" class="btn-primary">
+            Create my account and join
+          </button>
+        </form>
+      )}
+    </AuthPage>
   );
 }
 
@@ -128,49 +123,19 @@ function SignUpPage({
   errors?: FormErrors;
 }) {
   return (
-    <Layout ctx={ctx} title="Create an account" bare>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Create an account</h1>
-        <FormProblems errors={errors} fields={['username', 'email', 'password']} />
-        <form method="post" action="/signup" class="stacked">
-          <Csrf ctx={ctx} />
-          <Field
-            name="username"
-            label="Username"
-            value={values.username}
-            autocomplete="username"
-            required
-            autofocus
-            errors={errors}
-          />
-          <Field
-            name="email"
-            label="Email"
-            type="email"
-            value={values.email}
-            autocomplete="email"
-            required
-            errors={errors}
-          />
-          <Field
-            name="password"
-            label="Password"
-            type="password"
-            autocomplete="new-password"
-            required
-            errors={errors}
-            hint="At least 8 characters."
-          />
-          <button type="submit" class="btn-primary">
-            Create account
-          </button>
-        </form>
-        <p class="small">
-          Have an account? <a href="/login">Sign in</a>
-        </p>
-      </div>
-    </Layout>
+    <AuthPage ctx={ctx} title="Create an account">
+      <FormProblems errors={errors} fields={['username', 'email', 'password']} />
+      <form method="post" action="/signup" class="stacked">
+        <Csrf ctx={ctx} />
+        <NewAccountFields values={values} errors={errors} />
+        <button type="submit" class="btn-primary">
+          Create account
+        </button>
+      </form>
+      <p class="small">
+        Have an account? <a href="/login">Sign in</a>
+      </p>
+    </AuthPage>
   );
 }
 

@@ -16,6 +16,7 @@ import {
   SelectField,
   Time,
   type FormErrors,
+  CopyField,
 } from '../components.tsx';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
@@ -60,15 +61,7 @@ function InvitationLink({ link }: { link: NonNullable<MembersView['link']> }) {
           : `Email is not configured on this server (SMTP_URL), so no email was sent to ${link.email}.`}{' '}
         Send them this link yourself. It is shown only now, works once and expires in 14 days.
       </p>
-      <div class="secret-once">
-        <label for="invitation-link" class="skip-link">
-          Invitation link
-        </label>
-        <input id="invitation-link" type="text" readonly value={delivery.link} />
-        <button type="button" data-copy="invitation-link">
-          Copy
-        </button>
-      </div>
+      <CopyField id="invitation-link" label="Invitation link" value={delivery.link} />
     </div>
   );
 }

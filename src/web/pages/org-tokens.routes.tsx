@@ -8,7 +8,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import type { TokenRecord } from '../../services/token.service.ts';
-import { Field, formErrorsOf, FormProblems, SelectField, Time, type FormErrors } from '../components.tsx';
+import {
+  Field,
+  formErrorsOf,
+  FormProblems,
+  SelectField,
+  Time,
+  type FormErrors,
+  CopyField,
+} from '../components.tsx';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { doneNotice, field, fields, orgPath, OrgPage, ownerAccess, type OrgAccess } from './org-shared.tsx';
@@ -27,25 +35,9 @@ function CreatedToken({ token, curl }: { token: string; curl: string }) {
     <section class="card notice ok" role="status">
       <h2>Your new token</h2>
       <p>Copy it now: it is shown only this once. Anyone who has it can use the API as this organization.</p>
-      <div class="secret-once">
-        <label for="new-token" class="skip-link">
-          Token
-        </label>
-        <input id="new-token" type="text" readonly value={token} />
-        <button type="button" data-copy="new-token">
-          Copy
-        </button>
-      </div>
+      <CopyField id="new-token" label="Token" value={token} />
       <p class="small">Try it:</p>
-      <div class="secret-once">
-        <label for="new-token-curl" class="skip-link">
-          curl command
-        </label>
-        <input id="new-token-curl" type="text" readonly value={curl} />
-        <button type="button" data-copy="new-token-curl">
-          Copy
-        </button>
-      </div>
+      <CopyField id="new-token-curl" label="curl command" value={curl} />
     </section>
   );
 }

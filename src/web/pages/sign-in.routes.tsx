@@ -4,8 +4,15 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError, RetryLaterError } from '../../domain/errors.ts';
-import { Field, formErrorsOf, FormProblems, Notice, type FormErrors } from '../components.tsx';
-import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
+import {
+  Field,
+  formErrorsOf,
+  FormProblems,
+  Notice,
+  type FormErrors,
+  NewAccountFields,
+} from '../components.tsx';
+import { AuthPage, Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 
 declare module 'fastify' {
@@ -52,77 +59,67 @@ function SignInPage({
   done?: string | undefined;
 }) {
   return (
-    <Layout ctx={ctx} title="Sign in" bare>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Sign in to vulntrack</h1>
-        {done && <Notice>{done}</Notice>}
-        <FormProblems errors={errors} fields={['password']} />
-        <form method="post" action="/login" class="stacked">
-          <Csrf ctx={ctx} />
-          <input type="hidden" name="next" value={next} />
-          <Field
-            name="login"
-            label="Username or email"
-            value={login}
-            autocomplete="username"
-            required
-            autofocus
-          />
-          <Field
-            name="password"
-            label="Password"
-            type="password"
-            autocomplete="current-password"
-            required
-            errors={errors}
-          />
-          <button type="submit" class="btn-primary">
-            Sign in
-          </button>
-        </form>
-        <p class="small">
-          <a href="/password-reset">Forgot your password?</a>
-        </p>
-      </div>
-    </Layout>
+    <AuthPage ctx={ctx} title="Sign in" heading="Sign in to vulntrack">
+      {done && <Notice>{done}</Notice>}
+      <FormProblems errors={errors} fields={['password']} />
+      <form method="post" action="/login" class="stacked">
+        <Csrf ctx={ctx} />
+        <input type="hidden" name="next" value={next} />
+        <Field
+          name="login"
+          label="Username or email"
+          value={login}
+          autocomplete="username"
+          required
+          autofocus
+        />
+        <Field
+          name="password"
+          label="Password"
+          type="password"
+          autocomplete="current-password"
+          required
+          errors={errors}
+        />
+        <button type="submit" class="btn-primary">
+          Sign in
+        </button>
+      </form>
+      <p class="small">
+        <a href="/password-reset">Forgot your password?</a>
+      </p>
+    </AuthPage>
   );
 }
 
 function SecondStepPage({ ctx, errors }: { ctx: PageContext; errors?: FormErrors }) {
   return (
-    <Layout ctx={ctx} title="Two-factor sign-in" bare>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Two-factor sign-in</h1>
-        <p>
-          Enter the 6-digit code your authenticator app shows for vulntrack, or one of your recovery codes.
-        </p>
-        <FormProblems errors={errors} fields={['code']} />
-        <form method="post" action="/login/two-factor" class="stacked">
-          <Csrf ctx={ctx} />
-          <Field
-            name="code"
-            label="Code"
-            autocomplete="one-time-code"
-            required
-            autofocus
-            maxlength={64}
-            errors={errors}
-            hint="A recovery code looks like abcd-efgh-ijkl-mnop and works once."
-          />
-          <button type="submit" class="btn-primary">
-            Sign in
-          </button>
-        </form>
-        <form method="post" action="/logout" class="inline-form">
-          <Csrf ctx={ctx} />
-          <button type="submit" class="link-button">
-            Cancel and sign in as someone else
-          </button>
-        </form>
-      </div>
-    </Layout>
+    <AuthPage ctx={ctx} title="Two-factor sign-in">
+      <p>Enter the 6-digit code your authenticator app shows for vulntrack, or one of your recovery codes.</p>
+      <FormProblems errors={errors} fields={['code']} />
+      <form method="post" action="/login/two-factor" class="stacked">
+        <Csrf ctx={ctx} />
+        <Field
+          name="code"
+          label="Code"
+          autocomplete="one-time-code"
+          required
+          autofocus
+          maxlength={64}
+          errors={errors}
+          hint="A recovery code looks like abcd-efgh-ijkl-mnop and works once."
+        />
+        <button type="submit" class="btn-primary">
+          Sign in
+        </button>
+      </form>
+      <form method="post" action="/logout" class="inline-form">
+        <Csrf ctx={ctx} />
+        <button type="submit" class="link-button">
+          Cancel and sign in as someone else
+        </button>
+      </form>
+    </AuthPage>
   );
 }
 
@@ -144,55 +141,25 @@ function SetupPage({
   errors?: FormErrors;
 }) {
   return (
-    <Layout ctx={ctx} title="Create the administrator" bare>
-      <div class="card auth-card">
-        <img class="auth-logo" src={ctx.assets['icon.svg'].url} alt="" width={40} height={40} />
-        <h1>Welcome to vulntrack</h1>
-        <p>Create the first administrator and their organization. This link works once.</p>
-        <FormProblems errors={errors} fields={['username', 'email', 'password', 'organization', 'name']} />
-        <form method="post" action={`/setup/${token}`} class="stacked">
-          <Csrf ctx={ctx} />
-          <Field
-            name="username"
-            label="Username"
-            value={values.username}
-            autocomplete="username"
-            required
-            autofocus
-            errors={errors}
-          />
-          <Field
-            name="email"
-            label="Email"
-            type="email"
-            value={values.email}
-            autocomplete="email"
-            required
-            errors={errors}
-          />
-          <Field
-            name="password"
-            label="Password"
-            type="password"
-            autocomplete="new-password"
-            required
-            errors={errors}
-            hint="At least 8 characters."
-          />
-          <Field
-            name="organization"
-            label="Organization"
-            value={values.organization}
-            required
-            errors={errors}
-            hint="Letters, digits and - (your team or company, e.g. acme)."
-          />
-          <button type="submit" class="btn-primary">
-            Create and sign in
-          </button>
-        </form>
-      </div>
-    </Layout>
+    <AuthPage ctx={ctx} title="Create the administrator" heading="Welcome to vulntrack">
+      <p>Create the first administrator and their organization. This link works once.</p>
+      <FormProblems errors={errors} fields={['username', 'email', 'password', 'organization', 'name']} />
+      <form method="post" action={`/setup/${token}`} class="stacked">
+        <Csrf ctx={ctx} />
+        <NewAccountFields values={values} errors={errors} />
+        <Field
+          name="organization"
+          label="Organization"
+          value={values.organization}
+          required
+          errors={errors}
+          hint="Letters, digits and - (your team or company, e.g. acme)."
+        />
+        <button type="submit" class="btn-primary">
+          Create and sign in
+        </button>
+      </form>
+    </AuthPage>
   );
 }
 
