@@ -29,7 +29,7 @@ export interface PageProps {
   title: string;
   children: ComponentChildren;
   /** Top navigation item to mark as current. */
-  section?: 'cves' | 'vendors' | 'weaknesses' | 'statistics' | 'organization' | 'account';
+  section?: 'projects' | 'cves' | 'vendors' | 'weaknesses' | 'statistics' | 'organization' | 'account';
   /** Extra scripts of this page (islands), beside htmx and app.js. */
   scripts?: AssetName[];
   /** A page without the top navigation (sign-in, first administrator). */
@@ -37,6 +37,7 @@ export interface PageProps {
 }
 
 const NAV = [
+  { key: 'projects', href: '/projects', label: 'Projects', goto: 'p' },
   { key: 'cves', href: '/cves', label: 'CVEs', goto: 'c' },
   { key: 'vendors', href: '/vendors', label: 'Vendors', goto: 'v' },
   { key: 'weaknesses', href: '/weaknesses', label: 'Weaknesses', goto: 'w' },

@@ -1,7 +1,8 @@
 /**
  * The tenancy walk of the organization pages: every `/org/:org/...` page and form, asked by a user
  * of another organization, answers 404 (GET and POST) and changes nothing; a member who is not an
- * owner cannot do any owner action (403) and changes nothing. The list of routes is checked against
+ * owner cannot do any owner action (403) and changes nothing. (The project pages have their own walk,
+ * project-tenancy.test.ts.) The list of routes is checked against
  * the app's own route tree, so a new organization page cannot be left out of the walk.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { sql } from 'kysely';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { signedIn, type WebClient } from '../helpers/web.ts';
+import { routesUnder } from './route-tree.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -40,24 +42,6 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/tokens/:tokenId/revoke', ownerOnly: true },
   { method: 'GET', url: '/org/:org/audit', ownerOnly: true },
 ];
-
-/** The `/org/:org…` routes of the app's route tree (Fastify's printRoutes), as `METHOD url`. */
-function orgRoutesOf(tree: string): string[] {
-  const found: string[] = [];
-  const stack: string[] = [];
-  for (const line of tree.split('\n')) {
-    const m = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?/.exec(line);
-    if (!m) continue;
-    const depth = m[1]!.length / 4;
-    stack.length = depth;
-    const path = (depth ? stack[depth - 1]! : '') + (depth ? '' : '/') + m[2]!;
-    stack[depth] = path.replace(/^\/\//, '/');
-    const methods = (m[3] ?? '').split(', ').filter((x) => x === 'GET' || x === 'POST');
-    const url = stack[depth]!;
-    if (url.startsWith('/org/:org')) for (const method of methods) found.push(`${method} ${url}`);
-  }
-  return found.sort();
-}
 
 describeEachDatabase('web: organization tenancy walk', (use) => {
   let api: TestApi;
@@ -109,7 +93,9 @@ describeEachDatabase('web: organization tenancy walk', (use) => {
   }
 
   it('walks every organization page and form the app serves', () => {
-    const served = orgRoutesOf(api.app.printRoutes({ commonPrefix: false }));
+    const served = routesUnder(api.app.printRoutes({ commonPrefix: false }), '/org/:org').filter(
+      (r) => !r.includes('/org/:org/projects'),
+    );
     expect(served.length).toBeGreaterThan(5);
     expect(served).toEqual(ROUTES.map((r) => `${r.method} ${r.url}`).sort());
   });

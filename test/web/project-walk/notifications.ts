@@ -1,0 +1,3 @@
+import type { WalkRoute } from './walk.ts';
+
+export const notificationRoutes: WalkRoute[] = [];
