@@ -4,6 +4,7 @@
  * `:cve`, and the ids of `WalkIds`) are replaced by the walk's fixture.
  */
 import { dashboardRoutes } from './dashboard.ts';
+import { projectDashboardRoutes } from './project-dashboard.ts';
 import { trackerRoutes } from './tracker.ts';
 import { projectCveRoutes } from './project-cve.ts';
 import { notificationRoutes } from './notifications.ts';
@@ -13,6 +14,7 @@ import type { WalkRoute } from './walk.ts';
 
 export const PROJECT_ROUTES: WalkRoute[] = [
   ...dashboardRoutes,
+  ...projectDashboardRoutes,
   ...trackerRoutes,
   ...projectCveRoutes,
   ...notificationRoutes,
