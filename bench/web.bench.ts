@@ -43,6 +43,13 @@ function pages(params: EndpointParams): { name: string; url: string }[] {
     { name: `CVE list, vendor = ${params.vendor}`, url: `/cves?vendor=${encodeURIComponent(params.vendor)}` },
     { name: 'CVE list, cvss = critical, newest published', url: '/cves?cvss=critical&ordering=-created_at' },
     { name: 'CVE list, weakness = CWE-79', url: '/cves?weakness=CWE-79' },
+    { name: 'CVE list, highest CVSS first', url: '/cves?ordering=-cvss' },
+    { name: 'CVE list, highest EPSS first', url: '/cves?ordering=-epss' },
+    {
+      name: `CVE list, vendor = ${params.vendor}, highest CVSS first`,
+      url: `/cves?vendor=${encodeURIComponent(params.vendor)}&ordering=-cvss`,
+    },
+    { name: 'CVE list, kev = true, highest EPSS first', url: '/cves?kev=true&ordering=-epss' },
     { name: 'CVE list, search = log4j', url: '/cves?search=log4j' },
     { name: `CVE detail (${params.cveId}, the newest)`, url: `/cves/${params.cveId}` },
     { name: 'vendors, first page', url: '/vendors' },

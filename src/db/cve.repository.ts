@@ -119,6 +119,8 @@ export class CveRepository {
         'provider',
         'updated_at',
         sql<Record<string, unknown>>`coalesce(data->'metrics', '{}'::jsonb)`.as('metrics'),
+        sql<boolean>`coalesce(data->>'description', '') <> ''`.as('has_description'),
+        sql<string | null>`data->>'descriptionLang'`.as('description_lang'),
       ])
       .where('cve_id', '=', cveId)
       .execute();

@@ -68,6 +68,11 @@ export interface CvePage {
   cve: CatalogCve & { catalog_version: number };
   /** The providers with a statement about the CVE, in merge order, with when each was last written. */
   sources: { provider: string; updated_at: Date; metrics: Record<string, unknown> }[];
+  /**
+   * The description's language tag (`en`, `en-US`…), as the record that gave the description (the
+   * first in merge order that has one, as the merge picks it) states it; null when it states none.
+   */
+  descriptionLang: string | null;
   /** The names of the CVE's CWEs the catalog knows. */
   weaknessNames: Map<string, string>;
   changes: { count: number; items: CveChangeRecord[] };
@@ -216,9 +221,11 @@ export class CatalogService {
     ]);
     assertPageInRange(history, count);
     const items = await this.cves.listChangesWithData(cveId, history.pageSize, offsetOf(history));
+    const ordered = sortByMergeOrder(sources);
     return {
       cve,
-      sources: sortByMergeOrder(sources),
+      sources: ordered.map(({ has_description: _, description_lang: __, ...s }) => s),
+      descriptionLang: ordered.find((s) => s.has_description)?.description_lang ?? null,
       weaknessNames,
       changes: { count, items: items.map((c) => ({ ...c, data: c.data as CveChangeEntry[] })) },
     };
