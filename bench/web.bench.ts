@@ -194,7 +194,9 @@ export async function run(args: string[]): Promise<void> {
   } satisfies PhaseSpec);
   console.error('project of the 20 busiest vendors, 3 bulk edits of 1,000 CVEs…');
   const project = await prepareProjectBench(serverUrl, target.database, ORG, USERNAME);
-  console.error(`  ${int(project.cves)} CVEs; bulk edits ${project.bulkMs.map((ms) => fixed(ms)).join(', ')} ms`);
+  console.error(
+    `  ${int(project.cves)} CVEs; bulk edits ${project.bulkMs.map((ms) => fixed(ms)).join(', ')} ms`,
+  );
   const env = { ...serverEnv(target, await freePort()), API_RESPONSE_CACHE_MB: '0' };
   const server = await Server.start(env);
   const runs: PageRun[] = [];
