@@ -182,6 +182,15 @@ export class ProjectService {
     return this.get(organizationId, name);
   }
 
+  /**
+   * Checks a new project's fields as create would (the rules, and the name not taken), without
+   * creating it: 400 naming each problem.
+   */
+  async checkNew(organizationId: string, input: ProjectInput): Promise<void> {
+    checkFields(input);
+    if (await this.projects.nameTaken(organizationId, input.name)) throw nameTaken();
+  }
+
   /** Changes the fields given; an unchanged value is not a change (no audit entry, same updated_at). */
   async update(
     organizationId: string,
