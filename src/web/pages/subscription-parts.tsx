@@ -28,7 +28,10 @@ export const keyLabel = (k: { vendor: string; product?: string | undefined }) =>
 
 /** The CVE list of a vendor or product: the catalog's, or a project tracker's. */
 export function cveListHref(base: string, k: { vendor: string; product?: string | undefined }) {
-  const params = new URLSearchParams({ vendor: k.vendor, ...(k.product === undefined ? {} : { product: k.product }) });
+  const params = new URLSearchParams({
+    vendor: k.vendor,
+    ...(k.product === undefined ? {} : { product: k.product }),
+  });
   return `${base}?${params.toString()}`;
 }
 
@@ -48,7 +51,15 @@ export function RecentCount({ n }: { n: number }) {
 }
 
 /** The search box of the candidates: a plain GET form, htmx swaps the candidates as the user types. */
-export function CandidateSearch({ action, value, target }: { action: string; value: string; target: string }) {
+export function CandidateSearch({
+  action,
+  value,
+  target,
+}: {
+  action: string;
+  value: string;
+  target: string;
+}) {
   return (
     <form method="get" action={action} class="filters" role="search">
       <div class="field">
@@ -239,7 +250,8 @@ export async function toggleSubscription(
   const [, action, project] = toggle as unknown as [string, 'subscribe' | 'unsubscribe', string];
   const actor = { type: 'user' as const, id: ctx.user!.id, name: ctx.user!.username };
   const item = { vendor, product };
-  if (action === 'subscribe') await services.projects.addSubscription(org.organizationId, project, item, actor);
+  if (action === 'subscribe')
+    await services.projects.addSubscription(org.organizationId, project, item, actor);
   else await services.projects.removeSubscription(org.organizationId, project, item, actor);
   request.session.orgName = org.name;
   return `${action}d`;
