@@ -18,7 +18,7 @@ const DONE: Record<string, string> = {
 
 export function projectsDone(query: unknown): string | undefined {
   const code = (query as { done?: unknown } | undefined)?.done;
-  return typeof code === 'string' ? DONE[code] : undefined;
+  return typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined;
 }
 
 export function ProjectList({

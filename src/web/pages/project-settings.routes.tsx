@@ -169,7 +169,7 @@ export const projectSettingsRoutes: FastifyPluginAsync<WebOptions> = async (app,
   app.get('/org/:org/projects/:project/settings', async (request, reply) => {
     const access = await projectAccess(services, request, { inactiveToo: true });
     const code = (request.query as { done?: unknown }).done;
-    const done = typeof code === 'string' ? DONE[code] : undefined;
+    const done = typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined;
     return sendPage(reply, <SettingsPage ctx={request.page} access={access} done={done} />);
   });
 

@@ -214,7 +214,7 @@ export const projectSubscriptionsRoutes: FastifyPluginAsync<WebOptions> = async 
     const access = await projectAccess(services, request);
     const code = (request.query as { done?: unknown }).done;
     return sendSubscriptions(services, request, reply, access, searchOf(request.query), {
-      done: typeof code === 'string' ? DONE[code] : undefined,
+      done: typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined,
     });
   });
 
