@@ -221,6 +221,11 @@ export function SubscribeControls({
   );
 }
 
+/** Whether the page shows subscribe controls for `org`: to its owners (members cannot change them). */
+export const showsSubscribeControls = (
+  org: OrganizationMembership | undefined,
+): org is OrganizationMembership => org?.role === 'owner';
+
 /** The organization a subscribe control names (`org`): one the user has joined, else 404. */
 export function subscriptionOrg(request: FastifyRequest): OrganizationMembership {
   const org = request.page.organizations.find((o) => o.name === field(request.body, 'org'));
@@ -230,9 +235,10 @@ export function subscriptionOrg(request: FastifyRequest): OrganizationMembership
 
 /**
  * Subscribes a project of `org` to the vendor or product of a subscribe control's form, or
- * unsubscribes it (ProjectService: validated and audited as API v2's subscription items). A form
- * without a pressed project or a vendor is a 400 (validation error); a project the organization does
- * not have is a 404. Returns the done code.
+ * unsubscribes it (ProjectService: validated and audited as API v2's subscription items). Owners
+ * only (a member gets 403, as on the project's Subscriptions page). A form without a pressed project
+ * or a vendor is a 400 (validation error); a project the organization does not have is a 404.
+ * Returns the done code.
  */
 export async function toggleSubscription(
   services: Pick<WebServices, 'projects'>,
@@ -240,6 +246,11 @@ export async function toggleSubscription(
   org: OrganizationMembership,
 ): Promise<'subscribed' | 'unsubscribed'> {
   const ctx = request.page;
+  if (org.role !== 'owner')
+    throw new AppError(
+      'permission_denied',
+      `Only owners of ${org.name} can change a project's subscriptions. Ask one of them.`,
+    );
   const vendor = field(request.body, 'vendor').trim();
   const product = field(request.body, 'product').trim() || undefined;
   const toggle = /^(subscribe|unsubscribe):(.+)$/s.exec(field(request.body, 'toggle'));

@@ -14,7 +14,12 @@ import { formErrorsOf, FormProblems, Notice, type FormErrors } from '../componen
 import { formatCount } from '../format.ts';
 import { isHtmx, Layout, sendFragment, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
-import { SubscribeControls, subscriptionOrg, toggleSubscription } from './subscription-parts.tsx';
+import {
+  showsSubscribeControls,
+  SubscribeControls,
+  subscriptionOrg,
+  toggleSubscription,
+} from './subscription-parts.tsx';
 
 const PAGE = 50;
 
@@ -209,7 +214,7 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     const shown = products.slice(0, PAGE);
     const ctx = request.page;
     const org = ctx.currentOrg;
-    const states = org
+    const states = showsSubscribeControls(org)
       ? await services.projects.subscriptionStates(org.organizationId, [
           vendorKey(vendor.name),
           ...shown.map((p) => vendorKey(vendor.name, p.name)),
