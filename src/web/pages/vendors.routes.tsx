@@ -95,7 +95,7 @@ function ListTable({ id, head, children }: { id: string; head: string[]; childre
         <thead>
           <tr>
             {head.map((h, i) => (
-              <th scope="col" class={i > 0 && h !== 'Name' ? 'num' : undefined}>
+              <th scope="col" class={i > 0 && h !== 'Name' && h !== 'Projects' ? 'num' : undefined}>
                 {h}
               </th>
             ))}
