@@ -359,6 +359,29 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       expect((await api.services.projects.getSubscriptions(acme.org.id, 'Payments')).vendors).toEqual([
         'apache',
       ]);
+      // A product row's control subscribes the product alone.
+      const productForm = page.html
+        .querySelectorAll('#product-rows form')
+        .find((f) => f.querySelector('button[value="subscribe:Payments"]'));
+      const product = productForm?.querySelector('input[name=product]')?.getAttribute('value');
+      expect(product).toBeTruthy();
+      const viaProduct = await owner.post('/vendors/adobe/subscriptions', {
+        org: 'acme',
+        vendor: 'adobe',
+        product: product!,
+        toggle: 'subscribe:Payments',
+      });
+      expect(viaProduct.status).toBe(303);
+      expect((await api.services.projects.getSubscriptions(acme.org.id, 'Payments')).products).toEqual({
+        adobe: [product],
+      });
+      await owner.post('/vendors/adobe/subscriptions', {
+        org: 'acme',
+        vendor: 'adobe',
+        product: product!,
+        toggle: 'unsubscribe:Payments',
+      });
+      expect((await api.services.projects.getSubscriptions(acme.org.id, 'Payments')).products).toEqual({});
       const noToggle = await owner.post('/vendors/adobe/subscriptions', { org: 'acme', vendor: 'adobe' });
       expect(noToggle.status).toBe(400);
       expect(noToggle.text).toContain('Press a project’s button');
