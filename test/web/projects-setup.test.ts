@@ -121,6 +121,18 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       expect(back.html.querySelector('#f-name')?.getAttribute('value')).toBe('Payments');
     });
 
+    it('step 3 sends back to step 1 when the name was taken meanwhile', async () => {
+      await api.services.projects.create(acme.org.id, { name: 'Payments' }, acme.actor);
+      try {
+        const taken = await owner.post('/org/acme/new-project/alerts', { alert: '' });
+        expect(taken.status).toBe(400);
+        expect(taken.text).toMatch(/name: .*not available|name: .*already/i);
+        expect(taken.html.querySelector('main a[href="/org/acme/new-project"]')).not.toBeNull();
+      } finally {
+        await api.services.projects.delete(acme.org.id, 'Payments', acme.actor);
+      }
+    });
+
     it('step 3 checks the alert beside its field, keeps what was typed, and creates nothing on an error', async () => {
       const page = await owner.get('/org/acme/new-project/alerts');
       expect(page.status).toBe(200);
@@ -404,7 +416,22 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
           })
         ).status,
       ).toBe(404);
-      // Subscriptions are an owner's to change: a member sees no controls, and a POST is a 403.
+      // Subscriptions are an owner's to change: a member sees no controls (here or on a CVE page), and a POST is a 403.
+      const cve = await member.get('/cves/CVE-2021-44228');
+      expect(cve.status).toBe(200);
+      expect(cve.html.querySelector('.subscribe-controls')).toBeNull();
+      expect(
+        (
+          await member.post('/cves/CVE-2021-44228/subscriptions', {
+            org: 'acme',
+            vendor: 'apache',
+            toggle: 'subscribe:Payments',
+          })
+        ).status,
+      ).toBe(403);
+      expect(
+        (await owner.get('/cves/CVE-2021-44228')).html.querySelector('.subscribe-controls'),
+      ).not.toBeNull();
       expect((await member.get('/vendors/adobe')).html.querySelector('#subscribe')).toBeNull();
       expect(
         (

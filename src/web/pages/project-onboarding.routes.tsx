@@ -301,6 +301,16 @@ function AlertsStep({
   const typeErrors = errors?.alert ?? [];
   return (
     <OnboardingPage ctx={ctx} access={access} step={2} errors={errors} fields={['alert', 'alert_target']}>
+      {(errors?.name || errors?.description) && (
+        <p>
+          <a href={orgPath(org, 'new-project')}>Change the name or description (step 1)</a>
+        </p>
+      )}
+      {(errors?.vendors || errors?.products || errors?.subscriptions) && (
+        <p>
+          <a href={orgPath(org, 'new-project/vendors')}>Change the vendors and products (step 2)</a>
+        </p>
+      )}
       <form method="post" action={orgPath(org, 'new-project/alerts')} class="stacked">
         <Csrf ctx={ctx} />
         <section class="card">
