@@ -73,6 +73,7 @@ export type WebServices = Pick<
   | 'reports'
   | 'deliveries'
   | 'events'
+  | 'onboarding'
 >;
 
 export interface WebOptions {

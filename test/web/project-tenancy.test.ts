@@ -131,7 +131,14 @@ describeEachDatabase('web: project tenancy walk', (use) => {
 
   it('lets the owner do each action (so the refusals above are not a broken route)', async () => {
     const owner = await signedIn(api, victim.user.username, PASSWORD);
-    for (const route of [...PROJECT_ROUTES.filter((r) => !r.last), ...PROJECT_ROUTES.filter((r) => r.last)]) {
+    // The project's own deletion goes after every other area's last route (which still needs the project).
+    const deletesProject = (r: WalkRoute) => r.url === '/org/:org/projects/:project/settings/delete';
+    const lastOnes = PROJECT_ROUTES.filter((r) => r.last);
+    for (const route of [
+      ...PROJECT_ROUTES.filter((r) => !r.last),
+      ...lastOnes.filter((r) => !deletesProject(r)),
+      ...lastOnes.filter(deletesProject),
+    ]) {
       const response = await send(owner, route);
       expect([200, 303], `${route.method} ${route.url}: ${response.text.slice(0, 200)}`).toContain(
         response.status,
