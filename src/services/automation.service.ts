@@ -182,7 +182,7 @@ export class AutomationService {
     const values = await this.validated(organizationId, project.id, merged);
     const changes: Record<string, { old: unknown; new: unknown }> = {};
     for (const key of Object.keys(values) as (keyof AutomationValues)[]) {
-      if (JSON.stringify(values[key]) !== JSON.stringify(automation[key]))
+      if (canonical(values[key]) !== canonical(automation[key]))
         changes[key] = { old: automation[key], new: values[key] };
     }
     if (!Object.keys(changes).length) return (await this.withLastExecution([automation]))[0]!;
@@ -447,6 +447,15 @@ export class AutomationService {
       throw err;
     }
   }
+}
+
+/** JSON with object keys sorted: a stored configuration (jsonb orders its keys) compared with a new one. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 }
 
 /** A run time as stored (`HH:MM`): OpenCVE's `HH:MM:SS` is taken with zero seconds. */
