@@ -353,9 +353,8 @@ describeEachDatabase('web: project automations', (use) => {
         'act.0.type': 'generate_report',
       });
       expect(report.status).toBe(400);
-      expect(report.html.querySelector('#f-frequency')?.parentNode.querySelector('.error')?.text).toMatch(
-        /daily or weekly/,
-      );
+      const frequency = report.html.querySelector('#f-frequency')!.parentNode!;
+      expect(frequency.querySelector('.error')?.text).toMatch(/daily or weekly/);
       // No action at all.
       const none = await owner.post(`${BASE}/new`, {
         name: 'r',

@@ -488,9 +488,9 @@ function BuilderPage({
             </fieldset>
             <GroupBox group={form.conditions} path="" errors={placed} root />
             <p class="hint small muted ab-hint">
-              Values: CVSS and EPSS a number (CVSS 0–10, EPSS 0–1); KEV yes or no; vendor a name (
-              <code>apache</code>), product <code>vendor$PRODUCT$product</code> or a product name; days a
-              whole number; status one of no_status, {TRIAGE_STATUSES.join(', ')}.
+              Values: CVSS and EPSS a number (CVSS 0–10, EPSS 0–1); KEV yes or no; vendor a name such as{' '}
+              <code>apache</code>; product <code>vendor$PRODUCT$product</code> or a product name; days a whole
+              number; status one of no_status, {TRIAGE_STATUSES.join(', ')}.
             </p>
             <fieldset class={placed.get('act') ? 'ab-actions has-error' : 'ab-actions'}>
               <legend>Actions, in order</legend>
@@ -541,7 +541,7 @@ function BuilderPage({
           <button type="submit" name="intent" value="save" class="btn-primary">
             {editing ? 'Save' : 'Create automation'}
           </button>
-          <button type="submit" name="intent" value="dry-run">
+          <button type="submit" name="intent" value="dry-run" formaction={`${action}#dry-run`}>
             Dry run (last 7 days)
           </button>
           {json === undefined ? (
@@ -1082,7 +1082,7 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
             )}
           </section>
         </div>
-        <h3>Executions</h3>
+        <h3 class="ab-heading">Executions</h3>
         {executions.items.length === 0 ? (
           <p class="muted">
             No execution yet.{' '}
@@ -1252,7 +1252,7 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
               </>
             )}
           </p>
-          <h3>Actions</h3>
+          <h3 class="ab-heading">Actions</h3>
           <div class="table-wrap">
             <table class="data ab-results">
               <thead>
@@ -1273,7 +1273,19 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
                       {Object.entries(r.details ?? {}).map(([k, v]) => (
                         <div>
                           <span class="muted">{k.replace(/_/g, ' ')}:</span>{' '}
-                          {v === null ? '–' : typeof v === 'object' ? JSON.stringify(v) : String(v)}
+                          {k === 'report' && typeof v === 'string' ? (
+                            <a
+                              href={projectPath(access.membership.name, access.project.name, `reports/${v}`)}
+                            >
+                              the report
+                            </a>
+                          ) : v === null ? (
+                            '–'
+                          ) : typeof v === 'object' ? (
+                            JSON.stringify(v)
+                          ) : (
+                            String(v)
+                          )}
                         </div>
                       ))}
                     </td>
@@ -1282,7 +1294,7 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
               </tbody>
             </table>
           </div>
-          <h3>Matched CVEs</h3>
+          <h3 class="ab-heading">Matched CVEs</h3>
           {e.cves === null ? (
             <p class="muted">This execution predates the keeping of its CVEs.</p>
           ) : cves.length === 0 ? (
