@@ -1,7 +1,6 @@
-// The automation builder's island: adds and removes conditions, nested groups and actions, numbers
-// the field names again (`cond.1.0.type`: the first condition of the group at the root's second
-// place; `act.0.type`), and shows each row's fields for its type. The server reads the same names
-// from a plain form, so without JavaScript the builder still edits a flat list.
+// The automation builder's island: adds and removes conditions, groups and actions, numbers the
+// field names again (cond.1.0.type, act.0.type; automation-form.ts reads them) and shows each row's
+// fields for its type. Without it the plain form still edits a flat list.
 'use strict';
 
 (function () {
@@ -42,9 +41,8 @@
 
   function setField(input, name, id) {
     input.name = name;
-    const label = input.closest('.field') && input.closest('.field').querySelector('label');
     input.id = id;
-    if (label) label.htmlFor = id;
+    input.closest('.field').querySelector('label').htmlFor = id;
   }
 
   function childrenOf(group) {
@@ -134,8 +132,7 @@
       focus = parent && parent.querySelector('button[data-add]');
     }
     renumber();
-    const target = focus && (focus.matches('button') ? focus : focus.querySelector('select'));
-    if (target) target.focus();
+    if (focus) (focus.matches('button') ? focus : focus.querySelector('select')).focus();
   });
 
   form.addEventListener('change', function (event) {
