@@ -945,6 +945,7 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
       configuration = configurationOf(form);
       if (intent === 'json')
         return showBuilder(request, access, { form, json: pretty(configuration) }, 200, editing?.name);
+      if (intent === 'builder') return showBuilder(request, access, { form }, 200, editing?.name);
     }
     const input = inputOf(form, configuration);
     try {
