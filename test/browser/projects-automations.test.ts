@@ -189,6 +189,10 @@ describe.skipIf(!chromium)('browser: project automations', () => {
       await tab.screenshot({ path: `/tmp/h19e-list-${colorScheme}.png`, fullPage: true });
       await tab.goto(`${server.baseUrl}${execution}`);
       await tab.screenshot({ path: `/tmp/h19e-execution-${colorScheme}.png`, fullPage: true });
+      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations/critical%20apache`);
+      await tab.screenshot({ path: `/tmp/h19e-automation-${colorScheme}.png`, fullPage: true });
+      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations/critical%20apache/edit?view=json`);
+      await tab.screenshot({ path: `/tmp/h19e-json-${colorScheme}.png`, fullPage: true });
     }
     await context.close();
     expect(found).toEqual({});

@@ -602,7 +602,7 @@ function BuilderPage({
 
 function Severity({ score }: { score: number | null }) {
   const s = severityOf(score);
-  return <span class={`badge sev-${s}`}>{score === null ? 'none' : `${s} ${score.toFixed(1)}`}</span>;
+  return <span class={`badge sev-${s}`}>{s === 'none' ? 'none' : `${s} ${score!.toFixed(1)}`}</span>;
 }
 
 function DryRunResults({ run }: { run: DryRun }) {
