@@ -4,8 +4,17 @@
 'use strict';
 
 (function () {
-  const form = document.querySelector('form[data-builder]');
+  const form = document.querySelector('form.ab-form');
   if (!form) return;
+  // Both views: the schedule is shown for a report, the triggers for an alert.
+  const kind = form.querySelector('[name="trigger_type"]');
+  function showKind() {
+    form.querySelectorAll('[data-for]').forEach(function (n) {
+      n.hidden = n.dataset.for !== kind.value;
+    });
+  }
+  kind.addEventListener('change', showKind);
+  showKind();
   const root = form.querySelector('.ab-root');
   const actions = form.querySelector('.ab-actions > [data-children]');
   if (!root || !actions) return;
@@ -93,20 +102,12 @@
     else value.removeAttribute('list');
   }
 
-  function showKind() {
-    const kind = form.querySelector('[name="trigger_type"]').value;
-    form.querySelectorAll('[data-for]').forEach(function (n) {
-      n.hidden = n.dataset.for !== kind;
-    });
-  }
-
   form.querySelectorAll('[data-spare]').forEach(function (n) {
     n.remove();
   });
   reveal(form);
   form.querySelectorAll('[data-leaf]').forEach(showLeaf);
   form.querySelectorAll('[data-action]').forEach(showAction);
-  showKind();
   renumber();
 
   form.addEventListener('click', function (event) {
@@ -137,7 +138,6 @@
 
   form.addEventListener('change', function (event) {
     const input = event.target;
-    if (input.name === 'trigger_type') showKind();
     if (input.dataset && input.dataset.field === 'type') {
       const leaf = input.closest('[data-leaf]');
       if (leaf) showLeaf(leaf);

@@ -418,3 +418,17 @@ export function templateForm(key: TemplateKey, notification: string, email: stri
       };
   }
 }
+
+const KEY_ORDER = ['triggers', 'conditions', 'actions', 'operator', 'children', 'type', 'version', 'value'];
+
+/** A configuration with its keys in the order people write them (jsonb stores them by length). */
+export function readableOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(readableOrder);
+  if (!value || typeof value !== 'object') return value;
+  const rank = (k: string) => (KEY_ORDER.includes(k) ? KEY_ORDER.indexOf(k) : KEY_ORDER.length);
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => rank(a) - rank(b))
+      .map(([k, v]) => [k, readableOrder(v)]),
+  );
+}

@@ -39,6 +39,7 @@ import {
   formOfBody,
   inputOf,
   placeConfigurationErrors,
+  readableOrder,
   templateForm,
   topFieldsOfBody,
   type ActionForm,
@@ -1068,7 +1069,7 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
             </ol>
             {access.isOwner && (
               <div class="row ab-owner-actions">
-                <a class="btn" href={automationUrl(access, a.name, 'edit')}>
+                <a class="btn btn-small" href={automationUrl(access, a.name, 'edit')}>
                   Edit
                 </a>
                 {a.trigger_type === 'report' && (
@@ -1380,4 +1381,4 @@ function DeleteForm({
   );
 }
 
-const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+const pretty = (value: unknown) => JSON.stringify(readableOrder(value), null, 2);
