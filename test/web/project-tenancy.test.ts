@@ -59,6 +59,20 @@ describeEachDatabase('web: project tenancy walk', (use) => {
       vendors: ['apache'],
     });
     // Each area adds here what its routes name (a notification, an automation, a report, a comment).
+    // Automations: a report automation and one of its runs.
+    await api.services.automations.create(
+      victim.org.id,
+      'walked',
+      {
+        name: 'walk-weekly',
+        trigger_type: 'report',
+        frequency: 'weekly',
+        configuration: { actions: [{ type: 'generate_report' }] },
+      },
+      victim.actor,
+    );
+    ids.automation = 'walk-weekly';
+    ids.execution = (await api.services.automations.run(victim.org.id, 'walked', 'walk-weekly')).id;
   });
   afterAll(() => api.close());
 
