@@ -334,4 +334,21 @@ export class NotificationRepository {
     for (const r of rows) if (r.dedupe_key) out.set(r.dedupe_key, new Date(r.run_at));
     return out;
   }
+
+  /** The newest delivery of each of these notifications (tests included). */
+  async lastDeliveries(notificationIds: readonly string[]): Promise<Map<string, DeliveryRow>> {
+    const out = new Map<string, DeliveryRow>();
+    if (!notificationIds.length) return out;
+    const rows = (await this.db
+      .selectFrom('delivery')
+      .distinctOn('notification_id')
+      .select(DELIVERY_COLUMNS)
+      .where('notification_id', 'in', [...notificationIds])
+      .orderBy('notification_id')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute()) as DeliveryRow[];
+    for (const r of rows) out.set(r.notification_id, r);
+    return out;
+  }
 }

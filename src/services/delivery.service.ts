@@ -78,7 +78,11 @@ export class DeliveryService {
     if (!requests.length) return [];
     const rows = await this.create(tx, requests, (r) => r.kind);
     await new JobRepository(tx).enqueue(
-      rows.map((r) => ({ name: DELIVER_JOB, payload: { delivery: r.id }, dedupeKey: attemptJobKey(r.id, 1) })),
+      rows.map((r) => ({
+        name: DELIVER_JOB,
+        payload: { delivery: r.id },
+        dedupeKey: attemptJobKey(r.id, 1),
+      })),
     );
     return rows.map((r) => r.id);
   }

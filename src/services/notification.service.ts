@@ -21,7 +21,7 @@ import { AppError, validationError } from '../domain/errors.ts';
 import { isReservedName, NAME_MESSAGES, PROJECT_NAME } from '../domain/names.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
 import type { ConfiguredChannel } from '../notifications/channel.ts';
-import { configureChannel, type ChannelType } from '../notifications/channel-registry.ts';
+import { configureChannel, shownConfiguration, type ChannelType } from '../notifications/channel-registry.ts';
 import { emailLink } from '../notifications/channels/email/email.channel.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
@@ -88,7 +88,8 @@ export class NotificationService {
     const project = await this.projects.findActive(organizationId, projectName);
     const count = await this.notifications.count(project.id);
     assertPageInRange(page, count);
-    return { count, items: await this.notifications.list(project.id, page.pageSize, offsetOf(page)) };
+    const items = await this.notifications.list(project.id, page.pageSize, offsetOf(page));
+    return { count, items, lastDeliveries: await this.notifications.lastDeliveries(items.map((n) => n.id)) };
   }
 
   get(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
@@ -355,8 +356,7 @@ export class NotificationService {
     actor: Actor,
   ): Promise<string> {
     const current = await this.find(organizationId, projectName, name);
-    if (current.type !== 'webhook')
-      throw validationError({ type: ['Only a webhook has a signing secret.'] });
+    if (current.type !== 'webhook') throw validationError({ type: ['Only a webhook has a signing secret.'] });
     let secrets: NotificationSecrets;
     try {
       secrets = this.box.open<NotificationSecrets>(current.secrets);
@@ -497,6 +497,24 @@ export class NotificationService {
       throw err;
     }
   }
+}
+
+/**
+ * Where a notification sends, as it may be shown (never a secret): an email address, a webhook's
+ * host, a Slack or Teams URL with its path masked.
+ */
+export function shownTarget(n: Pick<NotificationRow, 'type' | 'configuration'>): string {
+  const shown = shownConfiguration(n.type, n.configuration);
+  if (n.type === 'email') return String(shown.email ?? '');
+  if (n.type === 'webhook') return shown.host ? `${String(shown.host)} (URL path hidden)` : '';
+  return String(shown.webhook_url ?? '');
+}
+
+/** The header names of a webhook (their values are secret). */
+export function webhookHeaderNames(n: Pick<NotificationRow, 'type' | 'configuration'>): string[] {
+  if (n.type !== 'webhook') return [];
+  const names = shownConfiguration(n.type, n.configuration).header_names;
+  return Array.isArray(names) ? names.map(String) : [];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

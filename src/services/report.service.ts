@@ -186,7 +186,9 @@ export class ReportService {
     );
     const totals = { cves: ids.length, entered: new Set<string>(), kev: new Set<string>() };
     const severity = noSeverities();
-    const highest = new Map(perProject.flatMap((p) => p.items.map((i) => [i.cve_id, i.highest_cvss] as const)));
+    const highest = new Map(
+      perProject.flatMap((p) => p.items.map((i) => [i.cve_id, i.highest_cvss] as const)),
+    );
     for (const id of ids) severity[severityOf(highest.get(id) ?? null)]++;
     const weekProjects = perProject.map(({ project, items }): WeekProject => {
       const cves = items.map((i): WeekCve => {
