@@ -59,6 +59,7 @@ const DONE: Record<string, string> = {
   disabled: 'The notification was disabled: nothing is sent until it is enabled again.',
   deleted: 'The notification and its delivery log were deleted.',
   resent: 'The confirmation email was sent again.',
+  'not-pending': 'This address is not awaiting its confirmation: nothing was sent.',
   retried: 'The delivery was queued for one more attempt, now.',
   tried: 'The test was sent. Here is what went out and what came back.',
 };
@@ -836,7 +837,7 @@ const LOG_PAGE_SIZE = 25;
 
 export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   const { notifications } = services;
-  type Params = { org: string; project: string; name: string };
+  type Params = { org: string; project: string; notification: string };
   type DeliveryParams = Params & { delivery: string };
   const orgId = (access: ProjectAccess) => access.membership.organizationId;
 
@@ -929,15 +930,18 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
     }
   });
 
-  app.get<{ Params: Params }>(`${base}/:name`, async (request, reply) => {
+  app.get<{ Params: Params }>(`${base}/:notification`, async (request, reply) => {
     const access = await projectAccess(services, request);
-    return sendPage(reply, await detail(request, access, request.params.name, { done: doneOf(request) }));
+    return sendPage(
+      reply,
+      await detail(request, access, request.params.notification, { done: doneOf(request) }),
+    );
   });
 
-  app.post<{ Params: Params }>(`${base}/:name`, async (request, reply) => {
+  app.post<{ Params: Params }>(`${base}/:notification`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
-    const current = await notifications.get(orgId(access), access.project.name, request.params.name);
+    const current = await notifications.get(orgId(access), access.project.name, request.params.notification);
     const form = formOf(request.body, current.type);
     try {
       const configuration = configurationOf(form, true);
@@ -955,7 +959,7 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
     }
   });
 
-  app.post<{ Params: Params }>(`${base}/:name/state`, async (request, reply) => {
+  app.post<{ Params: Params }>(`${base}/:notification/state`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
     const enabled = field(request.body, 'enabled');
@@ -964,7 +968,7 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
     const updated = await notifications.update(
       orgId(access),
       access.project.name,
-      request.params.name,
+      request.params.notification,
       { is_enabled: enabled === 'true' },
       access.actor,
     );
@@ -974,57 +978,66 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
     );
   });
 
-  app.post<{ Params: Params }>(`${base}/:name/delete`, async (request, reply) => {
+  app.post<{ Params: Params }>(`${base}/:notification/delete`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
-    await notifications.delete(orgId(access), access.project.name, request.params.name, access.actor);
+    await notifications.delete(orgId(access), access.project.name, request.params.notification, access.actor);
     return reply.redirect(`${notificationsPath(access)}?done=deleted`, 303);
   });
 
-  app.post<{ Params: Params }>(`${base}/:name/try`, async (request, reply) => {
+  app.post<{ Params: Params }>(`${base}/:notification/try`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
     const delivery = await notifications.sendTest(
       orgId(access),
       access.membership.name,
       access.project.name,
-      request.params.name,
+      request.params.notification,
     );
     return reply.redirect(
-      `${notificationPath(access, request.params.name, `/deliveries/${delivery.id}`)}?done=tried`,
+      `${notificationPath(access, request.params.notification, `/deliveries/${delivery.id}`)}?done=tried`,
       303,
     );
   });
 
-  app.post<{ Params: Params }>(`${base}/:name/rotate-secret`, async (request, reply) => {
+  app.post<{ Params: Params }>(`${base}/:notification/rotate-secret`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
     const secret = await said(
       notifications.rotateSigningSecret(
         orgId(access),
         access.project.name,
-        request.params.name,
+        request.params.notification,
         access.actor,
       ),
     );
     return sendPage(
       reply,
-      await detail(request, access, request.params.name, { secret: { value: secret, rotated: true } }),
+      await detail(request, access, request.params.notification, {
+        secret: { value: secret, rotated: true },
+      }),
     );
   });
 
-  app.post<{ Params: Params }>(`${base}/:name/resend-confirmation`, async (request, reply) => {
+  app.post<{ Params: Params }>(`${base}/:notification/resend-confirmation`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
-    await said(
-      notifications.resendConfirmation(orgId(access), access.project.name, request.params.name, access.actor),
-    );
-    return reply.redirect(`${notificationPath(access, request.params.name)}?done=resent`, 303);
+    const done = await notifications
+      .resendConfirmation(orgId(access), access.project.name, request.params.notification, access.actor)
+      .then(
+        () => 'resent',
+        (err: unknown) => {
+          // Confirmed (or changed) since the page was shown: nothing to send.
+          if (err instanceof AppError && err.code === 'validation_error') return 'not-pending';
+          throw err;
+        },
+      );
+    return reply.redirect(`${notificationPath(access, request.params.notification)}?done=${done}`, 303);
   });
 
-  app.get<{ Params: Params }>(`${base}/:name/deliveries`, async (request, reply) => {
+  app.get<{ Params: Params }>(`${base}/:notification/deliveries`, async (request, reply) => {
     const access = await projectAccess(services, request);
-    const n = await notifications.get(orgId(access), access.project.name, request.params.name);
+    const n = await notifications.get(orgId(access), access.project.name, request.params.notification);
     const page = pageNumber(request.query);
     const { count, items, nextAttempts } = await notifications
       .listDeliveries(orgId(access), access.project.name, n.name, { page, pageSize: LOG_PAGE_SIZE })
@@ -1068,42 +1081,48 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
     );
   });
 
-  app.get<{ Params: DeliveryParams }>(`${base}/:name/deliveries/:delivery`, async (request, reply) => {
-    const access = await projectAccess(services, request);
-    const { notification, delivery, nextAttempt } = await notifications.getDelivery(
-      orgId(access),
-      access.project.name,
-      request.params.name,
-      request.params.delivery,
-    );
-    return sendPage(
-      reply,
-      <DeliveryPage
-        ctx={request.page}
-        access={access}
-        n={notification}
-        delivery={delivery}
-        nextAttempt={nextAttempt}
-        done={doneOf(request)}
-      />,
-    );
-  });
-
-  app.post<{ Params: DeliveryParams }>(`${base}/:name/deliveries/:delivery/retry`, async (request, reply) => {
-    const access = await projectAccess(services, request);
-    assertCanConfigure(access);
-    await said(
-      notifications.retryDelivery(
+  app.get<{ Params: DeliveryParams }>(
+    `${base}/:notification/deliveries/:delivery`,
+    async (request, reply) => {
+      const access = await projectAccess(services, request);
+      const { notification, delivery, nextAttempt } = await notifications.getDelivery(
         orgId(access),
         access.project.name,
-        request.params.name,
+        request.params.notification,
         request.params.delivery,
-        access.actor,
-      ),
-    );
-    return reply.redirect(
-      `${notificationPath(access, request.params.name, '/deliveries')}?done=retried`,
-      303,
-    );
-  });
+      );
+      return sendPage(
+        reply,
+        <DeliveryPage
+          ctx={request.page}
+          access={access}
+          n={notification}
+          delivery={delivery}
+          nextAttempt={nextAttempt}
+          done={doneOf(request)}
+        />,
+      );
+    },
+  );
+
+  app.post<{ Params: DeliveryParams }>(
+    `${base}/:notification/deliveries/:delivery/retry`,
+    async (request, reply) => {
+      const access = await projectAccess(services, request);
+      assertCanConfigure(access);
+      await said(
+        notifications.retryDelivery(
+          orgId(access),
+          access.project.name,
+          request.params.notification,
+          request.params.delivery,
+          access.actor,
+        ),
+      );
+      return reply.redirect(
+        `${notificationPath(access, request.params.notification, '/deliveries')}?done=retried`,
+        303,
+      );
+    },
+  );
 };

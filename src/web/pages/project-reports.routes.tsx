@@ -362,7 +362,7 @@ function ReportPage({
 
 export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   const { reports, automations } = services;
-  type Params = { org: string; project: string; id: string };
+  type Params = { org: string; project: string; report: string };
   const base = '/org/:org/projects/:project/reports';
   const orgId = (access: ProjectAccess) => access.membership.organizationId;
   const originOf = (request: FastifyRequest) =>
@@ -420,9 +420,9 @@ export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, 
     );
   });
 
-  app.get<{ Params: Params }>(`${base}/:id`, async (request, reply) => {
+  app.get<{ Params: Params }>(`${base}/:report`, async (request, reply) => {
     const access = await projectAccess(services, request);
-    const detail = await reports.get(orgId(access), access.project.name, request.params.id);
+    const detail = await reports.get(orgId(access), access.project.name, request.params.report);
     return sendPage(
       reply,
       <ReportPage
@@ -435,9 +435,9 @@ export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, 
     );
   });
 
-  app.get<{ Params: Params }>(`${base}/:id/csv`, async (request, reply) => {
+  app.get<{ Params: Params }>(`${base}/:report/csv`, async (request, reply) => {
     const access = await projectAccess(services, request);
-    const detail = await reports.get(orgId(access), access.project.name, request.params.id);
+    const detail = await reports.get(orgId(access), access.project.name, request.params.report);
     return sendCsv(
       reply,
       `report-${access.project.name}-${detail.report.link}.csv`,
