@@ -69,7 +69,7 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       expect(page.text).toContain('No report yet.');
       const schedule = page.html.querySelector('.report-schedules li')!;
       expect(schedule.text.replace(/\s+/g, ' ')).toContain(
-        'weekly-summary Weekly, friday at 09:30 (Europe/Paris)',
+        'weekly-summary Weekly, Friday at 09:30 (Europe/Paris)',
       );
       expect(schedule.querySelector('form button')?.text.trim()).toBe('Generate now');
       // A member reads, without the button, and may not generate.

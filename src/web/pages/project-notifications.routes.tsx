@@ -635,7 +635,7 @@ function NotificationPage({
             </section>
             <section class="card">
               <h3>Actions</h3>
-              <div class="stack">
+              <div class="notification-actions">
                 {!(n.type === 'email' && n.email_status !== 'confirmed') && (
                   <form method="post" action={action('/state')} class="inline-form">
                     <Csrf ctx={ctx} />

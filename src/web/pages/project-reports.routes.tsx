@@ -64,13 +64,15 @@ function SeverityCounts({ counts }: { counts: Record<(typeof SEVERITIES)[number]
   );
 }
 
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
 function Schedule({ a }: { a: AutomationView }) {
   const time = a.schedule_time ?? '08:00';
   const zone = a.schedule_timezone ?? 'UTC';
   if (a.frequency === 'weekly')
     return (
       <>
-        Weekly, {WEEKDAYS[a.schedule_weekday ?? 1]} at {time} ({zone})
+        Weekly, {capitalized(WEEKDAYS[a.schedule_weekday ?? 1] ?? 'monday')} at {time} ({zone})
       </>
     );
   return (
