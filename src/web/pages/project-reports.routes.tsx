@@ -325,7 +325,7 @@ function ReportPage({
                       <td>{c.kev ? <span class="badge kev">KEV</span> : <span class="muted">no</span>}</td>
                       <td class="nowrap">{c.epss !== null ? `${(c.epss * 100).toFixed(2)} %` : '–'}</td>
                       <td class="small">{c.matched_keys.join(', ')}</td>
-                      <td class="small">{c.event_types.join(', ')}</td>
+                      <td class="small">{c.event_types.map((t) => t.replaceAll('_', ' ')).join(', ')}</td>
                     </tr>
                   ))}
                 </tbody>
