@@ -419,6 +419,10 @@ describeEachDatabase('web: project notifications', (use) => {
       const none = await browser.post(`${base}/me/resend-confirmation`);
       expect(none.location).toBe(`${base}/me?done=not-pending`);
       expect(await jobs()).toBe(queued + 1);
+      // Try by email without an SMTP server: the sentence saying so, and the address it was for.
+      const tried = await browser.follow(await browser.post(`${base}/me/try`));
+      expect(tried.text).toContain(`Email to ${owner.user.email}.`);
+      expect(tried.text).toContain('Email cannot be sent: no SMTP server is configured (set SMTP_URL).');
       // The list shows each status.
       const list = await browser.get(base);
       const statuses = Object.fromEntries(

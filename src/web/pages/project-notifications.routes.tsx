@@ -751,6 +751,14 @@ function DeliveryPage({
             <button type="submit">Retry now</button>
           </form>
         )}
+      {!exchange && attempts.length > 0 && (
+        <p>
+          {n.type === 'email' ? 'Email' : 'Sent'} to <span class="mono">{shownTarget(n)}</span>
+          {n.type === 'email' && attempts.at(-1)?.status_code
+            ? `: the SMTP server answered ${attempts.at(-1)?.status_code}.`
+            : '.'}
+        </p>
+      )}
       {exchange && (
         <div class="exchange grid">
           <section class="card">
