@@ -545,8 +545,8 @@ export class TrackerService {
         organizationId,
         actor,
         action: 'tracker_entry.bulk_update',
-        resourceType: 'project',
-        resourceId: project.id,
+        resourceType: 'tracker_entry',
+        resourceId: null,
         resourceName: project.name,
         changes: { count: changed, cves: moved },
       });
