@@ -19,7 +19,13 @@ import { Field, formErrorsOf, FormProblems, SelectField, Time, type FormErrors }
 import { formatCount } from '../format.ts';
 import { Csrf, isHtmx, sendFragment, sendPage, type PageContext, type PageShortcut } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
-import { listCountKey, listQueryString, readCveListState, type CveListState } from '../cve-list-query.ts';
+import {
+  FILTER_FIELDS,
+  listCountKey,
+  listQueryString,
+  readCveListState,
+  type CveListState,
+} from '../cve-list-query.ts';
 import {
   CatalogFilterFields,
   headline,
@@ -36,6 +42,9 @@ export const statusLabel = (status: string): string => {
   const words = status.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
+
+/** The catalog filters folded under "More filters" (the query box stays in view). */
+const CATALOG_FIELDS = FILTER_FIELDS.filter((name) => name !== 'q');
 
 /** The value of the assignee filter for CVEs nobody is assigned to. */
 const UNASSIGNED = 'none';
@@ -377,6 +386,8 @@ function TrackerPage({
   const query = trackerQueryString(state);
   const errors = state.errors;
   const checked = new Set(bulk.checked);
+  // The catalog's filters fold away unless one is set (or refused).
+  const catalogFiltered = CATALOG_FIELDS.some((name) => form[name] || errors[name]);
   return (
     <ProjectPage
       ctx={ctx}
@@ -429,7 +440,6 @@ function TrackerPage({
             options={[{ value: '', label: 'Any' }, ...tagNames.map((t) => ({ value: t, label: t }))]}
             errors={errors}
           />
-          <CatalogFilterFields form={form} errors={errors} />
           <OrderAndSizeFields form={form} errors={errors} />
           <div class="field">
             <button type="submit">Apply</button>
@@ -438,6 +448,12 @@ function TrackerPage({
             <a href={base}>Clear</a>
           </div>
         </fieldset>
+        <details class="more-filters" open={catalogFiltered ? true : undefined}>
+          <summary>More filters: text, vendor, product, weakness, CVSS, KEV, EPSS, dates</summary>
+          <div class="filters">
+            <CatalogFilterFields form={form} errors={errors} />
+          </div>
+        </details>
       </form>
       {page && (
         <>
