@@ -135,7 +135,11 @@ export class TrackerRepository {
               ...(f.assigneeId === null ? [w('te.assignee_id', 'is not', null)] : []),
             ]),
           );
-        if (f.status === undefined || f.assigneeId === undefined || (f.status === null && f.assigneeId === null))
+        if (
+          f.status === undefined ||
+          f.assigneeId === undefined ||
+          (f.status === null && f.assigneeId === null)
+        )
           return eb.not(eb.exists(having));
         // One value, one "none": the entries with the value and without the other.
         if (f.status === null) entries = entries.where('te.status', 'is', null);

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository } from '../db/cve.repository.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
-import { type CveBrowseRow, type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
+import { type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
 import { catalogName, splitVendorKey } from '../domain/cpe.ts';
 import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';

@@ -221,7 +221,9 @@ export class TrackerService {
     }
     if (!keys.length || unknownAssignee) return;
     const byTracker = this.tracker.filter(projectId, trackerFilter);
-    const conditions = [byQuery.where ?? query.filters.where, byTracker, byTag].filter((c) => c !== undefined);
+    const conditions = [byQuery.where ?? query.filters.where, byTracker, byTag].filter(
+      (c) => c !== undefined,
+    );
     const filters: CveFilters = {
       ...query.filters,
       ...byQuery,
@@ -353,7 +355,9 @@ export class TrackerService {
       };
     } else {
       const list = await this.projectList(organizationId, projectName, selection.matching);
-      cveIds = list ? await this.cves.listIds(list.filters, selection.matching.ordering, BULK_MATCHING_MAX + 1) : [];
+      cveIds = list
+        ? await this.cves.listIds(list.filters, selection.matching.ordering, BULK_MATCHING_MAX + 1)
+        : [];
       if (cveIds.length > BULK_MATCHING_MAX)
         throw validationError({
           cve_ids: [
@@ -364,8 +368,7 @@ export class TrackerService {
       // A CVE that left the project since (its subscription removed) is left out.
       onMissing = () => {};
     }
-    const tags =
-      add.length || remove.length ? { userId: actor.id!, add, remove } : undefined;
+    const tags = add.length || remove.length ? { userId: actor.id!, add, remove } : undefined;
     const { changed } = await this.move(organizationId, projectName, cveIds, edit, actor, onMissing, {
       oneEntry: true,
       tags,
@@ -390,7 +393,15 @@ export class TrackerService {
       return { page: empty, tracker: new Map() };
     }
     const countKey = this.countKeyOf(list, query.countKey);
-    const page = await browseKeyset(this.lists, this.cache, list.filters, query.ordering, cursor, limit, countKey);
+    const page = await browseKeyset(
+      this.lists,
+      this.cache,
+      list.filters,
+      query.ordering,
+      cursor,
+      limit,
+      countKey,
+    );
     const entries = await this.tracker.entries(
       list.projectId,
       page.items.map((r) => r.cve_id),
@@ -533,7 +544,8 @@ export class TrackerService {
           assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
           assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
         });
-        if (!oneEntry) entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
+        if (!oneEntry)
+          entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
       }
       if (Object.keys(changes).length || retagged) {
         changed++;

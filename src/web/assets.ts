@@ -53,13 +53,7 @@ function load(name: string, file: string): Asset {
 }
 
 export type AssetName =
-  | 'app.css'
-  | 'app.js'
-  | 'htmx.js'
-  | 'query-builder.js'
-  | 'charts.js'
-  | 'tracker.js'
-  | 'icon.svg';
+  'app.css' | 'app.js' | 'htmx.js' | 'query-builder.js' | 'charts.js' | 'tracker.js' | 'icon.svg';
 
 /** Every asset by its logical name. */
 export function loadAssets(): Record<AssetName, Asset> {

@@ -305,28 +305,30 @@ describeEachDatabase('API v2 tracker', (use) => {
       });
       // One entry for the whole move, listing each CVE that moved with its old and new values.
       const entries = (await trackerAudit()).slice(audited);
-      expect(entries.map((e) => [e.action, e.resource_id, e.resource_name, e.actor_name, e.changes])).toEqual([
+      expect(entries.map((e) => [e.action, e.resource_id, e.resource_name, e.actor_name, e.changes])).toEqual(
         [
-          'tracker_entry.bulk_update',
-          null,
-          'web',
-          'test',
-          {
-            count: 3,
-            cves: {
-              'CVE-2022-20698': {
-                status: { old: null, new: 'analysis_in_progress' },
-                assignee: { old: null, new: w.member.email },
-              },
-              'CVE-2023-4863': { assignee: { old: null, new: w.member.email } },
-              'CVE-2024-31331': {
-                status: { old: null, new: 'analysis_in_progress' },
-                assignee: { old: null, new: w.member.email },
+          [
+            'tracker_entry.bulk_update',
+            null,
+            'web',
+            'test',
+            {
+              count: 3,
+              cves: {
+                'CVE-2022-20698': {
+                  status: { old: null, new: 'analysis_in_progress' },
+                  assignee: { old: null, new: w.member.email },
+                },
+                'CVE-2023-4863': { assignee: { old: null, new: w.member.email } },
+                'CVE-2024-31331': {
+                  status: { old: null, new: 'analysis_in_progress' },
+                  assignee: { old: null, new: w.member.email },
+                },
               },
             },
-          },
+          ],
         ],
-      ]);
+      );
     });
 
     it('answers 400 naming every CVE outside the project, and moves none (atomic)', async () => {

@@ -63,7 +63,8 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
     await expect
       .poll(
         async () =>
-          (await call('PUT', '/projects/triage/subscriptions', { vendors: ['microsoft', 'fortinet'] })).status,
+          (await call('PUT', '/projects/triage/subscriptions', { vendors: ['microsoft', 'fortinet'] }))
+            .status,
         { timeout: 90_000, interval: 1_000 },
       )
       .toBe(200);

@@ -26,7 +26,8 @@ const ids = (page: PageResponse) =>
 const rowOf = (page: PageResponse, cveId: string) => page.html.querySelector(`tr#row-${cveId}`);
 const selected = (page: PageResponse, cveId: string, control: 'status' | 'assignee') =>
   rowOf(page, cveId)?.querySelector(`select[name=${control}] option[selected]`)?.getAttribute('value');
-const errorOf = (page: PageResponse, name: string) => page.html.querySelector(`#f-${name}`)?.closest('.field');
+const errorOf = (page: PageResponse, name: string) =>
+  page.html.querySelector(`#f-${name}`)?.closest('.field');
 
 describeEachDatabase('web: the project tracker', (use, backend) => {
   let api: TestApi;
@@ -99,16 +100,24 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       expect(log4j.querySelector('.badge.sev-critical')?.text.replace(/\s+/g, ' ')).toBe('10.0 v3.1');
       expect(selected(page, 'CVE-2021-44228', 'status')).toBe('');
       const assignees = log4j.querySelectorAll('select[name=assignee] option').map((o) => o.text);
-      expect(assignees).toEqual(['Nobody', owner.user.username, 'triager'].sort((a, b) => (a === 'Nobody' ? -1 : b === 'Nobody' ? 1 : a.localeCompare(b))));
+      expect(assignees).toEqual(
+        ['Nobody', owner.user.username, 'triager'].sort((a, b) =>
+          a === 'Nobody' ? -1 : b === 'Nobody' ? 1 : a.localeCompare(b),
+        ),
+      );
       expect(page.html.querySelector('nav.tabs a[aria-current=page]')?.text).toBe('Tracker');
       expect(page.html.querySelector('script[src^="/assets/tracker-"]')).toBeTruthy();
     });
 
     it('lists the keyboard shortcuts of the tracker in the ? dialog', async () => {
       const page = await browser.get(base);
-      const listed = page.html
-        .querySelectorAll('dialog#shortcuts tr')
-        .map((tr) => [tr.querySelectorAll('kbd').map((k) => k.text).join(' '), tr.querySelector('td')?.text]);
+      const listed = page.html.querySelectorAll('dialog#shortcuts tr').map((tr) => [
+        tr
+          .querySelectorAll('kbd')
+          .map((k) => k.text)
+          .join(' '),
+        tr.querySelector('td')?.text,
+      ]);
       expect(listed).toEqual(
         expect.arrayContaining([
           ['j', 'Next CVE'],
@@ -134,7 +143,10 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       ['updated_gte=2025-01-01', ['CVE-2021-44228']],
       ['epss_gte=0.5', []],
       ['q=kev%3Dtrue%20AND%20cvss31%3E%3D9', ['CVE-2021-44228', 'CVE-2024-4577']],
-      ['q=vendor%3Dbulkco%20AND%20cvss31%3C9&created_gte=1999-02-25', ['CVE-2098-10056', 'CVE-2098-10058', 'CVE-2098-10060']],
+      [
+        'q=vendor%3Dbulkco%20AND%20cvss31%3C9&created_gte=1999-02-25',
+        ['CVE-2098-10056', 'CVE-2098-10058', 'CVE-2098-10060'],
+      ],
     ])('narrows the list with %s', async (query, expected) => {
       const page = await browser.get(`${base}?${query}&size=100`);
       expect(page.status).toBe(200);
@@ -183,13 +195,19 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       const first = await browser.get(`${base}?vendor=bulkco&ordering=cve_id`);
       expect(first.html.querySelector('#list-count')?.text).toBe('1–25 of 60');
       expect(ids(first)[0]).toBe(synthetic(1));
-      const next = first.html.querySelector('nav.pager a[rel=next]')!.getAttribute('href')!.replace(/&amp;/g, '&');
+      const next = first.html
+        .querySelector('nav.pager a[rel=next]')!
+        .getAttribute('href')!
+        .replace(/&amp;/g, '&');
       expect(next).toContain('vendor=bulkco');
       expect(next).toContain('ordering=cve_id');
       const second = await browser.get(next);
       expect(second.html.querySelector('#list-count')?.text).toBe('26–50 of 60');
       expect(ids(second)[0]).toBe(synthetic(26));
-      const prev = second.html.querySelector('nav.pager a[rel=prev]')!.getAttribute('href')!.replace(/&amp;/g, '&');
+      const prev = second.html
+        .querySelector('nav.pager a[rel=prev]')!
+        .getAttribute('href')!
+        .replace(/&amp;/g, '&');
       expect(ids(await browser.get(prev))).toEqual(ids(first));
       const bad = await browser.get(`${base}?after=not-a-cursor`);
       expect(bad.status).toBe(400);
@@ -240,8 +258,12 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       expect(res.body.startsWith('<tr')).toBe(true);
       expect(res.body).not.toContain('<html');
       const row = parse(res.body).querySelector('tr#row-CVE-2024-4577')!;
-      expect(row.querySelector('select[name=status] option[selected]')?.getAttribute('value')).toBe('to_evaluate');
-      expect(row.querySelector('select[name=status]')?.getAttribute('hx-post')).toBe(`${base}/CVE-2024-4577/move`);
+      expect(row.querySelector('select[name=status] option[selected]')?.getAttribute('value')).toBe(
+        'to_evaluate',
+      );
+      expect(row.querySelector('select[name=status]')?.getAttribute('hx-post')).toBe(
+        `${base}/CVE-2024-4577/move`,
+      );
       const list = await browser.get(`${base}?status=to_evaluate`);
       expect(ids(list)).toEqual(['CVE-2024-4577']);
     });
@@ -256,10 +278,18 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       );
       expect(htmx.status).toBe(400);
       const row = parse(htmx.body).querySelector('tr#row-CVE-2024-3094')!;
-      expect(row.querySelector('.error')?.text).toBe('someone@elsewhere.example is not a member of this organization');
-      const plain = await browser.post(`${base}/CVE-2024-3094/move`, { status: 'fixed', assignee: '', back: 'kev=false' });
+      expect(row.querySelector('.error')?.text).toBe(
+        'someone@elsewhere.example is not a member of this organization',
+      );
+      const plain = await browser.post(`${base}/CVE-2024-3094/move`, {
+        status: 'fixed',
+        assignee: '',
+        back: 'kev=false',
+      });
       expect(plain.status).toBe(400);
-      expect(rowOf(plain, 'CVE-2024-3094')?.querySelector('.error')?.text).toBe('Choose one of the statuses offered.');
+      expect(rowOf(plain, 'CVE-2024-3094')?.querySelector('.error')?.text).toBe(
+        'Choose one of the statuses offered.',
+      );
       expect(plain.html.querySelector('#f-kev option[selected]')?.getAttribute('value')).toBe('false');
       expect(await audit()).toEqual(before);
     });
@@ -267,12 +297,16 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
     it('answers 404 for a CVE that is not the project’s, and refuses a forged CSRF token', async () => {
       await browser.get(base);
       expect((await browser.post(`${base}/CVE-2011-0611/move`, { status: 'resolved' })).status).toBe(404);
-      expect((await browser.post(`${base}/CVE-2024-3094/move`, { status: 'resolved', _csrf: 'forged' })).status).toBe(403);
+      expect(
+        (await browser.post(`${base}/CVE-2024-3094/move`, { status: 'resolved', _csrf: 'forged' })).status,
+      ).toBe(403);
       expect((await outsider.post(`${base}/CVE-2024-3094/move`, { status: 'resolved' })).status).toBe(404);
     });
 
     it('filters by assignee, by nobody and by no status', async () => {
-      expect(ids(await browser.get(`${base}?assignee=${encodeURIComponent(memberEmail)}`))).toEqual(['CVE-2021-44228']);
+      expect(ids(await browser.get(`${base}?assignee=${encodeURIComponent(memberEmail)}`))).toEqual([
+        'CVE-2021-44228',
+      ]);
       const nobody = ids(await browser.get(`${base}?assignee=none&size=100`));
       expect(nobody).toHaveLength(REAL.length + SYNTHETIC - 1);
       expect(nobody).not.toContain('CVE-2021-44228');
@@ -305,7 +339,11 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       expect(page.text).toContain('The CVEs are updated.');
       for (const id of chosen) {
         expect(selected(page, id, 'status')).toBe('pending_review');
-        expect(rowOf(page, id)!.querySelectorAll('.tags .badge').map((b) => b.text)).toEqual(['q3-audit', 'vpn']);
+        expect(
+          rowOf(page, id)!
+            .querySelectorAll('.tags .badge')
+            .map((b) => b.text),
+        ).toEqual(['q3-audit', 'vpn']);
       }
       const entries = (await audit()).slice(before);
       expect(entries).toHaveLength(1);
@@ -377,7 +415,11 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       const page = await browser.get(`${base}?vendor=bulkco&ordering=cve_id`);
       expect(selected(page, synthetic(1), 'status')).toBe('');
       expect(selected(page, synthetic(2), 'assignee')).toBe('');
-      expect(rowOf(page, synthetic(1))!.querySelectorAll('.tags .badge').map((b) => b.text)).toEqual(['q3-audit']);
+      expect(
+        rowOf(page, synthetic(1))!
+          .querySelectorAll('.tags .badge')
+          .map((b) => b.text),
+      ).toEqual(['q3-audit']);
     });
 
     it('says when nothing changed', async () => {
@@ -401,18 +443,26 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       expect(none.status).toBe(400);
       expect(none.html.querySelector('#f-selection-error')?.text).toBe('Select at least one CVE.');
 
-      const stranger = await post({ cve: [synthetic(4)], set_assignee: 'stranger@elsewhere.example', add_tags: 'keep-me' });
+      const stranger = await post({
+        cve: [synthetic(4)],
+        set_assignee: 'stranger@elsewhere.example',
+        add_tags: 'keep-me',
+      });
       expect(stranger.status).toBe(400);
       expect(errorOf(stranger, 'set_assignee')?.querySelector('.error')?.text).toBe(
         'stranger@elsewhere.example is not a member of this organization',
       );
       expect(stranger.html.querySelector('#f-add_tags')?.getAttribute('value')).toBe('keep-me');
-      expect(rowOf(stranger, synthetic(4))?.querySelector('input[data-select]')?.hasAttribute('checked')).toBe(true);
+      expect(
+        rowOf(stranger, synthetic(4))?.querySelector('input[data-select]')?.hasAttribute('checked'),
+      ).toBe(true);
       expect(stranger.html.querySelector('#f-vendor')?.getAttribute('value')).toBe('bulkco');
 
       const outside = await post({ cve: [synthetic(4), 'CVE-2011-0611'], set_status: 'resolved' });
       expect(outside.status).toBe(400);
-      expect(outside.html.querySelector('#f-selection-error')?.text).toBe('CVE-2011-0611 is not a CVE of this project.');
+      expect(outside.html.querySelector('#f-selection-error')?.text).toBe(
+        'CVE-2011-0611 is not a CVE of this project.',
+      );
 
       const nothing = await post({ cve: [synthetic(4)] });
       expect(nothing.status).toBe(400);
@@ -420,10 +470,14 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
 
       const badTag = await post({ cve: [synthetic(4)], add_tags: 'no spaces/allowed!' });
       expect(badTag.status).toBe(400);
-      expect(errorOf(badTag, 'add_tags')?.querySelector('.error')?.text).toContain('Not a tag: "spaces/allowed!"');
+      expect(errorOf(badTag, 'add_tags')?.querySelector('.error')?.text).toContain(
+        'Not a tag: "spaces/allowed!"',
+      );
 
       const badStatus = await post({ cve: [synthetic(4)], set_status: 'fixed' });
-      expect(errorOf(badStatus, 'set_status')?.querySelector('.error')?.text).toBe('Choose one of the statuses offered.');
+      expect(errorOf(badStatus, 'set_status')?.querySelector('.error')?.text).toBe(
+        'Choose one of the statuses offered.',
+      );
       expect(await audit()).toEqual(before);
       expect(await api.services.tags.ofCves(owner.user.id, [synthetic(4)])).toEqual(new Map());
     });
@@ -446,7 +500,9 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
                ARRAY['thousandco']
         FROM generate_series(1, 1000) g`.execute(db);
       await sql`INSERT INTO vendor (name) VALUES ('thousandco') ON CONFLICT DO NOTHING`.execute(db);
-      await api.services.projects.create(owner.org.id, { name: 'big' }, owner.actor, { vendors: ['thousandco'] });
+      await api.services.projects.create(owner.org.id, { name: 'big' }, owner.actor, {
+        vendors: ['thousandco'],
+      });
       const bigBase = '/org/trackers/projects/big/cves';
       await browser.get(bigBase);
       const before = (await audit()).length;
@@ -465,7 +521,9 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       const entries = (await audit()).slice(before);
       expect(entries).toHaveLength(1);
       expect((entries[0]!.changes as { count: number }).count).toBe(1000);
-      const page = await browser.get(`${bigBase}?status=to_evaluate&assignee=${encodeURIComponent(memberEmail)}&tag=big`);
+      const page = await browser.get(
+        `${bigBase}?status=to_evaluate&assignee=${encodeURIComponent(memberEmail)}&tag=big`,
+      );
       expect(page.html.querySelector('#list-count')?.text).toBe('1–25 of 1,000');
     });
   });
@@ -482,7 +540,9 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
         Array.from({ length: SYNTHETIC / 2 - 1 }, (_, i) => synthetic(2 * i + 3)),
       );
       expect(rows[0]!.status).toBe('resolved');
-      expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['cve_id', 'title', 'cvss31', 'status', 'assignee']));
+      expect(Object.keys(rows[0]!)).toEqual(
+        expect.arrayContaining(['cve_id', 'title', 'cvss31', 'status', 'assignee']),
+      );
       const link = (await browser.get(`${base}?vendor=bulkco&status=resolved`)).html
         .querySelector('a[download]')
         ?.getAttribute('href');
@@ -493,7 +553,9 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
       const res = await browser.get(`${base}/export.csv?status=fixed`);
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toContain('text/html');
-      expect(errorOf(res, 'status')?.querySelector('.error')?.text).toBe('Choose one of the statuses offered.');
+      expect(errorOf(res, 'status')?.querySelector('.error')?.text).toBe(
+        'Choose one of the statuses offered.',
+      );
     });
   });
 });

@@ -94,7 +94,9 @@
       case 's':
       case 'a': {
         if (!row) return;
-        const control = row.querySelector('[data-triage="' + (event.key === 's' ? 'status' : 'assignee') + '"]');
+        const control = row.querySelector(
+          '[data-triage="' + (event.key === 's' ? 'status' : 'assignee') + '"]',
+        );
         if (control) control.focus();
         break;
       }
@@ -134,7 +136,8 @@
       id: target.id,
       checked: box ? box.checked : false,
       current: target.classList.contains('current'),
-      focus: active instanceof HTMLElement && target.contains(active) ? active.getAttribute('data-triage') : null,
+      focus:
+        active instanceof HTMLElement && target.contains(active) ? active.getAttribute('data-triage') : null,
     };
   });
   function restore() {

@@ -93,7 +93,13 @@ export function ProjectPage({
   const org = access.membership.name;
   const project = access.project;
   return (
-    <Layout ctx={ctx} title={`${title} · ${project.name}`} section="projects" scripts={scripts} shortcuts={shortcuts}>
+    <Layout
+      ctx={ctx}
+      title={`${title} · ${project.name}`}
+      section="projects"
+      scripts={scripts}
+      shortcuts={shortcuts}
+    >
       <div class="page-head">
         <div>
           <div class="crumbs">

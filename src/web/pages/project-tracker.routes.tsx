@@ -100,7 +100,8 @@ function readTrackerState(
     errors.status = ['Choose one of the statuses offered.'];
   if (assignee && assignee !== UNASSIGNED && !assignees.some((a) => a.email === assignee))
     errors.assignee = ['Nobody of this organization has this email.'];
-  if (tag && !tagNames.includes(tag)) errors.tag = [`You have not put the tag "${tag.slice(0, 64)}" on any CVE.`];
+  if (tag && !tagNames.includes(tag))
+    errors.tag = [`You have not put the tag "${tag.slice(0, 64)}" on any CVE.`];
   return { list, status, assignee, tag, errors };
 }
 
@@ -166,7 +167,12 @@ function TrackerRow({
   const problems = errors ? Object.values(errors).flat() : [];
   const known = assignees.some((a) => a.email === assignee);
   return (
-    <tr id={`row-${id}`} data-row data-href={`${base}/${id}`} class={problems.length ? 'has-error' : undefined}>
+    <tr
+      id={`row-${id}`}
+      data-row
+      data-href={`${base}/${id}`}
+      class={problems.length ? 'has-error' : undefined}
+    >
       <td class="select">
         <input
           type="checkbox"
@@ -346,14 +352,22 @@ function BulkForm({
           maxlength={1000}
           placeholder="e.g. vpn, q3-audit"
         />
-        <Field name="remove_tags" label="Remove tags" value={values.remove_tags} errors={errors} maxlength={1000} />
+        <Field
+          name="remove_tags"
+          label="Remove tags"
+          value={values.remove_tags}
+          errors={errors}
+          maxlength={1000}
+        />
         <div class="field">
           <button type="submit" class="btn-primary">
             Apply to the CVEs
           </button>
         </div>
       </div>
-      <p class="hint">Tags are your own: other members do not see them. The change is one entry of the audit log.</p>
+      <p class="hint">
+        Tags are your own: other members do not see them. The change is one entry of the audit log.
+      </p>
     </form>
   );
 }
@@ -465,7 +479,12 @@ function TrackerPage({
                 <thead>
                   <tr>
                     <th scope="col" class="select">
-                      <input type="checkbox" data-select-all aria-label="Select every CVE of this page" hidden />
+                      <input
+                        type="checkbox"
+                        data-select-all
+                        aria-label="Select every CVE of this page"
+                        hidden
+                      />
                     </th>
                     <th scope="col">CVE</th>
                     <th scope="col">Title</th>
@@ -609,7 +628,10 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
         const message = Object.values(formErrorsOf(err)).flat();
-        return render(request, reply, access, query, { bulk: { ...NO_BULK, errors: { _form: message } }, status: 400 });
+        return render(request, reply, access, query, {
+          bulk: { ...NO_BULK, errors: { _form: message } },
+          status: 400,
+        });
       }
     }
     return render(request, reply, access, query, { status: 400 });
@@ -622,7 +644,12 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
   const listUrl = (access: ProjectAccess, filter: string, done: string) => {
     const state = readTrackerState(filterOf(filter), [], []);
     const params = new URLSearchParams(
-      trackerQueryString({ list: state.list, status: state.status, assignee: state.assignee, tag: state.tag }),
+      trackerQueryString({
+        list: state.list,
+        status: state.status,
+        assignee: state.assignee,
+        tag: state.tag,
+      }),
     );
     params.set('done', done);
     return `${projectPath(access.membership.name, access.project.name, 'cves')}?${params}`;
@@ -732,7 +759,13 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
           if (err instanceof AppError && err.code !== 'validation_error') throw err;
           for (const [key, messages] of Object.entries(found)) {
             const name =
-              key === 'cve_ids' ? 'selection' : key === 'assignee' ? 'set_assignee' : key === 'q' ? '_form' : key;
+              key === 'cve_ids'
+                ? 'selection'
+                : key === 'assignee'
+                  ? 'set_assignee'
+                  : key === 'q'
+                    ? '_form'
+                    : key;
             errors[name] = [...(errors[name] ?? []), ...messages];
           }
         }
