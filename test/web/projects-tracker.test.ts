@@ -160,7 +160,7 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
         ['assignee=nobody@else.example', 'assignee', 'Nobody of this organization has this email.'],
         ['tag=never-used', 'tag', 'You have not put the tag "never-used" on any CVE.'],
         ['epss_gte=2', 'epss_gte', 'A probability from 0 to 1, such as 0.8.'],
-        ['ordering=cvss', 'ordering', 'Choose one of the orders offered.'],
+        ['ordering=severity', 'ordering', 'Choose one of the orders offered.'],
       ] as const) {
         const page = await browser.get(`${base}?${query}`);
         expect(page.status, query).toBe(400);
