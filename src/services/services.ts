@@ -33,6 +33,7 @@ import type { SecurityService } from './security.service.ts';
 import type { SavedViewService } from './saved-view.service.ts';
 import type { InvitationService } from './invitation.service.ts';
 import type { StatisticsService } from './statistics.service.ts';
+import type { DashboardService } from './dashboard.service.ts';
 
 export interface Services {
   config: Config;
@@ -76,6 +77,8 @@ export interface Services {
   invitations: InvitationService;
   /** The catalog statistics, computed by the `statistics.compute` job and read as stored. */
   statistics: StatisticsService;
+  /** The project dashboard, its Atom feeds and the organization overview. */
+  dashboards: DashboardService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

@@ -67,6 +67,7 @@ export type WebServices = Pick<
   | 'savedViews'
   | 'invitations'
   | 'statistics'
+  | 'dashboards'
   | 'tags'
   | 'notifications'
   | 'automations'

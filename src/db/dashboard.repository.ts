@@ -1,0 +1,234 @@
+/**
+ * The project dashboard's and the organization overview's reads (grouped queries: one per panel,
+ * never one per project), the users' visits of a project and their Atom feeds (migration 0028).
+ * "The project's CVEs" are those whose vendor keys overlap its subscriptions, REJECTED ones excepted,
+ * as in tracker.repository.ts.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.ts';
+import type { ChangeEntry } from '../domain/cve-change.ts';
+import { CLOSED_STATUSES } from '../domain/triage.ts';
+import type { AssigneeCount, CountCell, FeedCveFacts, OpenKevCve } from '../domain/dashboard.ts';
+
+/** A recorded change of a CVE carrying one of the keys, with the CVE's state and keys now. */
+export interface RecentChangeRow {
+  change_id: string;
+  cve_id: string;
+  changed_at: Date;
+  entries: ChangeEntry[];
+  state: string;
+  vendors: string[];
+}
+
+/** A user's feed of a project, found by its secret's hash, for a joined member of an active project. */
+export interface FeedOwner {
+  project_id: string;
+  project: string;
+  organization_id: string;
+  organization: string;
+  user_id: string;
+  keys: string[];
+}
+
+/** Grouped cells of one project of an organization. */
+export interface OverviewCell extends CountCell {
+  project: string;
+  subscriptions: number;
+  /** Published in the overview's week. */
+  recent: boolean;
+}
+
+const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
+/** An open CVE: no tracker entry, no status, or a status that does not close it. */
+const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
+const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
+
+export class DashboardRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /**
+   * Records a view of the dashboard at `now` and returns where its feed starts: the start kept by
+   * the current visit (views less than `gapMs` apart are one visit), else the previous visit's time,
+   * else (a first visit) `firstSince`. One statement.
+   */
+  async recordVisit(
+    projectId: string,
+    userId: string,
+    now: Date,
+    firstSince: Date,
+    gapMs: number,
+  ): Promise<{ since: Date; first: boolean }> {
+    const sameVisitAfter = new Date(now.getTime() - gapMs);
+    const { rows } = await sql<{ since: Date; first: boolean }>`
+      INSERT INTO project_visit AS v (project_id, user_id, visited_at, since)
+      VALUES (${projectId}, ${userId}, ${now}, ${firstSince})
+      ON CONFLICT (project_id, user_id) DO UPDATE
+         SET since = CASE WHEN v.visited_at > ${sameVisitAfter} THEN v.since
+                          ELSE least(v.visited_at, ${now}) END,
+             visited_at = greatest(v.visited_at, ${now})
+      RETURNING since, (xmax = 0) AS first`.execute(this.db);
+    const row = rows[0]!;
+    return { since: new Date(row.since), first: row.first };
+  }
+
+  /**
+   * The latest `limit` changes recorded in [since, until) of CVEs carrying one of `keys` now, latest
+   * first. Changes copied from OpenCVE's history (`origin`) are history, not news, as in reports.
+   * Walks `cve_change_created_idx` backwards from `until`, the CVE by primary key.
+   */
+  async recentChanges(
+    keys: readonly string[],
+    since: Date,
+    until: Date,
+    limit: number,
+  ): Promise<RecentChangeRow[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<RecentChangeRow>`
+      SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.data AS entries,
+             c.state, c.vendors
+        FROM cve_change ch
+        JOIN cve c ON c.cve_id = ch.cve_id
+       WHERE ch.created_at >= ${since} AND ch.created_at < ${until} AND ch.origin IS NULL
+         AND c.vendors && ${[...keys]}::text[]
+       ORDER BY ch.created_at DESC, ch.seq DESC
+       LIMIT ${limit}`.execute(this.db);
+    return rows.map((r) => ({ ...r, changed_at: new Date(r.changed_at) }));
+  }
+
+  /** What a feed shows of some CVEs, by id. */
+  async cveFacts(cveIds: readonly string[]): Promise<Map<string, FeedCveFacts>> {
+    if (!cveIds.length) return new Map();
+    const { rows } = await sql<FeedCveFacts>`
+      SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev
+        FROM cve c WHERE c.cve_id = ANY(${[...cveIds]}::text[])`.execute(this.db);
+    return new Map(rows.map((r) => [r.cve_id, r]));
+  }
+
+  /**
+   * The project's CVEs grouped by tracker status, CVSS 3.1 score and KEV: one pass over the
+   * project's CVEs (the `vendors` GIN index), its tracker entries by primary key.
+   */
+  async countCells(projectId: string, keys: readonly string[]): Promise<CountCell[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<CountCell>`
+      SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
+        FROM cve c
+        LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
+       WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
+    return rows;
+  }
+
+  /** The members holding the most open CVEs of the project (from its tracker entries). */
+  async topAssignees(projectId: string, keys: readonly string[], limit: number): Promise<AssigneeCount[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<AssigneeCount>`
+      SELECT u.email, u.username, count(*)::int AS open
+        FROM tracker_entry te
+        JOIN app_user u ON u.id = te.assignee_id
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.project_id = ${projectId} AND ${openEntry}
+         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       GROUP BY u.email, u.username
+       ORDER BY open DESC, u.email
+       LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /** The project's KEV CVEs still open, latest updated first (the KEV partial index of migration 0020). */
+  async openKev(projectId: string, keys: readonly string[], limit: number): Promise<OpenKevCve[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<OpenKevCve>`
+      SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev,
+             te.status, u.email AS assignee
+        FROM cve c
+        LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
+        LEFT JOIN app_user u ON u.id = te.assignee_id
+       WHERE c.kev AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED' AND ${openEntry}
+       ORDER BY c.updated_at DESC, c.cve_id DESC
+       LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /**
+   * Every active project of the organization with its CVEs grouped by open or closed status, CVSS
+   * 3.1 score, KEV and published since `weekStart`: one statement (a lateral join per project, each
+   * on the `vendors` GIN index); a project without subscriptions is one row with a null cell.
+   */
+  async overviewCells(organizationId: string, weekStart: Date): Promise<OverviewCell[]> {
+    const { rows } = await sql<OverviewCell & { count: number | null }>`
+      SELECT p.name AS project, cardinality(k.keys) AS subscriptions,
+             x.status, x.cvss31, x.kev, x.recent, x.count
+        FROM project p
+        CROSS JOIN LATERAL (
+              SELECT ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys) k
+        LEFT JOIN LATERAL (
+              SELECT CASE WHEN ${openEntry} THEN NULL ELSE 'closed' END AS status, c.cvss31, c.kev,
+                     c.created_at >= ${weekStart} AS recent, count(*)::int AS count
+                FROM cve c
+                LEFT JOIN tracker_entry te ON te.project_id = p.id AND te.cve_id = c.cve_id
+               WHERE c.vendors && k.keys AND c.state <> 'REJECTED'
+               GROUP BY 1, 2, 3, 4) x ON true
+       WHERE p.organization_id = ${organizationId} AND p.active
+       ORDER BY p.name`.execute(this.db);
+    return rows.map((r) => ({ ...r, count: r.count ?? 0, kev: r.kev ?? false, recent: r.recent ?? false }));
+  }
+
+  /** The members holding the most open CVEs across the organization's active projects. */
+  async organizationAssignees(organizationId: string, limit: number): Promise<AssigneeCount[]> {
+    const { rows } = await sql<AssigneeCount>`
+      SELECT u.email, u.username, count(*)::int AS open
+        FROM tracker_entry te
+        JOIN project p ON p.id = te.project_id AND p.organization_id = ${organizationId} AND p.active
+        JOIN app_user u ON u.id = te.assignee_id
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE ${openEntry} AND c.state <> 'REJECTED'
+         AND c.vendors && ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id)
+       GROUP BY u.email, u.username
+       ORDER BY open DESC, u.email
+       LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /** The user's feed of the project, if they made one. */
+  async feed(projectId: string, userId: string): Promise<{ nonce: string; created_at: Date } | undefined> {
+    return this.db
+      .selectFrom('project_feed')
+      .select(['nonce', 'created_at'])
+      .where('project_id', '=', projectId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  /** Makes or replaces the user's feed of the project (the old URL stops working). */
+  async setFeed(projectId: string, userId: string, nonce: string, secretHash: string): Promise<void> {
+    await this.db
+      .insertInto('project_feed')
+      .values({ project_id: projectId, user_id: userId, nonce, secret_hash: secretHash })
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'user_id']).doUpdateSet({
+          nonce,
+          secret_hash: secretHash,
+          created_at: sql<Date>`now()`,
+        }),
+      )
+      .execute();
+  }
+
+  /**
+   * The feed whose secret hashes to `secretHash`, while its user is a joined member of the
+   * project's organization and the project is active; undefined otherwise.
+   */
+  async feedByHash(secretHash: string): Promise<FeedOwner | undefined> {
+    const { rows } = await sql<FeedOwner>`
+      SELECT f.project_id, p.name AS project, p.organization_id, o.name AS organization, f.user_id,
+             ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys
+        FROM project_feed f
+        JOIN project p ON p.id = f.project_id AND p.active
+        JOIN organization o ON o.id = p.organization_id
+        JOIN membership m ON m.organization_id = p.organization_id AND m.user_id = f.user_id
+                         AND m.date_joined IS NOT NULL
+       WHERE f.secret_hash = ${secretHash}`.execute(this.db);
+    return rows[0];
+  }
+}
