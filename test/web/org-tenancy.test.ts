@@ -41,6 +41,7 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/tokens', ownerOnly: true, form: { name: 'walk', mode: 'write' } },
   { method: 'POST', url: '/org/:org/tokens/:tokenId/revoke', ownerOnly: true },
   { method: 'GET', url: '/org/:org/audit', ownerOnly: true },
+  { method: 'GET', url: '/org/:org/overview', ownerOnly: false },
 ];
 
 describeEachDatabase('web: organization tenancy walk', (use) => {

@@ -8,7 +8,8 @@ import { Time } from '../components.tsx';
 import { Layout, sendPage } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { orgAccess, orgPath } from './org-shared.tsx';
-import { projectAccess, projectPath, ProjectPage } from './project-shared.tsx';
+import { projectPath } from './project-shared.tsx';
+import { projectDashboardRoutes } from './project-dashboard.routes.tsx';
 import { projectTrackerRoutes } from './project-tracker.routes.tsx';
 import { projectCveRoutes } from './project-cve.routes.tsx';
 import { projectSubscriptionsRoutes } from './project-subscriptions.routes.tsx';
@@ -38,6 +39,7 @@ export const projectRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
             <div class="crumbs">{org}</div>
             <h1>Projects</h1>
           </div>
+          <a class="btn" href={orgPath(org, 'overview')}>Overview of all projects</a>
         </div>
         {items.length === 0 ? (
           <p class="muted">This organization has no project yet.</p>
@@ -72,16 +74,7 @@ export const projectRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     );
   });
 
-  app.get('/org/:org/projects/:project', async (request, reply) => {
-    const access = await projectAccess(services, request);
-    return sendPage(
-      reply,
-      <ProjectPage ctx={request.page} access={access} tab="dashboard" title="Dashboard">
-        <p>{access.project.subscriptions_count} subscriptions.</p>
-      </ProjectPage>,
-    );
-  });
-
+  await app.register(projectDashboardRoutes, { services });
   await app.register(projectTrackerRoutes, { services });
   await app.register(projectCveRoutes, { services });
   await app.register(projectSubscriptionsRoutes, { services });
