@@ -31,11 +31,16 @@ export interface FeedOwner {
 }
 
 /** Grouped cells of one project of an organization. */
-export interface OverviewCell extends CountCell {
+export interface OverviewCell {
   project: string;
   subscriptions: number;
+  /** Without a status, or with one that does not close it. */
+  open: boolean;
+  cvss31: number | null;
+  kev: boolean;
   /** Published in the overview's week. */
   recent: boolean;
+  count: number;
 }
 
 const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
@@ -156,14 +161,14 @@ export class DashboardRepository {
    * on the `vendors` GIN index); a project without subscriptions is one row with a null cell.
    */
   async overviewCells(organizationId: string, weekStart: Date): Promise<OverviewCell[]> {
-    const { rows } = await sql<OverviewCell & { count: number | null }>`
+    const { rows } = await sql<{ [K in keyof OverviewCell]: OverviewCell[K] | null }>`
       SELECT p.name AS project, cardinality(k.keys) AS subscriptions,
-             x.status, x.cvss31, x.kev, x.recent, x.count
+             x.open, x.cvss31, x.kev, x.recent, x.count
         FROM project p
         CROSS JOIN LATERAL (
               SELECT ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys) k
         LEFT JOIN LATERAL (
-              SELECT CASE WHEN ${openEntry} THEN NULL ELSE 'closed' END AS status, c.cvss31, c.kev,
+              SELECT ${openEntry} AS open, c.cvss31, c.kev,
                      c.created_at >= ${weekStart} AS recent, count(*)::int AS count
                 FROM cve c
                 LEFT JOIN tracker_entry te ON te.project_id = p.id AND te.cve_id = c.cve_id
@@ -171,7 +176,15 @@ export class DashboardRepository {
                GROUP BY 1, 2, 3, 4) x ON true
        WHERE p.organization_id = ${organizationId} AND p.active
        ORDER BY p.name`.execute(this.db);
-    return rows.map((r) => ({ ...r, count: r.count ?? 0, kev: r.kev ?? false, recent: r.recent ?? false }));
+    return rows.map((r) => ({
+      project: r.project!,
+      subscriptions: r.subscriptions ?? 0,
+      open: r.open ?? false,
+      cvss31: r.cvss31,
+      kev: r.kev ?? false,
+      recent: r.recent ?? false,
+      count: r.count ?? 0,
+    }));
   }
 
   /** The members holding the most open CVEs across the organization's active projects. */

@@ -140,7 +140,10 @@ export function countsOf(cells: readonly CountCell[]): DashboardCounts {
   }
   return {
     total,
-    byStatus: ([NO_STATUS, ...TRIAGE_STATUSES] as StatusKey[]).map((s) => ({ status: s, count: status.get(s) ?? 0 })),
+    byStatus: ([NO_STATUS, ...TRIAGE_STATUSES] as StatusKey[]).map((s) => ({
+      status: s,
+      count: status.get(s) ?? 0,
+    })),
     bySeverity: [...CVSS_LEVELS].reverse().map((level) => ({ level, count: severity.get(level) ?? 0 })),
     openBySeverity,
     kevOpen,

@@ -33,7 +33,6 @@ import { PROJECT_NAME } from '../domain/names.ts';
 import { itemEvents, projectView } from '../domain/project-events.ts';
 import type { ReportRow } from '../domain/report.ts';
 import { subscriptionsOfKeys, type SubscriptionSet } from '../domain/subscriptions.ts';
-import { isOpenStatus } from '../domain/triage.ts';
 
 const DAY_MS = 86_400_000;
 /** Rows of the dashboard's small panels. */
@@ -179,7 +178,7 @@ export class DashboardService {
         byName.set(cell.project, p);
       }
       if (cell.recent) p.newThisWeek += cell.count;
-      if (isOpenStatus(cell.status)) {
+      if (cell.open) {
         p.open += cell.count;
         p.openBySeverity[levelOf(cell.cvss31)] += cell.count;
         if (cell.kev) p.kevOpen += cell.count;

@@ -38,7 +38,10 @@ function OverviewPage({
             <a href={orgPath(org, 'projects')}>{org} projects</a>
           </div>
           <h1>Overview</h1>
-          <p class="muted">Every project of {org}; open means without a status, or with one other than resolved, not applicable or risk accepted.</p>
+          <p class="muted">
+            Every project of {org}; open means without a status, or with one other than resolved, not
+            applicable or risk accepted.
+          </p>
         </div>
       </div>
       <div class="grid dash-stats">

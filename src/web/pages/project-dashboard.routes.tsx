@@ -114,9 +114,13 @@ function FeedSection({ ctx, dash }: { ctx: PageContext; dash: ProjectDashboard }
   const { feed } = dash;
   return (
     <section class="card" aria-labelledby="feed-title">
-      <h2 id="feed-title">{feed.firstVisit ? `Changed in the last ${FEED_DAYS} days` : 'Since your last visit'}</h2>
+      <h2 id="feed-title">
+        {feed.firstVisit ? `Changed in the last ${FEED_DAYS} days` : 'Since your last visit'}
+      </h2>
       <p class="muted small">
-        {feed.total === 0 ? 'No CVE of this project changed since ' : `${feed.total} CVE${feed.total === 1 ? '' : 's'} changed since `}
+        {feed.total === 0
+          ? 'No CVE of this project changed since '
+          : `${feed.total} CVE${feed.total === 1 ? '' : 's'} changed since `}
         <Time date={feed.since} style={ctx.dateStyle} />
         {feed.total > feed.cves.length && `; the ${feed.cves.length} latest are listed`}
         {feed.truncated && ' (a very busy period: only its latest changes were read)'}.
@@ -156,7 +160,10 @@ function CountsSection({ access, dash }: { access: ProjectAccess; dash: ProjectD
               <tr>
                 <th scope="row">
                   <a href={tracker(`cvss=${s.level}`)}>
-                    <span class={`dash-dot sev-${s.level === 'empty' ? 'none' : s.level}`} aria-hidden="true" />
+                    <span
+                      class={`dash-dot sev-${s.level === 'empty' ? 'none' : s.level}`}
+                      aria-hidden="true"
+                    />
                     {SEVERITY_LABELS[s.level]}
                   </a>
                 </th>
@@ -191,7 +198,9 @@ function AssigneesSection({ access, dash }: { access: ProjectAccess; dash: Proje
             {dash.assignees.map((a) => (
               <tr>
                 <th scope="row">
-                  <a href={`${projectPath(org, access.project.name, 'cves')}?assignee=${encodeURIComponent(a.email)}`}>
+                  <a
+                    href={`${projectPath(org, access.project.name, 'cves')}?assignee=${encodeURIComponent(a.email)}`}
+                  >
                     {a.username}
                   </a>
                   <div class="muted small">{a.email}</div>
@@ -216,8 +225,8 @@ function KevSection({ access, dash }: { access: ProjectAccess; dash: ProjectDash
       </h2>
       {kevOpen === 0 ? (
         <p class="muted small">
-          No CVE of this project in CISA's Known Exploited Vulnerabilities is open (without a status, or
-          with one other than resolved, not applicable or risk accepted).
+          No CVE of this project in CISA's Known Exploited Vulnerabilities is open (without a status, or with
+          one other than resolved, not applicable or risk accepted).
         </p>
       ) : (
         <>
@@ -250,7 +259,9 @@ function KevSection({ access, dash }: { access: ProjectAccess; dash: ProjectDash
           </div>
           {kevOpen > dash.openKev.length && (
             <p class="small">
-              <a href={`${projectPath(org, access.project.name, 'cves')}?kev=true`}>All KEV CVEs of the project</a>
+              <a href={`${projectPath(org, access.project.name, 'cves')}?kev=true`}>
+                All KEV CVEs of the project
+              </a>
             </p>
           )}
         </>
@@ -259,7 +270,15 @@ function KevSection({ access, dash }: { access: ProjectAccess; dash: ProjectDash
   );
 }
 
-function ReportsSection({ ctx, access, dash }: { ctx: PageContext; access: ProjectAccess; dash: ProjectDashboard }) {
+function ReportsSection({
+  ctx,
+  access,
+  dash,
+}: {
+  ctx: PageContext;
+  access: ProjectAccess;
+  dash: ProjectDashboard;
+}) {
   const org = access.membership.name;
   const project = access.project.name;
   return (
@@ -298,7 +317,8 @@ function SubscriptionsSection({ access, dash }: { access: ProjectAccess; dash: P
       <h2 id="subscriptions-title">Subscriptions</h2>
       {vendors.length + productCount === 0 ? (
         <p class="muted small">
-          This project subscribes to nothing yet, so it has no CVEs. <a href={path}>Add vendors or products</a>.
+          This project subscribes to nothing yet, so it has no CVEs.{' '}
+          <a href={path}>Add vendors or products</a>.
         </p>
       ) : (
         <>
@@ -310,7 +330,10 @@ function SubscriptionsSection({ access, dash }: { access: ProjectAccess; dash: P
             ))}
             {Object.entries(products).flatMap(([vendor, names]) =>
               names.map((p) => (
-                <a class="chip" href={`/cves?vendor=${encodeURIComponent(vendor)}&product=${encodeURIComponent(p)}`}>
+                <a
+                  class="chip"
+                  href={`/cves?vendor=${encodeURIComponent(vendor)}&product=${encodeURIComponent(p)}`}
+                >
                   {vendor} {p}
                 </a>
               )),
@@ -344,8 +367,8 @@ function AtomSection({
     <section class="card" aria-labelledby="atom-title" id="feed">
       <h2 id="atom-title">Atom feed</h2>
       <p class="small">
-        This project's changes of the last {FEED_DAYS} days in a feed reader. The URL is yours alone and
-        needs no sign-in: keep it private.
+        This project's changes of the last {FEED_DAYS} days in a feed reader. The URL is yours alone and needs
+        no sign-in: keep it private.
       </p>
       {dash.atom ? (
         <>
@@ -427,7 +450,9 @@ function DashboardPage({
         </a>
         <a class="card dash-stat" href="#feed-title">
           <span class="stat">{dash.feed.total.toLocaleString('en')}</span>
-          <span class="muted">{dash.feed.firstVisit ? `changed in ${FEED_DAYS} days` : 'changed since your visit'}</span>
+          <span class="muted">
+            {dash.feed.firstVisit ? `changed in ${FEED_DAYS} days` : 'changed since your visit'}
+          </span>
         </a>
       </div>
       <div class="two-col">
@@ -472,7 +497,11 @@ export const projectDashboardRoutes: FastifyPluginAsync<WebOptions> = async (app
 
   app.post('/org/:org/projects/:project/feed', async (request, reply) => {
     const access = await projectAccess(services, request);
-    await services.dashboards.rotateFeed(access.membership.organizationId, access.project.name, request.page.user!.id);
+    await services.dashboards.rotateFeed(
+      access.membership.organizationId,
+      access.project.name,
+      request.page.user!.id,
+    );
     return reply.redirect(`${projectPath(access.membership.name, access.project.name)}?done=feed#feed`, 303);
   });
 };

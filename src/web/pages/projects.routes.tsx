@@ -39,7 +39,9 @@ export const projectRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
             <div class="crumbs">{org}</div>
             <h1>Projects</h1>
           </div>
-          <a class="btn" href={orgPath(org, 'overview')}>Overview of all projects</a>
+          <a class="btn" href={orgPath(org, 'overview')}>
+            Overview of all projects
+          </a>
         </div>
         {items.length === 0 ? (
           <p class="muted">This organization has no project yet.</p>
