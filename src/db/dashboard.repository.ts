@@ -54,7 +54,7 @@ export class DashboardRepository {
   /**
    * Records a view of the dashboard at `now` and returns where its feed starts: the start kept by
    * the current visit (views less than `gapMs` apart are one visit), else the previous visit's time,
-   * else (a first visit) `firstSince`. One statement.
+   * else (a first visit) `firstSince`; `first` while the user's first visit lasts. One statement.
    */
   async recordVisit(
     projectId: string,
@@ -70,8 +70,9 @@ export class DashboardRepository {
       ON CONFLICT (project_id, user_id) DO UPDATE
          SET since = CASE WHEN v.visited_at > ${sameVisitAfter} THEN v.since
                           ELSE least(v.visited_at, ${now}) END,
+             first = v.first AND v.visited_at > ${sameVisitAfter},
              visited_at = greatest(v.visited_at, ${now})
-      RETURNING since, (xmax = 0) AS first`.execute(this.db);
+      RETURNING since, first`.execute(this.db);
     const row = rows[0]!;
     return { since: new Date(row.since), first: row.first };
   }

@@ -407,6 +407,8 @@ export interface ProjectVisitTable {
   visited_at: Date;
   /** Where the current visit's feed starts: the visit before it (or 7 days before a first visit). */
   since: Date;
+  /** The current visit is the user's first (its feed is the default window). */
+  first: Generated<boolean>;
 }
 
 /** A user's Atom feed of a project (migration 0028): the SHA-256 of its secret, hex. */

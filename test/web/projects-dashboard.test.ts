@@ -199,6 +199,10 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       expect(page.status).toBe(200);
       expect(page.html.querySelector('#feed-title')!.text).toBe('Changed in the last 7 days');
       expect(feedRows(page).map((r) => r.cve)).toContain('CVE-2024-9380');
+      // A reload is the same (first) visit.
+      const reload = await member.get(dashboard);
+      expect(reload.html.querySelector('#feed-title')!.text).toBe('Changed in the last 7 days');
+      expect(feedRows(reload)).toEqual(feedRows(page));
     });
   });
 

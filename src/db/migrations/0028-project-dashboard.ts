@@ -13,6 +13,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       user_id uuid NOT NULL REFERENCES app_user (id) ON DELETE CASCADE,
       visited_at timestamptz NOT NULL,
       since timestamptz NOT NULL,
+      first boolean NOT NULL DEFAULT true,
       PRIMARY KEY (project_id, user_id)
     )`.execute(db);
   await sql`

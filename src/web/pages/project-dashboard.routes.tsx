@@ -42,7 +42,7 @@ export const SEVERITY_LABELS: Record<CvssLevel, string> = {
 
 export const statusLabel = (status: string | null) => STATUS_LABELS[status ?? 'no_status'] ?? status;
 
-const SUMMARY_MAX = 160;
+const SUMMARY_MAX = 140;
 
 /** A CVE's title, else the start of its description. */
 export function cveSummary(cve: Pick<FeedCveFacts, 'title' | 'description'>): string {
