@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { CLOSED_STATUSES } from '../domain/triage.ts';
-import type { AssigneeCount, CountCell, FeedCveFacts, OpenKevCve } from '../domain/dashboard.ts';
+import type { AssigneeCount, CatalogCell, CountCell, FeedCveFacts, OpenKevCve } from '../domain/dashboard.ts';
 
 /** A recorded change of a CVE carrying one of the keys, with the CVE's state and keys now. */
 export interface RecentChangeRow {
@@ -42,6 +42,9 @@ export interface OverviewCell {
   recent: boolean;
   count: number;
 }
+
+/** Changes of the window read at once by `recentChanges`. */
+const CHANGE_CHUNK = 2000;
 
 const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
 /** An open CVE: no tracker entry, no status, or a status that does not close it. */
@@ -80,25 +83,53 @@ export class DashboardRepository {
   /**
    * The latest `limit` changes recorded in [since, until) of CVEs carrying one of `keys` now, latest
    * first. Changes copied from OpenCVE's history (`origin`) are history, not news, as in reports.
-   * Walks `cve_change_created_idx` backwards from `until`, the CVE by primary key.
+   * Read in chunks of the window's latest changes (keyset on `(created_at, seq)`, the CVEs by
+   * primary key) until `limit` match: a busy project stops after a chunk or two instead of joining
+   * every change of the window, a quiet one reads the window once.
    */
   async recentChanges(
     keys: readonly string[],
     since: Date,
     until: Date,
     limit: number,
+    chunk = CHANGE_CHUNK,
   ): Promise<RecentChangeRow[]> {
     if (!keys.length) return [];
-    const { rows } = await sql<RecentChangeRow>`
-      SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.data AS entries,
-             c.state, c.vendors
-        FROM cve_change ch
-        JOIN cve c ON c.cve_id = ch.cve_id
-       WHERE ch.created_at >= ${since} AND ch.created_at < ${until} AND ch.origin IS NULL
-         AND c.vendors && ${[...keys]}::text[]
-       ORDER BY ch.created_at DESC, ch.seq DESC
-       LIMIT ${limit}`.execute(this.db);
-    return rows.map((r) => ({ ...r, changed_at: new Date(r.changed_at) }));
+    const out: RecentChangeRow[] = [];
+    let cursor: number | undefined;
+    for (;;) {
+      // The cursor's time is read again by its seq: a JavaScript Date would drop the microseconds,
+      // and an import batch's changes all share one time.
+      const after =
+        cursor === undefined
+          ? sql``
+          : sql`AND (created_at, seq) < ((SELECT created_at FROM cve_change WHERE seq = ${cursor}), ${cursor})`;
+      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean }>`
+        SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.seq,
+               c.cve_id IS NOT NULL AS matched,
+               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors
+          FROM (SELECT id, cve_id, created_at, seq, data FROM cve_change
+                 WHERE created_at >= ${since} AND created_at < ${until} AND origin IS NULL ${after}
+                 ORDER BY created_at DESC, seq DESC
+                 LIMIT ${chunk}) ch
+          LEFT JOIN cve c ON c.cve_id = ch.cve_id AND c.vendors && ${[...keys]}::text[]
+         ORDER BY ch.created_at DESC, ch.seq DESC`.execute(this.db);
+      for (const r of rows) {
+        if (!r.matched) continue;
+        out.push({
+          change_id: r.change_id,
+          cve_id: r.cve_id,
+          changed_at: new Date(r.changed_at),
+          entries: r.entries,
+          state: r.state,
+          vendors: r.vendors,
+        });
+        if (out.length === limit) return out;
+      }
+      const last = rows.at(-1);
+      if (rows.length < chunk || !last) return out;
+      cursor = Number(last.seq);
+    }
   }
 
   /** What a feed shows of some CVEs, by id. */
@@ -110,17 +141,44 @@ export class DashboardRepository {
     return new Map(rows.map((r) => [r.cve_id, r]));
   }
 
+  /** The catalog's version: bumped by every import batch that changes CVE rows. */
+  async catalogVersion(): Promise<number> {
+    const row = await this.db
+      .selectFrom('catalog_state')
+      .select('version')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return Number(row?.version ?? 0);
+  }
+
   /**
-   * The project's CVEs grouped by tracker status, CVSS 3.1 score and KEV: one pass over the
-   * project's CVEs (the `vendors` GIN index), its tracker entries by primary key.
+   * CVEs carrying one of `keys` (REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
+   * catalog version read in the same statement: a pass over those CVEs (the `vendors` GIN index, or
+   * a scan when they are a large part of the catalog), so callers keep it per version.
    */
-  async countCells(projectId: string, keys: readonly string[]): Promise<CountCell[]> {
+  async catalogCells(keys: readonly string[]): Promise<{ version: number; cells: CatalogCell[] }> {
+    if (!keys.length) return { version: await this.catalogVersion(), cells: [] };
+    const { rows } = await sql<CatalogCell & { version: number }>`
+      SELECT (SELECT version FROM catalog_state WHERE id = 1) AS version, c.cvss31, c.kev, count(*)::int AS count
+        FROM cve c
+       WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       GROUP BY c.cvss31, c.kev`.execute(this.db);
+    const version = rows[0] ? Number(rows[0].version) : await this.catalogVersion();
+    return { version, cells: rows.map(({ cvss31, kev, count }) => ({ cvss31, kev, count })) };
+  }
+
+  /**
+   * The project's CVEs with a triage status grouped by status, CVSS 3.1 score and KEV: from its
+   * tracker entries (the primary key), each CVE by primary key.
+   */
+  async statusCells(projectId: string, keys: readonly string[]): Promise<CountCell[]> {
     if (!keys.length) return [];
     const { rows } = await sql<CountCell>`
       SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
-        FROM cve c
-        LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
-       WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+        FROM tracker_entry te
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.project_id = ${projectId} AND te.status IS NOT NULL
+         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
        GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
     return rows;
   }

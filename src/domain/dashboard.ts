@@ -15,7 +15,7 @@ export const FEED_MAX_CVES = 50;
 /** Entries of an Atom feed (the latest changes). */
 export const ATOM_MAX_ENTRIES = 100;
 /** Recorded changes read for one feed at most (the latest): a bound on a busy week's cost. */
-export const FEED_MAX_CHANGES = 2000;
+export const FEED_MAX_CHANGES = 1000;
 
 /** Readable names of the project events (domain/automation.ts's EVENT_TYPES). */
 export const EVENT_LABELS: Record<string, string> = {
@@ -94,12 +94,16 @@ export function foldChanges(changes: readonly FeedChange[]): FeedCve[] {
   );
 }
 
-/** How many of a project's CVEs have a (status, CVSS 3.1 level, KEV) combination. */
-export interface CountCell {
-  status: string | null;
+/** How many of a project's CVEs have a CVSS 3.1 score and KEV flag (the catalog's part). */
+export interface CatalogCell {
   cvss31: number | null;
   kev: boolean;
   count: number;
+}
+
+/** How many of a project's CVEs with a triage status have a (status, score, KEV) combination. */
+export interface CountCell extends CatalogCell {
+  status: string | null;
 }
 
 export type StatusKey = TriageStatus | typeof NO_STATUS;
@@ -120,24 +124,34 @@ export interface DashboardCounts {
 /** The level of the tracker's `cvss` filter (CVSS 3.1) of a score; `empty` without one. */
 export const levelOf = (cvss31: number | null): CvssLevel => cvssLevelOf(cvss31) ?? 'empty';
 
-/** Counts by status, by severity, open by severity and open KEV, from grouped cells. */
-export function countsOf(cells: readonly CountCell[]): DashboardCounts {
+/**
+ * Counts by status, by severity, open by severity and open KEV: `catalog` groups every CVE of the
+ * project, `tracked` those with a status (the rest have none, and are open).
+ */
+export function countsOf(catalog: readonly CatalogCell[], tracked: readonly CountCell[]): DashboardCounts {
   const status = new Map<string, number>();
   const severity = new Map<CvssLevel, number>();
   const openBySeverity = Object.fromEntries(CVSS_LEVELS.map((l) => [l, 0])) as Record<CvssLevel, number>;
   let total = 0;
   let kevOpen = 0;
-  for (const cell of cells) {
+  for (const cell of catalog) {
     const level = levelOf(cell.cvss31);
     total += cell.count;
-    const key = cell.status ?? NO_STATUS;
-    status.set(key, (status.get(key) ?? 0) + cell.count);
     severity.set(level, (severity.get(level) ?? 0) + cell.count);
-    if (isOpenStatus(cell.status)) {
-      openBySeverity[level] += cell.count;
-      if (cell.kev) kevOpen += cell.count;
+    openBySeverity[level] += cell.count;
+    if (cell.kev) kevOpen += cell.count;
+  }
+  let withStatus = 0;
+  for (const cell of tracked) {
+    if (cell.status === null) continue;
+    withStatus += cell.count;
+    status.set(cell.status, (status.get(cell.status) ?? 0) + cell.count);
+    if (!isOpenStatus(cell.status)) {
+      openBySeverity[levelOf(cell.cvss31)] -= cell.count;
+      if (cell.kev) kevOpen -= cell.count;
     }
   }
+  status.set(NO_STATUS, total - withStatus);
   return {
     total,
     byStatus: ([NO_STATUS, ...TRIAGE_STATUSES] as StatusKey[]).map((s) => ({

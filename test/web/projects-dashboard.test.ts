@@ -13,6 +13,7 @@ import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sources } from '../../src/sources/index.ts';
 import { CVSS_RANGES } from '../../src/domain/cvss.ts';
+import { DashboardRepository } from '../../src/db/dashboard.repository.ts';
 import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.ts';
 import { cveIdOf, loadHistory, type Json } from '../helpers/cve5-history.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
@@ -204,6 +205,18 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       expect(reload.html.querySelector('#feed-title')!.text).toBe('Changed in the last 7 days');
       expect(feedRows(reload)).toEqual(feedRows(page));
     });
+  });
+
+  it('reads the same changes in small chunks as at once (the keyset crosses ties of one import batch)', async () => {
+    const repository = new DashboardRepository(db());
+    const since = new Date(Date.now() - 7 * 86_400_000);
+    const keys = [...KEYS, 'linux'];
+    const whole = await repository.recentChanges(keys, since, new Date(), 5000, 100_000);
+    const chunked = await repository.recentChanges(keys, since, new Date(), 5000, 7);
+    expect(whole.length).toBeGreaterThan(20);
+    expect(chunked.map((r) => r.change_id)).toEqual(whole.map((r) => r.change_id));
+    const capped = await repository.recentChanges(keys, since, new Date(), 10, 3);
+    expect(capped.map((r) => r.change_id)).toEqual(whole.slice(0, 10).map((r) => r.change_id));
   });
 
   describe('counts, assignees, KEV, reports, subscriptions', () => {
