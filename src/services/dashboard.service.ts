@@ -22,7 +22,6 @@ import {
   levelOf,
   VISIT_GAP_MS,
   type AssigneeCount,
-  type CatalogCell,
   type DashboardCounts,
   type DashboardFeed,
   type FeedChange,
@@ -42,8 +41,8 @@ const OPEN_KEV_SHOWN = 10;
 const LAST_REPORTS = 5;
 const ORG_ASSIGNEES = 10;
 /** A feed secret: 32 random bytes' HMAC, base64url (43 characters). */
-/** Sets of keys whose catalog counts are kept (least recently used first out). */
-const CELL_CACHE_MAX = 500;
+/** Results kept per catalog version (least recently used first out). */
+const CACHE_MAX = 500;
 const FEED_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 export interface ProjectDashboard {
@@ -77,7 +76,7 @@ export class DashboardService {
   private readonly dashboards: DashboardRepository;
   private readonly projects: ProjectRepository;
   private readonly reports: ReportRepository;
-  private readonly cellCache = new Map<string, Promise<CatalogCell[]>>();
+  private readonly cache = new Map<string, Promise<unknown>>();
   private cachedVersion: number | undefined;
 
   constructor(
@@ -107,9 +106,14 @@ export class DashboardService {
       new Date(now.getTime() - FEED_DAYS * DAY_MS),
       VISIT_GAP_MS,
     );
+    const version = await this.dashboards.catalogVersion();
     const [changes, catalogCells, statusCells, assignees, openKev, reports, atom] = await Promise.all([
-      this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES),
-      this.catalogCells(project.keys),
+      this.cached(version, JSON.stringify(['feed', project.keys, since]), () =>
+        this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES),
+      ),
+      this.cached(version, JSON.stringify(['cells', project.keys]), () =>
+        this.dashboards.catalogCells(project.keys).then((r) => r.cells),
+      ),
       this.dashboards.statusCells(project.id, project.keys),
       this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES),
       this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN),
@@ -194,29 +198,29 @@ export class DashboardService {
   }
 
   /**
-   * The catalog's part of a project's counts (by score and KEV), kept per catalog version and set
-   * of keys: it is a pass over every CVE of the project (a second on PostgreSQL for 20 busy vendors
-   * of a 300,000-CVE catalog, docs/decisions.md), and it changes only when an import batch commits,
-   * which bumps the version. Concurrent requests share one computation.
+   * What the catalog alone decides, kept per catalog version: the catalog's part of a project's
+   * counts (by score and KEV: a pass over every CVE of the project, a second on PostgreSQL for 20
+   * busy vendors of a 300,000-CVE catalog, docs/decisions.md) and a visit's feed (the window's
+   * changes). Both change only when an import batch commits, which bumps the version (a change is
+   * recorded with the CVE it changes). Concurrent requests share one computation; a failure is not
+   * kept.
    */
-  private async catalogCells(keys: readonly string[]): Promise<CatalogCell[]> {
-    const version = await this.dashboards.catalogVersion();
+  private cached<T>(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     if (version !== this.cachedVersion) {
-      this.cellCache.clear();
+      this.cache.clear();
       this.cachedVersion = version;
     }
-    const key = keys.join('\n');
-    let cells = this.cellCache.get(key);
-    if (cells) {
+    let value = this.cache.get(key) as Promise<T> | undefined;
+    if (value) {
       // Refresh its place in the eviction order.
-      this.cellCache.delete(key);
+      this.cache.delete(key);
     } else {
-      cells = this.dashboards.catalogCells(keys).then((r) => r.cells);
-      cells.catch(() => this.cellCache.delete(key));
+      value = compute();
+      value.catch(() => this.cache.delete(key));
     }
-    this.cellCache.set(key, cells);
-    if (this.cellCache.size > CELL_CACHE_MAX) this.cellCache.delete(this.cellCache.keys().next().value!);
-    return cells;
+    this.cache.set(key, value);
+    if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    return value;
   }
 
   private async listed(organizationId: string, projectName: string) {
