@@ -5,7 +5,6 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { CVSS_LEVELS, type CvssLevel } from '../../domain/cvss.ts';
-import { FEED_DAYS } from '../../domain/dashboard.ts';
 import type { OrganizationOverview } from '../../services/dashboard.service.ts';
 import { Time } from '../components.tsx';
 import { Layout, sendPage, type PageContext } from '../page.tsx';
@@ -51,7 +50,7 @@ function OverviewPage({
         </div>
         <div class="card dash-stat">
           <span class="stat">{num(sum((p) => p.newThisWeek))}</span>
-          <span class="muted">published in {FEED_DAYS} days</span>
+          <span class="muted">new this week</span>
         </div>
         <div class="card dash-stat">
           <span class="stat">{num(sum((p) => p.open))}</span>
@@ -67,13 +66,13 @@ function OverviewPage({
         </div>
       </div>
       <p class="muted small">
-        A CVE in several projects counts in each. Published this week: since{' '}
-        <Time date={overview.weekStart} style={ctx.dateStyle} />.
+        Severity columns count open CVEs by CVSS 3.1 score. New this week: published since{' '}
+        <Time date={overview.weekStart} style={ctx.dateStyle} />. A CVE in several projects counts in each.
       </p>
       {projects.length === 0 ? (
         <p class="muted">This organization has no active project yet.</p>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap dash-overview-wrap">
           <table class="data dash-overview">
             <caption class="visually-hidden">Open CVEs of each project of {org}</caption>
             <thead>
