@@ -461,6 +461,18 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
     });
   });
 
+  it('answers 404 to the feed of an inactive project, and serves it again once active', async () => {
+    await owner.get(dashboard);
+    await owner.post(`${dashboard}/feed`);
+    const url = new URL((await owner.get(dashboard)).html.querySelector('#atom-url')!.getAttribute('value')!)
+      .pathname;
+    await api.services.projects.update(acme.org.id, 'watch', { active: false }, acme.actor);
+    expect((await api.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    expect((await owner.get(dashboard)).status).toBe(404);
+    await api.services.projects.update(acme.org.id, 'watch', { active: true }, acme.actor);
+    expect((await api.app.inject({ method: 'GET', url })).statusCode).toBe(200);
+  });
+
   describe('tenancy', () => {
     it("answers 404 to another organization's user for the dashboard, the feed form and the overview", async () => {
       for (const page of [dashboard, '/org/acme/overview', '/org/acme/projects/kernel']) {
