@@ -457,8 +457,8 @@ function DashboardPage({
       </div>
       <div class="two-col">
         <div>
-          <FeedSection ctx={ctx} dash={dash} />
           <KevSection access={access} dash={dash} />
+          <FeedSection ctx={ctx} dash={dash} />
         </div>
         <div>
           <CountsSection access={access} dash={dash} />
