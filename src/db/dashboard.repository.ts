@@ -34,8 +34,6 @@ export interface FeedOwner {
 export interface OverviewCell {
   project: string;
   subscriptions: number;
-  /** Without a status, or with one that does not close it. */
-  open: boolean;
   cvss31: number | null;
   kev: boolean;
   /** Published in the overview's week. */
@@ -214,36 +212,62 @@ export class DashboardRepository {
     return rows;
   }
 
+  /** The organization's active projects, by name, with their list version (migration 0010). */
+  async activeProjects(organizationId: string): Promise<{ name: string; list_version: number }[]> {
+    const rows = await this.db
+      .selectFrom('project')
+      .select(['name', 'list_version'])
+      .where('organization_id', '=', organizationId)
+      .where('active', '=', true)
+      .orderBy('name')
+      .execute();
+    return rows.map((r) => ({ name: r.name, list_version: Number(r.list_version) }));
+  }
+
   /**
-   * Every active project of the organization with its CVEs grouped by open or closed status, CVSS
-   * 3.1 score, KEV and published since `weekStart`: one statement (a lateral join per project, each
-   * on the `vendors` GIN index); a project without subscriptions is one row with a null cell.
+   * Every active project of the organization with its CVEs grouped by CVSS 3.1 score, KEV and
+   * published since `weekStart`: one statement (a lateral join per project, each on the `vendors`
+   * GIN index); a project without subscriptions is one row with a null cell.
    */
   async overviewCells(organizationId: string, weekStart: Date): Promise<OverviewCell[]> {
     const { rows } = await sql<{ [K in keyof OverviewCell]: OverviewCell[K] | null }>`
-      SELECT p.name AS project, cardinality(k.keys) AS subscriptions,
-             x.open, x.cvss31, x.kev, x.recent, x.count
+      SELECT p.name AS project, cardinality(k.keys) AS subscriptions, x.cvss31, x.kev, x.recent, x.count
         FROM project p
         CROSS JOIN LATERAL (
               SELECT ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys) k
         LEFT JOIN LATERAL (
-              SELECT ${openEntry} AS open, c.cvss31, c.kev,
-                     c.created_at >= ${weekStart} AS recent, count(*)::int AS count
+              SELECT c.cvss31, c.kev, c.created_at >= ${weekStart} AS recent, count(*)::int AS count
                 FROM cve c
-                LEFT JOIN tracker_entry te ON te.project_id = p.id AND te.cve_id = c.cve_id
                WHERE c.vendors && k.keys AND c.state <> 'REJECTED'
-               GROUP BY 1, 2, 3, 4) x ON true
+               GROUP BY 1, 2, 3) x ON true
        WHERE p.organization_id = ${organizationId} AND p.active
        ORDER BY p.name`.execute(this.db);
     return rows.map((r) => ({
       project: r.project!,
       subscriptions: r.subscriptions ?? 0,
-      open: r.open ?? false,
       cvss31: r.cvss31,
       kev: r.kev ?? false,
       recent: r.recent ?? false,
       count: r.count ?? 0,
     }));
+  }
+
+  /**
+   * The CVEs of the organization's active projects whose status closes them, grouped by project,
+   * CVSS 3.1 score and KEV: from the tracker entries, each CVE by primary key.
+   */
+  async overviewClosedCells(
+    organizationId: string,
+  ): Promise<{ project: string; cvss31: number | null; kev: boolean; count: number }[]> {
+    const { rows } = await sql<{ project: string; cvss31: number | null; kev: boolean; count: number }>`
+      SELECT p.name AS project, c.cvss31, c.kev, count(*)::int AS count
+        FROM tracker_entry te
+        JOIN project p ON p.id = te.project_id AND p.organization_id = ${organizationId} AND p.active
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.status IN (${closed}) AND c.state <> 'REJECTED'
+         AND c.vendors && ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id)
+       GROUP BY p.name, c.cvss31, c.kev`.execute(this.db);
+    return rows;
   }
 
   /** The members holding the most open CVEs across the organization's active projects. */

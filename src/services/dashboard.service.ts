@@ -35,6 +35,7 @@ import type { ReportRow } from '../domain/report.ts';
 import { subscriptionsOfKeys, type SubscriptionSet } from '../domain/subscriptions.ts';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 /** Rows of the dashboard's small panels. */
 const TOP_ASSIGNEES = 5;
 const OPEN_KEV_SHOWN = 10;
@@ -165,12 +166,22 @@ export class DashboardService {
 
   /**
    * Every active project of the organization (open CVEs by severity, open KEV, CVEs published in the
-   * last FEED_DAYS days) and who holds the most open CVEs: two grouped statements.
+   * last FEED_DAYS days) and who holds the most open CVEs: a few grouped statements whatever the
+   * number of projects; the catalog's part (a pass over each project's CVEs) kept per catalog version.
    */
   async organizationOverview(organizationId: string, now = new Date()): Promise<OrganizationOverview> {
-    const weekStart = new Date(now.getTime() - FEED_DAYS * DAY_MS);
-    const [cells, assignees] = await Promise.all([
-      this.dashboards.overviewCells(organizationId, weekStart),
+    // The week starts on an hour, so that the catalog's part is kept for an hour at most.
+    const weekStart = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS - FEED_DAYS * DAY_MS);
+    const [version, projects] = await Promise.all([
+      this.dashboards.catalogVersion(),
+      this.dashboards.activeProjects(organizationId),
+    ]);
+    const [cells, closed, assignees] = await Promise.all([
+      // Kept per version, the projects and their subscriptions (list versions) and the week.
+      this.cached(version, JSON.stringify(['overview', organizationId, projects, weekStart]), () =>
+        this.dashboards.overviewCells(organizationId, weekStart),
+      ),
+      this.dashboards.overviewClosedCells(organizationId),
       this.dashboards.organizationAssignees(organizationId, ORG_ASSIGNEES),
     ]);
     const byName = new Map<string, ProjectOverview>();
@@ -188,11 +199,16 @@ export class DashboardService {
         byName.set(cell.project, p);
       }
       if (cell.recent) p.newThisWeek += cell.count;
-      if (cell.open) {
-        p.open += cell.count;
-        p.openBySeverity[levelOf(cell.cvss31)] += cell.count;
-        if (cell.kev) p.kevOpen += cell.count;
-      }
+      p.open += cell.count;
+      p.openBySeverity[levelOf(cell.cvss31)] += cell.count;
+      if (cell.kev) p.kevOpen += cell.count;
+    }
+    for (const cell of closed) {
+      const p = byName.get(cell.project);
+      if (!p) continue;
+      p.open -= cell.count;
+      p.openBySeverity[levelOf(cell.cvss31)] -= cell.count;
+      if (cell.kev) p.kevOpen -= cell.count;
     }
     return { projects: [...byName.values()], assignees, weekStart };
   }

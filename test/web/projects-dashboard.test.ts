@@ -549,6 +549,34 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       expect(holders).toEqual([[`${acme.user.username} ${acme.user.email}`, '1']]);
     });
 
+    it('follows triage at once (the catalog part is kept, the statuses are read each time)', async () => {
+      const watchRow = async () => {
+        const page = await owner.get('/org/acme/overview');
+        const tr = page.html
+          .querySelectorAll('.dash-overview tbody tr')
+          .find((r) => r.text.includes('watch'))!;
+        const cells = tr.querySelectorAll('td').map((td) => Number(td.text.replace(/,/g, '')));
+        return { open: cells[6], kev: cells[7] };
+      };
+      const before = await watchRow();
+      await api.services.tracker.update(
+        acme.org.id,
+        'watch',
+        'CVE-2024-9380',
+        { status: 'resolved' },
+        acme.actor,
+      );
+      expect(await watchRow()).toEqual({ open: before.open! - 1, kev: before.kev! - 1 });
+      await api.services.tracker.update(
+        acme.org.id,
+        'watch',
+        'CVE-2024-9380',
+        { status: 'analysis_in_progress' },
+        acme.actor,
+      );
+      expect(await watchRow()).toEqual(before);
+    });
+
     it('counts as new this week the CVEs published in the 7 days before now', async () => {
       const published = await sql<{ created_at: Date }>`
         SELECT created_at FROM cve WHERE cve_id = 'CVE-2024-38817'`.execute(db());
@@ -556,7 +584,7 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       const overview = await api.services.dashboards.organizationOverview(acme.org.id, now);
       const expected = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM cve WHERE vendors && ${KEYS}::text[] AND state <> 'REJECTED'
-           AND created_at >= ${new Date(now.getTime() - 7 * 86_400_000)}`.execute(db());
+           AND created_at >= ${overview.weekStart}`.execute(db());
       const watch = overview.projects.find((p) => p.name === 'watch')!;
       expect(watch.newThisWeek).toBe(expected.rows[0]!.n);
       expect(watch.newThisWeek).toBeGreaterThan(0);
