@@ -590,6 +590,29 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       expect(watch.newThisWeek).toBeGreaterThan(0);
     });
 
+    it('shows a project without subscriptions as such, on its dashboard and in the overview', async () => {
+      await api.services.projects.create(acme.org.id, { name: 'empty' }, acme.actor);
+      const page = await owner.get('/org/acme/projects/empty');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('This project subscribes to nothing yet');
+      expect(page.html.querySelector('.dash-stat .stat')!.text).toBe('0');
+      const overview = await owner.get('/org/acme/overview');
+      const row = overview.html
+        .querySelectorAll('.dash-overview tbody tr')
+        .find((r) => r.text.includes('empty'))!;
+      expect(row.text).toContain('no subscriptions');
+      expect(row.querySelectorAll('td').map((td) => td.text)).toEqual([
+        '0',
+        '0',
+        '0',
+        '0',
+        '0',
+        '0',
+        '0',
+        '0',
+      ]);
+    });
+
     it('lets a member open it (and nobody outside the organization)', async () => {
       const again = await signedIn(api, acme.user.username, PASSWORD);
       expect((await again.get('/org/acme/overview')).status).toBe(200);
