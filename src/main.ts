@@ -38,6 +38,7 @@ import {
   syncSchedules,
   tickKey,
 } from './jobs/scheduler.ts';
+import { DashboardService } from './services/dashboard.service.ts';
 import { COMPUTE_STATISTICS_JOB, StatisticsService } from './services/statistics.service.ts';
 import { JobRepository } from './db/job.repository.ts';
 import { SecretBox } from './domain/secret-box.ts';
@@ -134,6 +135,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       openSignup: config.webOpenSignup,
     }),
     statistics: new StatisticsService(database.db),
+    dashboards: new DashboardService(database.db, secret),
     organizations: new OrganizationService(database.db),
     members: new MemberService(database.db, { sender: emailSender, baseUrl }),
     auditLog: new AuditService(database.db),

@@ -25,6 +25,8 @@ import * as m0020 from './migrations/0020-saved-views.ts';
 import * as m0021 from './migrations/0021-computed-statistics.ts';
 import * as m0022 from './migrations/0022-score-orderings.ts';
 
+import * as m0028 from './migrations/0028-project-dashboard.ts';
+
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
   '0002-organizations': m0002,
@@ -47,6 +49,8 @@ const migrations: Record<string, Migration> = {
   '0020-saved-views': m0020,
   '0021-computed-statistics': m0021,
   '0022-score-orderings': m0022,
+
+  '0028-project-dashboard': m0028,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

@@ -400,6 +400,27 @@ export interface SavedViewTable {
   updated_at: Generated<Date>;
 }
 
+/** A user's last visit of a project's dashboard (migration 0028): its feed starts at `since`. */
+export interface ProjectVisitTable {
+  project_id: string;
+  user_id: string;
+  visited_at: Date;
+  /** Where the current visit's feed starts: the visit before it (or 7 days before a first visit). */
+  since: Date;
+  /** The current visit is the user's first (its feed is the default window). */
+  first: Generated<boolean>;
+}
+
+/** A user's Atom feed of a project (migration 0028): the SHA-256 of its secret, hex. */
+export interface ProjectFeedTable {
+  project_id: string;
+  user_id: string;
+  /** Random; the secret is HMAC(server secret, nonce). A new nonce is a new URL. */
+  nonce: string;
+  secret_hash: string;
+  created_at: Generated<Date>;
+}
+
 export interface WeaknessCveCountTable {
   cwe_id: string;
   cve_count: number;
@@ -443,6 +464,8 @@ export interface DB {
   user_cve_tag: UserCveTagTable;
   saved_view: SavedViewTable;
   weakness_cve_count: WeaknessCveCountTable;
+  project_visit: ProjectVisitTable;
+  project_feed: ProjectFeedTable;
 }
 
 export type CveRow = Selectable<CveTable>;

@@ -22,3 +22,13 @@ export const NO_STATUS = 'no_status';
 export const MAX_BULK_CVES = 1000;
 
 export const COMMENT_MAX_LENGTH = 10_000;
+
+/**
+ * The statuses that close a CVE for the team (fixed, or decided not to fix): the dashboards' "open"
+ * CVEs and "KEV not yet fixed" are those without a status or with any other status.
+ */
+export const CLOSED_STATUSES: readonly TriageStatus[] = ['resolved', 'not_applicable', 'risk_accepted'];
+
+/** Whether a CVE with this status (null: none) is still open. */
+export const isOpenStatus = (status: string | null): boolean =>
+  status === null || !(CLOSED_STATUSES as readonly string[]).includes(status);

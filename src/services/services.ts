@@ -35,6 +35,8 @@ import type { InvitationService } from './invitation.service.ts';
 import type { StatisticsService } from './statistics.service.ts';
 import type { OnboardingService } from './onboarding.service.ts';
 
+import type { DashboardService } from './dashboard.service.ts';
+
 export interface Services {
   config: Config;
   database: Database;
@@ -79,6 +81,9 @@ export interface Services {
   statistics: StatisticsService;
   /** A first project with its subscriptions, alert and weekly report in one go (web UI onboarding). */
   onboarding: OnboardingService;
+
+  /** The project dashboard, its Atom feeds and the organization overview. */
+  dashboards: DashboardService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

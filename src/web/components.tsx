@@ -231,3 +231,12 @@ export function Time({
     </time>
   );
 }
+
+/**
+ * The notice of `?done=<code>` after a successful form: the page's own fixed text for that code,
+ * never text from the request (an unknown code, or one of Object's own names, shows nothing).
+ */
+export function doneText(texts: Readonly<Record<string, string>>, query: unknown): string | undefined {
+  const code = (query as { done?: unknown } | undefined)?.done;
+  return typeof code === 'string' && Object.hasOwn(texts, code) ? texts[code] : undefined;
+}

@@ -31,6 +31,7 @@ import { vendorRoutes } from './pages/vendors.routes.tsx';
 import { organizationPages } from './pages/organization.routes.tsx';
 import { cveDetailRoutes } from './pages/cve-detail.routes.tsx';
 import { statisticsRoutes } from './pages/statistics.routes.tsx';
+import { feedRoutes } from './pages/feeds.routes.tsx';
 import { projectRoutes } from './pages/projects.routes.tsx';
 
 declare module 'fastify' {
@@ -67,6 +68,7 @@ export type WebServices = Pick<
   | 'savedViews'
   | 'invitations'
   | 'statistics'
+  | 'dashboards'
   | 'tags'
   | 'notifications'
   | 'automations'
@@ -173,6 +175,7 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
   await app.register(cveDetailRoutes, { services });
   await app.register(statisticsRoutes, { services });
   await app.register(projectRoutes, { services });
+  await app.register(feedRoutes, { services });
 };
 
 /** The page of an error: its status and a sentence, never a stack trace. */

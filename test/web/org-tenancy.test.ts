@@ -50,6 +50,8 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/new-project/alerts', ownerOnly: true, form: { weekly_report: 'on' } },
 
   { method: 'GET', url: '/org/:org/reports', ownerOnly: false },
+
+  { method: 'GET', url: '/org/:org/overview', ownerOnly: false },
 ];
 
 describeEachDatabase('web: organization tenancy walk', (use) => {

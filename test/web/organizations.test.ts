@@ -73,6 +73,14 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(done.status).toBe(303);
       expect(done.location).toBe('/org/acme-research?done=renamed');
       expect((await browser.get('/org/acme-labs')).status).toBe(404);
+      // A done code shows only its own fixed text; any other code (even one of Object's own names) none.
+      for (const code of ['renamed', 'constructor', '__proto__', 'toString', '<b>x</b>']) {
+        const shown = await browser.get(`/org/acme-research?done=${encodeURIComponent(code)}`);
+        expect(shown.status, code).toBe(200);
+        expect(shown.html.querySelector('.notice')?.text.trim(), code).toBe(
+          code === 'renamed' ? 'The organization was renamed.' : undefined,
+        );
+      }
       const audit = await browser.get('/org/acme-research/audit?action=organization.update');
       expect(audit.text).toContain('acme-labs → acme-research');
     });

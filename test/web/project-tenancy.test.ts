@@ -32,6 +32,8 @@ const PROJECT_TABLES = [
   'user_cve_tag',
   'saved_view',
   'audit_log',
+  'project_visit',
+  'project_feed',
 ] as const;
 
 describeEachDatabase('web: project tenancy walk', (use) => {

@@ -8,7 +8,7 @@ import type { ComponentChildren } from 'preact';
 import type { Actor } from '../../domain/actor.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { OrganizationMembership } from '../../services/web-session.service.ts';
-import { Notice } from '../components.tsx';
+import { Notice, doneText } from '../components.tsx';
 import { Layout, type PageContext } from '../page.tsx';
 import type { WebServices } from '../web.plugin.ts';
 
@@ -91,8 +91,7 @@ const DONE: Record<string, string> = {
 };
 
 export function doneNotice(query: unknown): string | undefined {
-  const code = (query as { done?: unknown } | undefined)?.done;
-  return typeof code === 'string' ? DONE[code] : undefined;
+  return doneText(DONE, query);
 }
 
 /** An organization page: its heading, the tabs (owner-only ones hidden from members), a done notice. */

@@ -14,6 +14,7 @@ import { orgReportRoutes } from './org-reports.routes.tsx';
 import { memberRoutes } from './org-members.routes.tsx';
 import { tokenRoutes } from './org-tokens.routes.tsx';
 import { invitationRoutes } from './invitations.routes.tsx';
+import { orgOverviewRoutes } from './org-overview.routes.tsx';
 import {
   doneNotice,
   field,
@@ -50,6 +51,7 @@ function GeneralPage({
         <div class="card">
           <div class="muted small">Projects</div>
           <div class="stat">{org.projects_count}</div>
+          <a href={orgPath(org.name, 'overview')}>Overview of all projects</a>
         </div>
         <div class="card">
           <div class="muted small">Created</div>
@@ -238,4 +240,5 @@ export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opt
   await app.register(auditRoutes, opts);
   await app.register(orgReportRoutes, opts);
   await app.register(invitationRoutes, opts);
+  await app.register(orgOverviewRoutes, opts);
 };

@@ -17,7 +17,7 @@ import { AppError } from '../../domain/errors.ts';
 import { severityOf } from '../../domain/report.ts';
 import { TRIAGE_STATUSES } from '../../domain/triage.ts';
 import type { AutomationInput, DryRun } from '../../services/automation.service.ts';
-import { Field, formErrorsOf, Notice, SelectField, Time, type FormErrors } from '../components.tsx';
+import { Field, formErrorsOf, Notice, SelectField, Time, type FormErrors, doneText } from '../components.tsx';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions, WebServices } from '../web.plugin.ts';
 import { field, Pager, pageNumber } from './org-shared.tsx';
@@ -57,10 +57,7 @@ const DONE: Record<string, string> = {
   deleted: 'The automation and its executions were deleted (its reports stay).',
   ran: 'The report automation ran now: here is its execution.',
 };
-const doneOf = (query: unknown) => {
-  const code = (query as { done?: unknown } | undefined)?.done;
-  return typeof code === 'string' ? DONE[code] : undefined;
-};
+const doneOf = (query: unknown) => doneText(DONE, query);
 
 const CONDITION_LABELS: Record<(typeof CONDITION_TYPES)[number], string> = {
   cvss_gte: 'CVSS at least',

@@ -1,6 +1,6 @@
 /** The projects list, `/org/<org>/projects`: each project with its subscriptions, CVEs and open triage. */
 import { formatCount } from '../format.ts';
-import { Notice, Time } from '../components.tsx';
+import { Notice, Time, doneText } from '../components.tsx';
 import { Layout, type PageContext } from '../page.tsx';
 import type { ProjectWithCounts } from '../../services/project.service.ts';
 import { orgPath, Pager } from './org-shared.tsx';
@@ -16,10 +16,7 @@ const DONE: Record<string, string> = {
     'The project was deleted, with its subscriptions, tracker, notifications, automations and reports.',
 };
 
-export function projectsDone(query: unknown): string | undefined {
-  const code = (query as { done?: unknown } | undefined)?.done;
-  return typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined;
-}
+export const projectsDone = (query: unknown): string | undefined => doneText(DONE, query);
 
 export function ProjectList({
   ctx,
@@ -45,13 +42,18 @@ export function ProjectList({
           <div class="crumbs">{org}</div>
           <h1>Projects</h1>
         </div>
-        {isOwner && (
-          <div class="head-actions">
+        <div class="head-actions">
+          {items.length > 0 && (
+            <a class="btn" href={orgPath(org, 'overview')}>
+              Overview of all projects
+            </a>
+          )}
+          {isOwner && (
             <a class="btn btn-primary" href={orgPath(org, 'new-project')}>
               New project
             </a>
-          </div>
-        )}
+          )}
+        </div>
       </div>
       {done && <Notice>{done}</Notice>}
       {items.length === 0 ? (

@@ -21,6 +21,7 @@ import {
   Notice,
   Time,
   type FormErrors,
+  doneText,
 } from '../components.tsx';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
@@ -63,10 +64,7 @@ const DONE: Record<string, string> = {
   retried: 'The delivery was queued for one more attempt, now.',
   tried: 'The test was sent. Here is what went out and what came back.',
 };
-const doneOf = (request: FastifyRequest) => {
-  const code = (request.query as { done?: unknown }).done;
-  return typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined;
-};
+const doneOf = (request: FastifyRequest) => doneText(DONE, request.query);
 
 const base = '/org/:org/projects/:project/notifications';
 const notificationsPath = (access: ProjectAccess, rest = '') =>

@@ -18,7 +18,7 @@ import {
   type ReportRow,
 } from '../../domain/report.ts';
 import type { ReportDetail } from '../../services/report.service.ts';
-import { Time } from '../components.tsx';
+import { Time, doneText } from '../components.tsx';
 import { ChangeEntryView, Severity } from '../cve-sections.tsx';
 import { formatCount } from '../format.ts';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
@@ -40,10 +40,7 @@ const DONE: Record<string, string> = {
   nothing: 'No report was made: the period since the last one is empty or was just reported.',
 };
 
-const doneOf = (request: FastifyRequest) => {
-  const code = field(request.query, 'done');
-  return Object.hasOwn(DONE, code) ? DONE[code] : undefined;
-};
+const doneOf = (request: FastifyRequest) => doneText(DONE, request.query);
 
 const reportsPath = (access: ProjectAccess, rest = '') =>
   projectPath(access.membership.name, access.project.name, `reports${rest}`);

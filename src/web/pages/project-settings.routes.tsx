@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { validationError } from '../../domain/errors.ts';
-import { Field, formErrorsOf, FormProblems, Notice, type FormErrors } from '../components.tsx';
+import { Field, formErrorsOf, FormProblems, Notice, type FormErrors, doneText } from '../components.tsx';
 import { Csrf, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { field, orgPath } from './org-shared.tsx';
@@ -168,8 +168,7 @@ function SettingsPage({
 export const projectSettingsRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   app.get('/org/:org/projects/:project/settings', async (request, reply) => {
     const access = await projectAccess(services, request, { inactiveToo: true });
-    const code = (request.query as { done?: unknown }).done;
-    const done = typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined;
+    const done = doneText(DONE, request.query);
     return sendPage(reply, <SettingsPage ctx={request.page} access={access} done={done} />);
   });
 

@@ -10,7 +10,7 @@ import { splitVendorKey } from '../../domain/cpe.ts';
 import { AppError, validationError } from '../../domain/errors.ts';
 import { keysOfSubscriptions } from '../../domain/subscriptions.ts';
 import type { KeyCounts } from '../../services/catalog.service.ts';
-import { formErrorsOf, FormProblems, type FormErrors } from '../components.tsx';
+import { formErrorsOf, FormProblems, type FormErrors, doneText } from '../components.tsx';
 import { formatCount } from '../format.ts';
 import { Csrf, isHtmx, sendFragment, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions, WebServices } from '../web.plugin.ts';
@@ -212,9 +212,8 @@ async function sendSubscriptions(
 export const projectSubscriptionsRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   app.get('/org/:org/projects/:project/subscriptions', async (request, reply) => {
     const access = await projectAccess(services, request);
-    const code = (request.query as { done?: unknown }).done;
     return sendSubscriptions(services, request, reply, access, searchOf(request.query), {
-      done: typeof code === 'string' && Object.hasOwn(DONE, code) ? DONE[code] : undefined,
+      done: doneText(DONE, request.query),
     });
   });
 

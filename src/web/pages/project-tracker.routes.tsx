@@ -15,7 +15,15 @@ import type { CveBrowsePage } from '../../services/cve-browse.ts';
 import type { ProjectCveQuery, TrackedCve } from '../../services/tracker.service.ts';
 import { csvStream, sendCsv } from '../../api/csv.ts';
 import { PROJECT_CVE_CSV_COLUMNS } from '../../api/v2/cve-csv.ts';
-import { Field, formErrorsOf, FormProblems, SelectField, Time, type FormErrors } from '../components.tsx';
+import {
+  Field,
+  formErrorsOf,
+  FormProblems,
+  SelectField,
+  Time,
+  type FormErrors,
+  doneText,
+} from '../components.tsx';
 import { formatCount } from '../format.ts';
 import { Csrf, isHtmx, sendFragment, sendPage, type PageContext, type PageShortcut } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
@@ -584,7 +592,6 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
       }
     }
     const bad = Object.keys(state.errors).length > 0;
-    const done = (request.query as { done?: unknown }).done;
     return sendPage(
       reply,
       <TrackerPage
@@ -597,7 +604,7 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
         tagNames={tagNames}
         bulk={extra.bulk ?? NO_BULK}
         rowErrors={extra.rowErrors}
-        done={typeof done === 'string' && !extra.status ? DONE[done] : undefined}
+        done={extra.status ? undefined : doneText(DONE, request.query)}
       />,
       extra.status ?? (bad ? 400 : 200),
     );

@@ -7,10 +7,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sendPage } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { orgAccess, orgPath, pageNumber } from './org-shared.tsx';
-import { projectAccess, ProjectPage } from './project-shared.tsx';
 import { ProjectList, PROJECTS_PAGE, projectsDone } from './project-list.tsx';
 import { projectOnboardingRoutes } from './project-onboarding.routes.tsx';
 import { projectSettingsRoutes } from './project-settings.routes.tsx';
+import { projectDashboardRoutes } from './project-dashboard.routes.tsx';
 import { projectTrackerRoutes } from './project-tracker.routes.tsx';
 import { projectCveRoutes } from './project-cve.routes.tsx';
 import { projectSubscriptionsRoutes } from './project-subscriptions.routes.tsx';
@@ -53,22 +53,7 @@ export const projectRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     );
   });
 
-  app.get('/org/:org/projects/:project', async (request, reply) => {
-    const access = await projectAccess(services, request);
-    return sendPage(
-      reply,
-      <ProjectPage
-        ctx={request.page}
-        access={access}
-        tab="dashboard"
-        title="Dashboard"
-        done={projectsDone(request.query)}
-      >
-        <p>{access.project.subscriptions_count} subscriptions.</p>
-      </ProjectPage>,
-    );
-  });
-
+  await app.register(projectDashboardRoutes, { services });
   await app.register(projectOnboardingRoutes, { services });
   await app.register(projectSettingsRoutes, { services });
   await app.register(projectTrackerRoutes, { services });

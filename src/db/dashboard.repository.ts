@@ -1,0 +1,330 @@
+/**
+ * The project dashboard's and the organization overview's reads (grouped queries: one per panel,
+ * never one per project), the users' visits of a project and their Atom feeds (migration 0028).
+ * "The project's CVEs" are those whose vendor keys overlap its subscriptions, REJECTED ones excepted,
+ * as in tracker.repository.ts.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.ts';
+import type { ChangeEntry } from '../domain/cve-change.ts';
+import { CLOSED_STATUSES } from '../domain/triage.ts';
+import type { AssigneeCount, CatalogCell, CountCell, FeedCveFacts, OpenKevCve } from '../domain/dashboard.ts';
+
+/** A recorded change of a CVE carrying one of the keys, with the CVE's state and keys now. */
+export interface RecentChangeRow {
+  change_id: string;
+  cve_id: string;
+  changed_at: Date;
+  entries: ChangeEntry[];
+  state: string;
+  vendors: string[];
+}
+
+/** A user's feed of a project, found by its secret's hash, for a joined member of an active project. */
+export interface FeedOwner {
+  project_id: string;
+  project: string;
+  organization_id: string;
+  organization: string;
+  user_id: string;
+  keys: string[];
+}
+
+/** Grouped cells of one project of an organization. */
+export interface OverviewCell {
+  project: string;
+  subscriptions: number;
+  cvss31: number | null;
+  kev: boolean;
+  /** Published in the overview's week. */
+  recent: boolean;
+  count: number;
+}
+
+/** Changes of the window read at once by `recentChanges`. */
+const CHANGE_CHUNK = 2000;
+
+const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
+/** An open CVE: no tracker entry, no status, or a status that does not close it. */
+const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
+const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
+
+export class DashboardRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /**
+   * Records a view of the dashboard at `now` and returns where its feed starts: the start kept by
+   * the current visit (views less than `gapMs` apart are one visit), else the previous visit's time,
+   * else (a first visit) `firstSince`; `first` while the user's first visit lasts. One statement.
+   */
+  async recordVisit(
+    projectId: string,
+    userId: string,
+    now: Date,
+    firstSince: Date,
+    gapMs: number,
+  ): Promise<{ since: Date; first: boolean }> {
+    const sameVisitAfter = new Date(now.getTime() - gapMs);
+    const { rows } = await sql<{ since: Date; first: boolean }>`
+      INSERT INTO project_visit AS v (project_id, user_id, visited_at, since)
+      VALUES (${projectId}, ${userId}, ${now}, ${firstSince})
+      ON CONFLICT (project_id, user_id) DO UPDATE
+         SET since = CASE WHEN v.visited_at > ${sameVisitAfter} THEN v.since
+                          ELSE least(v.visited_at, ${now}) END,
+             first = v.first AND v.visited_at > ${sameVisitAfter},
+             visited_at = greatest(v.visited_at, ${now})
+      RETURNING since, first`.execute(this.db);
+    const row = rows[0]!;
+    return { since: new Date(row.since), first: row.first };
+  }
+
+  /**
+   * The latest `limit` changes recorded in [since, until) of CVEs carrying one of `keys` now, latest
+   * first. Changes copied from OpenCVE's history (`origin`) are history, not news, as in reports.
+   * Read in chunks of the window's latest changes (keyset on `(created_at, seq)`, the CVEs by
+   * primary key) until `limit` match: a busy project stops after a chunk or two instead of joining
+   * every change of the window, a quiet one reads the window once.
+   */
+  async recentChanges(
+    keys: readonly string[],
+    since: Date,
+    until: Date,
+    limit: number,
+    chunk = CHANGE_CHUNK,
+  ): Promise<RecentChangeRow[]> {
+    if (!keys.length) return [];
+    const out: RecentChangeRow[] = [];
+    let cursor: number | undefined;
+    for (;;) {
+      // The cursor's time is read again by its seq: a JavaScript Date would drop the microseconds,
+      // and an import batch's changes all share one time.
+      const after =
+        cursor === undefined
+          ? sql``
+          : sql`AND (created_at, seq) < ((SELECT created_at FROM cve_change WHERE seq = ${cursor}), ${cursor})`;
+      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean }>`
+        SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.seq,
+               c.cve_id IS NOT NULL AS matched,
+               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors
+          FROM (SELECT id, cve_id, created_at, seq, data FROM cve_change
+                 WHERE created_at >= ${since} AND created_at < ${until} AND origin IS NULL ${after}
+                 ORDER BY created_at DESC, seq DESC
+                 LIMIT ${chunk}) ch
+          LEFT JOIN cve c ON c.cve_id = ch.cve_id AND c.vendors && ${[...keys]}::text[]
+         ORDER BY ch.created_at DESC, ch.seq DESC`.execute(this.db);
+      for (const r of rows) {
+        if (!r.matched) continue;
+        out.push({
+          change_id: r.change_id,
+          cve_id: r.cve_id,
+          changed_at: new Date(r.changed_at),
+          entries: r.entries,
+          state: r.state,
+          vendors: r.vendors,
+        });
+        if (out.length === limit) return out;
+      }
+      const last = rows.at(-1);
+      if (rows.length < chunk || !last) return out;
+      cursor = Number(last.seq);
+    }
+  }
+
+  /** What a feed shows of some CVEs, by id. */
+  async cveFacts(cveIds: readonly string[]): Promise<Map<string, FeedCveFacts>> {
+    if (!cveIds.length) return new Map();
+    const { rows } = await sql<FeedCveFacts>`
+      SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev
+        FROM cve c WHERE c.cve_id = ANY(${[...cveIds]}::text[])`.execute(this.db);
+    return new Map(rows.map((r) => [r.cve_id, r]));
+  }
+
+  /** The catalog's version: bumped by every import batch that changes CVE rows. */
+  async catalogVersion(): Promise<number> {
+    const row = await this.db
+      .selectFrom('catalog_state')
+      .select('version')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return Number(row?.version ?? 0);
+  }
+
+  /**
+   * CVEs carrying one of `keys` (REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
+   * catalog version read in the same statement: a pass over those CVEs (the `vendors` GIN index, or
+   * a scan when they are a large part of the catalog), so callers keep it per version.
+   */
+  async catalogCells(keys: readonly string[]): Promise<{ version: number; cells: CatalogCell[] }> {
+    if (!keys.length) return { version: await this.catalogVersion(), cells: [] };
+    const { rows } = await sql<CatalogCell & { version: number }>`
+      SELECT (SELECT version FROM catalog_state WHERE id = 1) AS version, c.cvss31, c.kev, count(*)::int AS count
+        FROM cve c
+       WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       GROUP BY c.cvss31, c.kev`.execute(this.db);
+    const version = rows[0] ? Number(rows[0].version) : await this.catalogVersion();
+    return { version, cells: rows.map(({ cvss31, kev, count }) => ({ cvss31, kev, count })) };
+  }
+
+  /**
+   * The project's CVEs with a triage status grouped by status, CVSS 3.1 score and KEV: from its
+   * tracker entries (the primary key), each CVE by primary key.
+   */
+  async statusCells(projectId: string, keys: readonly string[]): Promise<CountCell[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<CountCell>`
+      SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
+        FROM tracker_entry te
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.project_id = ${projectId} AND te.status IS NOT NULL
+         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
+    return rows;
+  }
+
+  /** The members holding the most open CVEs of the project (from its tracker entries). */
+  async topAssignees(projectId: string, keys: readonly string[], limit: number): Promise<AssigneeCount[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<AssigneeCount>`
+      SELECT u.email, u.username, count(*)::int AS open
+        FROM tracker_entry te
+        JOIN app_user u ON u.id = te.assignee_id
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.project_id = ${projectId} AND ${openEntry}
+         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       GROUP BY u.email, u.username
+       ORDER BY open DESC, u.email
+       LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /** The project's KEV CVEs still open, latest updated first (the KEV partial index of migration 0020). */
+  async openKev(projectId: string, keys: readonly string[], limit: number): Promise<OpenKevCve[]> {
+    if (!keys.length) return [];
+    const { rows } = await sql<OpenKevCve>`
+      SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev,
+             te.status, u.email AS assignee
+        FROM cve c
+        LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
+        LEFT JOIN app_user u ON u.id = te.assignee_id
+       WHERE c.kev AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED' AND ${openEntry}
+       ORDER BY c.updated_at DESC, c.cve_id DESC
+       LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /** The organization's active projects, by name, with their list version (migration 0010). */
+  async activeProjects(organizationId: string): Promise<{ name: string; list_version: number }[]> {
+    const rows = await this.db
+      .selectFrom('project')
+      .select(['name', 'list_version'])
+      .where('organization_id', '=', organizationId)
+      .where('active', '=', true)
+      .orderBy('name')
+      .execute();
+    return rows.map((r) => ({ name: r.name, list_version: Number(r.list_version) }));
+  }
+
+  /**
+   * Every active project of the organization with its CVEs grouped by CVSS 3.1 score, KEV and
+   * published since `weekStart`: one statement (a lateral join per project, each on the `vendors`
+   * GIN index); a project without subscriptions is one row with a null cell.
+   */
+  async overviewCells(organizationId: string, weekStart: Date): Promise<OverviewCell[]> {
+    const { rows } = await sql<{ [K in keyof OverviewCell]: OverviewCell[K] | null }>`
+      SELECT p.name AS project, cardinality(k.keys) AS subscriptions, x.cvss31, x.kev, x.recent, x.count
+        FROM project p
+        CROSS JOIN LATERAL (
+              SELECT ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys) k
+        LEFT JOIN LATERAL (
+              SELECT c.cvss31, c.kev, c.created_at >= ${weekStart} AS recent, count(*)::int AS count
+                FROM cve c
+               WHERE c.vendors && k.keys AND c.state <> 'REJECTED'
+               GROUP BY 1, 2, 3) x ON true
+       WHERE p.organization_id = ${organizationId} AND p.active
+       ORDER BY p.name`.execute(this.db);
+    return rows.map((r) => ({
+      project: r.project!,
+      subscriptions: r.subscriptions ?? 0,
+      cvss31: r.cvss31,
+      kev: r.kev ?? false,
+      recent: r.recent ?? false,
+      count: r.count ?? 0,
+    }));
+  }
+
+  /**
+   * The CVEs of the organization's active projects whose status closes them, grouped by project,
+   * CVSS 3.1 score and KEV: from the tracker entries, each CVE by primary key.
+   */
+  async overviewClosedCells(
+    organizationId: string,
+  ): Promise<{ project: string; cvss31: number | null; kev: boolean; count: number }[]> {
+    const { rows } = await sql<{ project: string; cvss31: number | null; kev: boolean; count: number }>`
+      SELECT p.name AS project, c.cvss31, c.kev, count(*)::int AS count
+        FROM tracker_entry te
+        JOIN project p ON p.id = te.project_id AND p.organization_id = ${organizationId} AND p.active
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.status IN (${closed}) AND c.state <> 'REJECTED'
+         AND c.vendors && ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id)
+       GROUP BY p.name, c.cvss31, c.kev`.execute(this.db);
+    return rows;
+  }
+
+  /** The members holding the most open CVEs across the organization's active projects. */
+  async organizationAssignees(organizationId: string, limit: number): Promise<AssigneeCount[]> {
+    const { rows } = await sql<AssigneeCount>`
+      SELECT u.email, u.username, count(*)::int AS open
+        FROM tracker_entry te
+        JOIN project p ON p.id = te.project_id AND p.organization_id = ${organizationId} AND p.active
+        JOIN app_user u ON u.id = te.assignee_id
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE ${openEntry} AND c.state <> 'REJECTED'
+         AND c.vendors && ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id)
+       GROUP BY u.email, u.username
+       ORDER BY open DESC, u.email
+       LIMIT ${limit}`.execute(this.db);
+    return rows;
+  }
+
+  /** The user's feed of the project, if they made one. */
+  async feed(projectId: string, userId: string): Promise<{ nonce: string; created_at: Date } | undefined> {
+    return this.db
+      .selectFrom('project_feed')
+      .select(['nonce', 'created_at'])
+      .where('project_id', '=', projectId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  /** Makes or replaces the user's feed of the project (the old URL stops working). */
+  async setFeed(projectId: string, userId: string, nonce: string, secretHash: string): Promise<void> {
+    await this.db
+      .insertInto('project_feed')
+      .values({ project_id: projectId, user_id: userId, nonce, secret_hash: secretHash })
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'user_id']).doUpdateSet({
+          nonce,
+          secret_hash: secretHash,
+          created_at: sql<Date>`now()`,
+        }),
+      )
+      .execute();
+  }
+
+  /**
+   * The feed whose secret hashes to `secretHash`, while its user is a joined member of the
+   * project's organization and the project is active; undefined otherwise.
+   */
+  async feedByHash(secretHash: string): Promise<FeedOwner | undefined> {
+    const { rows } = await sql<FeedOwner>`
+      SELECT f.project_id, p.name AS project, p.organization_id, o.name AS organization, f.user_id,
+             ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys
+        FROM project_feed f
+        JOIN project p ON p.id = f.project_id AND p.active
+        JOIN organization o ON o.id = p.organization_id
+        JOIN membership m ON m.organization_id = p.organization_id AND m.user_id = f.user_id
+                         AND m.date_joined IS NOT NULL
+       WHERE f.secret_hash = ${secretHash}`.execute(this.db);
+    return rows[0];
+  }
+}
