@@ -63,6 +63,7 @@ export type WebServices = Pick<
   | 'auditLog'
   | 'projects'
   | 'tracker'
+  | 'projectMatch'
   | 'secret'
   | 'savedViews'
   | 'invitations'
