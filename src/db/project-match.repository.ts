@@ -90,18 +90,16 @@ export class ProjectMatchRepository {
     if (!row) return undefined;
     return {
       cve: { cveId: row.cve_id, state: row.state, published: row.created_at, vendors: row.vendors },
-      statements: row.statements.map(
-        (s): StatementKeys => ({
-          provider: s.provider,
-          vendors: strings(s.vendors),
-          cpes: strings(s.cpes),
-          affected: (Array.isArray(s.affected) ? (s.affected as Record<string, unknown>[]) : []).map((a) => ({
-            vendor: text(a.vendor),
-            product: text(a.product),
-            cpes: strings(a.cpes),
-          })),
-        }),
-      ),
+      statements: row.statements.map((s): StatementKeys => ({
+        provider: s.provider,
+        vendors: strings(s.vendors),
+        cpes: strings(s.cpes),
+        affected: (Array.isArray(s.affected) ? (s.affected as Record<string, unknown>[]) : []).map((a) => ({
+          vendor: text(a.vendor),
+          product: text(a.product),
+          cpes: strings(a.cpes),
+        })),
+      })),
       keyChanges: row.changes.map((c): KeyChange => {
         const added = new Set<string>();
         const removed = new Set<string>();

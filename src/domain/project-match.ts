@@ -173,7 +173,8 @@ export function nearKeys(cveKeys: readonly string[], candidates: readonly Subscr
   for (const { key } of candidates) {
     if (own.has(key)) continue;
     const { vendor, product } = splitVendorKey(key);
-    const sameVendor = product !== undefined && split.find((k) => k.product === undefined && k.vendor === vendor);
+    const sameVendor =
+      product !== undefined && split.find((k) => k.product === undefined && k.vendor === vendor);
     const sameProduct = product !== undefined && split.find((k) => k.product === product);
     const similar = split.find((k) => k.product === undefined && squash(k.vendor) === squash(vendor));
     if (sameVendor) near.push({ subscribed: key, cveKey: sameVendor.key, relation: 'same_vendor' });
@@ -192,7 +193,11 @@ export function explainMatches(facts: MatchFacts): ProjectMatch[] {
   return facts.projects.map((p) => {
     const matched: MatchedKey[] = p.candidates
       .filter((s) => byKey.has(s.key))
-      .map((s) => ({ ...byKey.get(s.key)!, subscribedAt: s.since, cveHasSince: hasSince(s.key, facts.keyChanges) }));
+      .map((s) => ({
+        ...byKey.get(s.key)!,
+        subscribedAt: s.since,
+        cveHasSince: hasSince(s.key, facts.keyChanges),
+      }));
     const rejected = cve.state === 'REJECTED';
     const outcome: MatchOutcome = matched.length
       ? rejected

@@ -549,6 +549,8 @@ export class TrackerService {
   }
 }
 
+export type { CommentRow };
+
 export interface CommentRights {
   edit: boolean;
   delete: boolean;

@@ -35,7 +35,9 @@ export const ProjectCveItem = Type.Object({
 export const CommentItem = Type.Object({
   id: Uuid,
   created_at: Timestamp,
-  edited_at: Type.Union([Timestamp, Type.Null()], { description: 'When the text was last edited; null if never.' }),
+  edited_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the text was last edited; null if never.',
+  }),
   author: Type.Object({
     type: Type.Union([Type.Literal('user'), Type.Literal('token')]),
     name: Type.String({ description: 'The username, or the name of the API token.' }),

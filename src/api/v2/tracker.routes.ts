@@ -258,7 +258,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Edit a comment (its author only)',
         description:
-          'Replaces the text. Only the comment\'s author may: the token that wrote it, or (in the web UI) the ' +
+          "Replaces the text. Only the comment's author may: the token that wrote it, or (in the web UI) the " +
           'user; anyone else gets 403. Audited `tracker_comment.update` with the old and new text.',
         params: CommentParams,
         body: CommentBody,
