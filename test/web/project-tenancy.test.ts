@@ -59,6 +59,15 @@ describeEachDatabase('web: project tenancy walk', (use) => {
       vendors: ['apache'],
     });
     // Each area adds here what its routes name (a notification, an automation, a report, a comment).
+    // One CVE in a project: the owner's comment on the walked CVE.
+    const comment = await api.services.tracker.addComment(
+      victim.org.id,
+      'walked',
+      ids.cve!,
+      'Owner note',
+      victim.actor,
+    );
+    ids.comment = comment.id;
   });
   afterAll(() => api.close());
 
