@@ -28,6 +28,8 @@ export function KeyName({ k }: { k: { vendor: string; product?: string | undefin
 
 const splitKey = splitVendorKey;
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 function SourceText({ source }: { source: KeySource }) {
   const who = providerName(source.provider);
   switch (source.via) {
@@ -166,8 +168,9 @@ function WhyNot({ match }: { match: ProjectMatch }) {
     case 'no_subscribed_key':
       return (
         <p>
-          None of its {match.keys.length} vendor and product keys is among the project's{' '}
-          {match.subscriptionsCount} subscriptions.
+          None of its {plural(match.keys.length, 'vendor and product key')}{' '}
+          {match.keys.length === 1 ? 'is' : 'are'} among the project's{' '}
+          {plural(match.subscriptionsCount, 'subscription')}.
         </p>
       );
     case 'matched':

@@ -116,7 +116,13 @@ describe.skipIf(!chromium)('browser: a CVE in a project', () => {
       await tab.emulateMedia({ colorScheme });
       for (const [name, url] of Object.entries(pages)) {
         await tab.goto(`${server.baseUrl}${url}`);
-        if (shots) await tab.screenshot({ path: `${shots}/${name}-${colorScheme}.png`, fullPage: true });
+        if (shots) {
+          await tab.screenshot({ path: `${shots}/${name}-${colorScheme}.png`, fullPage: true });
+          if (name === 'catalog-cve')
+            await tab
+              .locator('#projects')
+              .screenshot({ path: `${shots}/catalog-projects-${colorScheme}.png` });
+        }
         const violations = await seriousAxeViolations(tab);
         if (violations.length) found[`${colorScheme} ${url}`] = violations;
       }

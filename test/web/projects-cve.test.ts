@@ -113,7 +113,7 @@ describeEachDatabase('web: a CVE in a project', (use) => {
       const why = page.html.querySelector('#why')!;
       const text = why.text.replace(/\s+/g, ' ');
       expect(why.querySelector('h2')?.text).toBe('Why this CVE is not in this project');
-      expect(text).toContain("None of its 2 vendor and product keys is among the project's 1 subscriptions.");
+      expect(text).toContain("None of its 2 vendor and product keys are among the project's 1 subscription.");
       expect(text).toContain('The project subscribes to google chrome (product), another product of google');
       expect(
         why.querySelectorAll('table.match-keys tbody tr').map((r) => r.querySelector('td')!.text.trim()),
@@ -370,7 +370,7 @@ describeEachDatabase('web: a CVE in a project', (use) => {
       expect(web).toMatch(/Matched apache \(vendor\), from CVE Program record\./);
       expect(mobile).toContain('not in the project');
       expect(mobile).toContain(
-        "None of its 2 vendor and product keys is among the project's 1 subscriptions.",
+        "None of its 2 vendor and product keys are among the project's 1 subscription.",
       );
       expect(items[1]!.querySelector('h3 a')?.getAttribute('href')).toBe(`${WEB}/CVE-2021-44228`);
       expect(page.html.querySelector('.section-nav a[href="#projects"]')).not.toBeNull();

@@ -121,7 +121,6 @@ function TriageForm({
             })),
           ]}
           errors={errors}
-          hint="A member of the organization who has joined."
         />
         <button type="submit" class="btn-primary">
           Save triage
