@@ -348,6 +348,21 @@ describeEachDatabase('web: a CVE in a project', (use) => {
       ]);
     });
 
+    it('shows the most recent page of a long conversation', async () => {
+      const before = (await member.get(`${WEB}/CVE-2021-44228`)).html.querySelectorAll(
+        '#comments li.comment',
+      ).length;
+      for (let i = 1; i <= 100; i++)
+        await api.services.tracker.addComment(acme.org.id, 'web', 'CVE-2021-44228', `bulk ${i}`, acme.actor);
+      const page = await member.get(`${WEB}/CVE-2021-44228`);
+      const shown = page.html
+        .querySelectorAll('#comments li.comment .comment-body')
+        .map((c) => c.text.trim());
+      expect(shown).toHaveLength(before);
+      expect(shown.at(-1)).toBe('bulk 100');
+      expect(page.text).toContain(`The ${before} most recent of ${before + 100} comments, oldest first`);
+    });
+
     it('answers 404 for a comment of another CVE of the project', async () => {
       const id = /#comment-(.+)$/.exec(
         (await member.post(`${WEB}/CVE-2024-3094/comments`, { body: 'here' })).location!,

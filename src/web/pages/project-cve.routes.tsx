@@ -325,7 +325,7 @@ function Comments({
       <h2 id="comments-title">Comments {count > 0 && <span class="muted small">({count})</span>}</h2>
       {count > items.length && (
         <p class="muted small">
-          The {items.length} most recent of {count} comments (API v2 lists them all).
+          The {items.length} most recent of {count} comments, oldest first (API v2 lists them all).
         </p>
       )}
       {items.length === 0 ? (
@@ -463,10 +463,19 @@ export const projectCveRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
         services.tracker.commentRights(orgId, access.actor),
         services.tags.list(access.actor.id!, cveId),
       ]);
+      // A long conversation shows its last page: the newest comments are the ones to read.
+      const pages = Math.ceil(comments.count / COMMENTS_SHOWN);
+      const shown =
+        pages > 1
+          ? await services.tracker.listComments(orgId, project, cveId, {
+              page: pages,
+              pageSize: COMMENTS_SHOWN,
+            })
+          : comments;
       triage = {
         tracked,
         members: members.items.filter((m) => m.date_joined !== null),
-        comments,
+        comments: shown,
         rights,
         tags: tags[0]?.tags ?? [],
       };
