@@ -236,9 +236,64 @@ export function MatchExplanation({
   );
 }
 
+/** Projects not listing the CVE beyond this many are folded (an organization may have dozens). */
+const OTHERS_SHOWN = 3;
+
+function ProjectCard({
+  ctx,
+  cveId,
+  match: m,
+  url,
+}: {
+  ctx: PageContext;
+  cveId: string;
+  match: ProjectMatch;
+  url: string;
+}) {
+  return (
+    <li class="card">
+      <h3>
+        <a href={url}>{m.project}</a>{' '}
+        {m.inProject ? (
+          <span class="badge ok">in the project</span>
+        ) : (
+          <span class="badge neutral">not in the project</span>
+        )}
+      </h3>
+      {m.inProject ? (
+        <>
+          <p class="small">
+            Matched {m.matched.map((k, i) => [i > 0 && ', ', <KeyName k={k} />])}, from{' '}
+            {[...new Set(m.matched.flatMap((k) => k.sources.map((s) => providerName(s.provider))))].join(
+              ', ',
+            ) || 'an unrecorded source'}
+            .
+          </p>
+          <Entered ctx={ctx} match={m} />
+        </>
+      ) : (
+        <>
+          <WhyNot match={m} />
+          {m.near[0] && (
+            <p class="small">
+              <NearText near={m.near[0]} />
+            </p>
+          )}
+        </>
+      )}
+      <p class="small">
+        <a href={`${url}#why`}>
+          Why {m.inProject ? '' : 'not '}in {m.project}: the keys of {cveId} and their sources
+        </a>
+      </p>
+    </li>
+  );
+}
+
 /**
- * One line per project of the current organization (the catalog CVE page): in it (matched keys and
- * when it entered, linked to the project's page of the CVE) or not (why not, the nearest key).
+ * One card per project of the current organization (the catalog CVE page), those listing the CVE
+ * first: in it (matched keys and when it entered) or not (why not, the nearest key), each linked to
+ * the project's page of the CVE. More than OTHERS_SHOWN projects without it are folded.
  */
 export function ProjectsPanel({
   ctx,
@@ -253,53 +308,27 @@ export function ProjectsPanel({
   matches: ProjectMatch[];
   projectCveUrl: (project: string) => string;
 }) {
+  const card = (m: ProjectMatch) => (
+    <ProjectCard ctx={ctx} cveId={cveId} match={m} url={projectCveUrl(m.project)} />
+  );
+  const listing = matches.filter((m) => m.inProject);
+  const others = matches.filter((m) => !m.inProject);
   return (
     <section id="projects" aria-labelledby="projects-title">
       <h2 id="projects-title">In the projects of {org}</h2>
-      {matches.length === 0 ? (
-        <p class="muted">{org} has no active project.</p>
-      ) : (
-        <ul class="match-projects">
-          {matches.map((m) => (
-            <li class="card">
-              <h3>
-                <a href={projectCveUrl(m.project)}>{m.project}</a>{' '}
-                {m.inProject ? (
-                  <span class="badge ok">in the project</span>
-                ) : (
-                  <span class="badge neutral">not in the project</span>
-                )}
-              </h3>
-              {m.inProject ? (
-                <>
-                  <p class="small">
-                    Matched {m.matched.map((k, i) => [i > 0 && ', ', <KeyName k={k} />])}, from{' '}
-                    {[
-                      ...new Set(m.matched.flatMap((k) => k.sources.map((s) => providerName(s.provider)))),
-                    ].join(', ') || 'an unrecorded source'}
-                    .
-                  </p>
-                  <Entered ctx={ctx} match={m} />
-                </>
-              ) : (
-                <>
-                  <WhyNot match={m} />
-                  {m.near[0] && (
-                    <p class="small">
-                      <NearText near={m.near[0]} />
-                    </p>
-                  )}
-                </>
-              )}
-              <p class="small">
-                <a href={`${projectCveUrl(m.project)}#why`}>
-                  Why {m.inProject ? '' : 'not '}in {m.project}: the keys of {cveId} and their sources
-                </a>
-              </p>
-            </li>
-          ))}
-        </ul>
-      )}
+      {matches.length === 0 && <p class="muted">{org} has no active project.</p>}
+      {listing.length > 0 && <ul class="match-projects">{listing.map(card)}</ul>}
+      {others.length > 0 &&
+        (others.length > OTHERS_SHOWN ? (
+          <details class="match-others">
+            <summary>
+              {others.length} projects do not list {cveId}: why not
+            </summary>
+            <ul class="match-projects">{others.map(card)}</ul>
+          </details>
+        ) : (
+          <ul class="match-projects">{others.map(card)}</ul>
+        ))}
     </section>
   );
 }

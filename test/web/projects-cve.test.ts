@@ -379,15 +379,16 @@ describeEachDatabase('web: a CVE in a project', (use) => {
       const panel = page.html.querySelector('#projects')!;
       expect(panel.querySelector('h2')?.text).toBe('In the projects of acme');
       const items = panel.querySelectorAll('li.card');
-      expect(items.map((li) => li.querySelector('h3 a')?.text)).toEqual(['mobile', 'web']);
-      const [mobile, web] = items.map((li) => li.text.replace(/\s+/g, ' '));
+      // Those listing it first.
+      expect(items.map((li) => li.querySelector('h3 a')?.text)).toEqual(['web', 'mobile']);
+      const [web, mobile] = items.map((li) => li.text.replace(/\s+/g, ' '));
       expect(web).toContain('in the project');
       expect(web).toMatch(/Matched apache \(vendor\), from CVE Program record\./);
       expect(mobile).toContain('not in the project');
       expect(mobile).toContain(
         "None of its 2 vendor and product keys are among the project's 1 subscription.",
       );
-      expect(items[1]!.querySelector('h3 a')?.getAttribute('href')).toBe(`${WEB}/CVE-2021-44228`);
+      expect(items[0]!.querySelector('h3 a')?.getAttribute('href')).toBe(`${WEB}/CVE-2021-44228`);
       expect(page.html.querySelector('.section-nav a[href="#projects"]')).not.toBeNull();
     });
 
