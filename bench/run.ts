@@ -42,6 +42,11 @@ const benchmarks: Record<string, Benchmark> = {
     summary: 'web UI: server time (p50/p95) and weight of the main pages on the 300k-CVE catalog (--size)',
     load: () => import('./web.bench.ts'),
   },
+  'index-cost': {
+    summary:
+      'what some indexes of cve cost a first import on PostgreSQL: time and WAL, with and without (--indexes, --rounds)',
+    load: () => import('./index-cost.bench.ts'),
+  },
   'vendor-mapping': {
     summary: 'CNA vendor/product text → CPE keys: precision and recall against CISA-ADP CPEs (--cut DATE)',
     load: () => import('./vendor-mapping.bench.ts'),

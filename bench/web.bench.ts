@@ -16,6 +16,7 @@ import { benchDir, projectRoot, workDir } from './lib/paths.ts';
 import { freePort, Server, serverEnv } from './api/server.ts';
 import type { PhaseSpec } from './api/phase.ts';
 import type { CatalogInfo, EndpointParams } from './api/types.ts';
+import { prepareProjectBench, projectPages } from './web-projects.ts';
 
 const CATALOG_ROWS = 300_000;
 const TARGET_P95_MS = 150;
@@ -43,6 +44,13 @@ function pages(params: EndpointParams): { name: string; url: string }[] {
     { name: `CVE list, vendor = ${params.vendor}`, url: `/cves?vendor=${encodeURIComponent(params.vendor)}` },
     { name: 'CVE list, cvss = critical, newest published', url: '/cves?cvss=critical&ordering=-created_at' },
     { name: 'CVE list, weakness = CWE-79', url: '/cves?weakness=CWE-79' },
+    { name: 'CVE list, highest CVSS first', url: '/cves?ordering=-cvss' },
+    { name: 'CVE list, highest EPSS first', url: '/cves?ordering=-epss' },
+    {
+      name: `CVE list, vendor = ${params.vendor}, highest CVSS first`,
+      url: `/cves?vendor=${encodeURIComponent(params.vendor)}&ordering=-cvss`,
+    },
+    { name: 'CVE list, kev = true, highest EPSS first', url: '/cves?kev=true&ordering=-epss' },
     { name: 'CVE list, search = log4j', url: '/cves?search=log4j' },
     { name: `CVE detail (${params.cveId}, the newest)`, url: `/cves/${params.cveId}` },
     { name: 'vendors, first page', url: '/vendors' },
@@ -184,12 +192,17 @@ export async function run(args: string[]): Promise<void> {
     username: USERNAME,
     org: ORG,
   } satisfies PhaseSpec);
+  console.error('project of the 20 busiest vendors, 3 bulk edits of 1,000 CVEs…');
+  const project = await prepareProjectBench(serverUrl, target.database, ORG, USERNAME);
+  console.error(
+    `  ${int(project.cves)} CVEs; bulk edits ${project.bulkMs.map((ms) => fixed(ms)).join(', ')} ms`,
+  );
   const env = { ...serverEnv(target, await freePort()), API_RESPONSE_CACHE_MB: '0' };
   const server = await Server.start(env);
   const runs: PageRun[] = [];
   try {
     const cookie = await signIn(server.baseUrl);
-    for (const page of pages(catalog.params)) {
+    for (const page of [...pages(catalog.params), ...projectPages(ORG, project)]) {
       const result = await measure(server.baseUrl, cookie, page, requests);
       console.error(`${page.name}: ${result.status}, p95 ${fixed(result.p95)} ms`);
       runs.push(result);
@@ -239,6 +252,12 @@ export async function run(args: string[]): Promise<void> {
       ]),
       ['left', 'right', 'right', 'right', 'right', 'right', 'left', 'right', 'right', 'right', 'right'],
     ),
+    '',
+    `Project pages: \`${project.project}\`, subscribed to the ${project.vendors.length} vendors with the most CVEs ` +
+      `(${project.vendors.join(', ')}): ${int(project.cves)} CVEs, 3,000 of them triaged. ` +
+      `Bulk edit of 1,000 CVEs (status and assignee, one audited action, \`TrackerService.bulkUpdate\`): ` +
+      `${project.bulkMs.map((ms) => `${fixed(ms)} ms`).join(', ')}; target under 2,000 ms: ` +
+      `${Math.max(...project.bulkMs) < 2000 ? 'met' : 'NOT met'}.`,
     '',
   ].join('\n');
   const file =

@@ -49,6 +49,7 @@ import { EventProcessor, PROCESS_EVENTS_JOB } from './services/event-processor.s
 import { NotificationService } from './services/notification.service.ts';
 import { OpenCveMigrationService } from './services/opencve-migration.service.ts';
 import { AutomationService } from './services/automation.service.ts';
+import { OnboardingService } from './services/onboarding.service.ts';
 import { ReportService } from './services/report.service.ts';
 import { ApiV1ReportService } from './services/api-v1-reports.service.ts';
 import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
@@ -118,7 +119,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const reports = new ReportService(database.db, projects, tracker, deliveries);
   const accounts = new AccountService(database.db);
   const webSessions = new WebSessionService(database.db, accounts);
-  const services: Omit<Services, 'opencveMigration'> = {
+  const services: Omit<Services, 'opencveMigration' | 'onboarding'> = {
     config,
     database,
     secret,
@@ -174,6 +175,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const { catalog: catalogService, notifications, automations } = services;
   return {
     ...services,
+    onboarding: new OnboardingService(projects, notifications, automations),
     opencveMigration: new OpenCveMigrationService(
       accounts,
       catalogService,

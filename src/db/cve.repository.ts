@@ -3,8 +3,8 @@ import { sql, type SqlBool } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CveRow, DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
-import { cveConditions, ORDER, type CveFilters } from './cve-list-conditions.ts';
-import { type CveOrdering } from '../domain/cve-list.ts';
+import { cveConditions, sortExpression, type CveFilters } from './cve-list-conditions.ts';
+import { ORDER, type CveOrdering } from '../domain/cve-list.ts';
 
 /** The columns of `CveRow`, named (a prepared statement never selects `*`). */
 const CVE_COLUMNS = [
@@ -55,7 +55,7 @@ export class CveRepository {
       .selectFrom('cve')
       .select('cve_id')
       .where((eb) => eb.and(cveConditions(eb, filters)));
-    for (const key of sortKeys) query = query.orderBy(key, direction);
+    for (const key of sortKeys) query = query.orderBy(sortExpression(key), direction);
     return (await query.limit(limit).execute()).map((r) => r.cve_id);
   }
 
@@ -119,6 +119,8 @@ export class CveRepository {
         'provider',
         'updated_at',
         sql<Record<string, unknown>>`coalesce(data->'metrics', '{}'::jsonb)`.as('metrics'),
+        sql<boolean>`coalesce(data->>'description', '') <> ''`.as('has_description'),
+        sql<string | null>`data->>'descriptionLang'`.as('description_lang'),
       ])
       .where('cve_id', '=', cveId)
       .execute();

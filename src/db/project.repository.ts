@@ -77,6 +77,34 @@ export class ProjectRepository {
       .execute();
   }
 
+  /**
+   * For each project, its CVEs (those carrying a subscribed key, REJECTED excepted, counted among the
+   * first `cap` `cve_vendor` rows of its keys: `capped` when the cap was reached) and its tracker
+   * entries in one of the `open` statuses. The CVE count reads at most `cap` index rows and their
+   * `cve` rows, whatever the size of the project.
+   */
+  async listCounts(
+    projectIds: readonly string[],
+    cap: number,
+    open: readonly string[],
+  ): Promise<Map<string, { cves: number; capped: boolean; open: number }>> {
+    if (!projectIds.length) return new Map();
+    const rows = await sql<{ id: string; read: number; cves: number; open: number }>`
+      SELECT p.id, c.read, c.cves,
+        (SELECT count(*)::int FROM tracker_entry t
+          WHERE t.project_id = p.id AND t.status = ANY(${[...open]}::text[])) AS open
+      FROM project p
+      CROSS JOIN LATERAL (
+        SELECT count(*)::int AS read,
+               count(DISTINCT x.cve_id) FILTER (WHERE x.state <> 'REJECTED')::int AS cves
+        FROM (SELECT cv.cve_id, cve.state FROM project_subscription s
+                JOIN cve_vendor cv ON cv.vendor_key = s.vendor_key
+                JOIN cve ON cve.cve_id = cv.cve_id
+               WHERE s.project_id = p.id LIMIT ${cap}) x) c
+      WHERE p.id = ANY(${[...projectIds]}::uuid[])`.execute(this.db);
+    return new Map(rows.rows.map((r) => [r.id, { cves: r.cves, capped: r.read >= cap, open: r.open }]));
+  }
+
   findById(id: string, tx?: Executor): Promise<ProjectRow | undefined> {
     return this.projects(tx).where('p.id', '=', id).executeTakeFirst();
   }

@@ -87,6 +87,8 @@ export class ReportRepository {
     start: Date,
     end: Date,
     tx: Executor = this.db,
+    /** False: the whole period, even before the project existed (a dry run's "what would it have matched"). */
+    sinceProjectCreation = true,
   ): Promise<{ keys: Set<string>; items: PeriodItem[] }> {
     const subscribed = await tx
       .selectFrom('project_subscription')
@@ -95,12 +97,14 @@ export class ReportRepository {
       .execute();
     const keys = subscribed.map((r) => r.vendor_key);
     if (!keys.length) return { keys: new Set(), items: [] };
-    const project = await tx
-      .selectFrom('project')
-      .select('created_at')
-      .where('id', '=', projectId)
-      .executeTakeFirstOrThrow();
-    if (new Date(project.created_at) > start) start = new Date(project.created_at);
+    if (sinceProjectCreation) {
+      const project = await tx
+        .selectFrom('project')
+        .select('created_at')
+        .where('id', '=', projectId)
+        .executeTakeFirstOrThrow();
+      if (new Date(project.created_at) > start) start = new Date(project.created_at);
+    }
     const rows = await sql<{
       cve_id: string;
       change_id: string | null;

@@ -74,6 +74,32 @@ export class VendorRepository {
   }
 
   /**
+   * For each vendor key, how many CVEs carrying it were published or changed since `since`, counting
+   * at most `cap` of each: one range of `cve_vendor`'s primary key (vendor_key, updated_at, cve_id)
+   * per key, read from the index alone and stopped at the cap, so a vendor with thousands of recent
+   * CVEs costs what one with `cap` does.
+   */
+  async recentCounts(keys: readonly string[], since: Date, cap: number): Promise<Map<string, number>> {
+    if (!keys.length) return new Map();
+    const rows = await sql<{ key: string; n: number }>`
+      SELECT k.key,
+        (SELECT count(*)::int FROM (
+           SELECT 1 FROM cve_vendor cv WHERE cv.vendor_key = k.key AND cv.updated_at >= ${since}
+            LIMIT ${cap}) x) AS n
+      FROM unnest(${[...keys]}::text[]) AS k(key)`.execute(this.db);
+    return new Map(rows.rows.map((r) => [r.key, r.n]));
+  }
+
+  /** For each vendor key, how many CVEs carry it (index-only ranges, as cveCount). */
+  async cveCounts(keys: readonly string[]): Promise<Map<string, number>> {
+    if (!keys.length) return new Map();
+    const rows = await sql<{ key: string; n: number }>`
+      SELECT k.key, (SELECT count(*)::int FROM cve_vendor cv WHERE cv.vendor_key = k.key) AS n
+      FROM unnest(${[...keys]}::text[]) AS k(key)`.execute(this.db);
+    return new Map(rows.rows.map((r) => [r.key, r.n]));
+  }
+
+  /**
    * Vendors and products whose names start with `prefix` (lower case, as the catalog writes names),
    * for the global search's suggestions: a few of each, by name.
    */

@@ -224,6 +224,10 @@ export function conditionProblems(root: ConditionGroup): string[] {
   const problems: string[] = [];
   let leaves = 0;
   const walk = (node: ConditionNode, depth: number, at: string) => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) {
+      problems.push(`${at}: must be a condition {type, value} or a group {operator, children}`);
+      return;
+    }
     if (depth > MAX_DEPTH) {
       problems.push(`${at}: conditions nest at most ${MAX_DEPTH} levels deep`);
       return;
@@ -284,6 +288,46 @@ export function conditionProblems(root: ConditionGroup): string[] {
   walk(root, 1, 'conditions');
   if (leaves > MAX_LEAVES) problems.push(`conditions: at most ${MAX_LEAVES} conditions`);
   return problems;
+}
+
+/**
+ * Problems with the shape of a configuration that did not come through API v2's JSON schema (the web
+ * UI's JSON view): an object with `triggers` (known names), `conditions` (a group) and `actions`
+ * (known types); the condition tree itself is checked by `conditionProblems`. Empty when the shape is right.
+ */
+export function configurationShapeProblems(config: unknown): string[] {
+  if (!config || typeof config !== 'object' || Array.isArray(config))
+    return ['must be an object {"triggers": [...], "conditions": {...}, "actions": [...]}'];
+  const problems: string[] = [];
+  const c = config as Record<string, unknown>;
+  for (const key of Object.keys(c))
+    if (!['triggers', 'conditions', 'actions'].includes(key))
+      problems.push(`${key}: unknown; a configuration has triggers, conditions and actions only`);
+  if (c.triggers !== undefined) {
+    if (!Array.isArray(c.triggers)) problems.push('triggers: must be a list of trigger names');
+    else
+      for (const t of c.triggers)
+        if (!(ALERT_TRIGGERS as readonly unknown[]).includes(t))
+          problems.push(`triggers: unknown trigger ${JSON.stringify(t)}`);
+  }
+  if (c.conditions !== undefined) {
+    const g = c.conditions as Record<string, unknown> | null;
+    if (!g || typeof g !== 'object' || Array.isArray(g) || !('operator' in g))
+      problems.push('conditions: must be a group {"operator": "AND" or "OR", "children": [...]}');
+  }
+  if (!Array.isArray(c.actions)) problems.push('actions: must be a list of actions {type, value}');
+  else
+    c.actions.forEach((a: unknown, i) => {
+      const type = (a as { type?: unknown } | null)?.type;
+      if (!a || typeof a !== 'object' || !(ACTION_TYPES as readonly unknown[]).includes(type))
+        problems.push(`actions[${i}]: type must be one of ${ACTION_TYPES.join(', ')}`);
+    });
+  return problems;
+}
+
+/** Whether an alert automation with `triggers` fires on an event of these types (one of them is a trigger). */
+export function triggersFire(triggers: ReadonlySet<string>, types: readonly string[]): boolean {
+  return types.some((t) => triggers.has(t));
 }
 
 /** One run of an automation: the window it looked at, what it matched and each action's result. */

@@ -110,6 +110,8 @@ export interface SourceDocument {
   state?: CveState;
   title?: string;
   description?: string;
+  /** The description's language tag as the record gives it (`en`, `en-US`…; BCP 47). */
+  descriptionLang?: string;
   /** ISO 8601 UTC. */
   created?: string;
   updated?: string;
@@ -173,6 +175,11 @@ export function overlayDocument(base: SourceDocument, partial: SourceDocument): 
   const doc: SourceDocument = { ...base, metrics: { ...base.metrics } };
   for (const key of ['state', 'title', 'description', 'created', 'updated'] as const) {
     if (partial[key] !== undefined) (doc as unknown as Record<string, unknown>)[key] = partial[key];
+  }
+  // A description replaced takes its language with it (none stated: none kept).
+  if (partial.description !== undefined) {
+    if (partial.descriptionLang === undefined) delete doc.descriptionLang;
+    else doc.descriptionLang = partial.descriptionLang;
   }
   for (const [key, value] of Object.entries(partial.metrics) as [keyof SourceMetrics, unknown][]) {
     const old = base.metrics[key];

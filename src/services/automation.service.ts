@@ -12,7 +12,7 @@ import type {
   AutomationView,
   ReportFrequency,
 } from '../domain/automation.ts';
-import { weekdayNumber, type Weekday } from '../domain/automation-execution.ts';
+import { weekdayNumber, WEEKDAYS, type Weekday } from '../domain/automation-execution.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
@@ -20,6 +20,9 @@ import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import {
   conditionProblems,
+  configurationShapeProblems,
+  REPORT_FREQUENCIES,
+  triggersFire,
   type AlertTrigger,
   type AutomationAction,
   type ConditionGroup,
@@ -49,6 +52,30 @@ export interface AutomationInput {
 }
 
 export type AutomationPatch = Partial<AutomationInput>;
+
+/** One CVE a dry run matched: what it is, and why (the triggers its changes fired, the subscriptions it matched). */
+export interface DryRunCve {
+  cve_id: string;
+  title: string | null;
+  highest_cvss: number | null;
+  kev: boolean;
+  epss: number | null;
+  triggers: string[];
+  matched_keys: string[];
+}
+
+/** What an automation would have matched from `since` to `until` (`count` CVEs; `cves` the first 500, highest CVSS first). */
+export interface DryRun {
+  since: Date;
+  until: Date;
+  days: number;
+  count: number;
+  cves: DryRunCve[];
+}
+
+const DAY_MS = 86_400_000;
+const DRY_RUN_DAYS = 7;
+const DRY_RUN_LISTED = 500;
 
 export class AutomationService {
   private readonly automations: AutomationRepository;
@@ -155,7 +182,7 @@ export class AutomationService {
     const values = await this.validated(organizationId, project.id, merged);
     const changes: Record<string, { old: unknown; new: unknown }> = {};
     for (const key of Object.keys(values) as (keyof AutomationValues)[]) {
-      if (JSON.stringify(values[key]) !== JSON.stringify(automation[key]))
+      if (canonical(values[key]) !== canonical(automation[key]))
         changes[key] = { old: automation[key], new: values[key] };
     }
     if (!Object.keys(changes).length) return (await this.withLastExecution([automation]))[0]!;
@@ -228,6 +255,87 @@ export class AutomationService {
     return execution!;
   }
 
+  /**
+   * What an automation would have matched over the project's recorded changes (and EPSS moves) of the
+   * last `days` days, WITHOUT acting: the events each change brought the project, kept when one is a
+   * trigger of the automation (alert; a report takes every event) and the CVE meets the conditions, as
+   * the event processor and the reports decide (`triggersFire`, ReportService.periodMatches). For an
+   * unsaved configuration (the web builder): its triggers and conditions are validated as a save would.
+   */
+  async dryRun(
+    organizationId: string,
+    projectName: string,
+    input: Pick<AutomationInput, 'trigger_type' | 'configuration'>,
+    { days = DRY_RUN_DAYS, now = new Date() }: { days?: number; now?: Date } = {},
+  ): Promise<DryRun> {
+    const project = await this.projects.findActive(organizationId, projectName);
+    const problems = configurationShapeProblems(input.configuration);
+    if (!problems.length) {
+      const triggers = input.configuration.triggers ?? [];
+      if (input.trigger_type === 'alert' && !triggers.length)
+        problems.push('triggers: an alert automation needs at least one trigger');
+      problems.push(
+        ...conditionProblems(input.configuration.conditions ?? { operator: 'AND', children: [] }),
+      );
+    }
+    if (problems.length) throw validationError({ configuration: problems });
+    const config = input.configuration;
+    const triggers = new Set<string>(input.trigger_type === 'alert' ? (config.triggers ?? []) : []);
+    const period = { start: new Date(now.getTime() - days * DAY_MS), end: now };
+    const { kept, cves } = await this.reports.periodMatches(
+      project.id,
+      config.conditions ?? { operator: 'AND', children: [] },
+      period,
+      now,
+      this.db,
+      { sinceProjectCreation: false },
+    );
+    const byCve = new Map<string, DryRunCve>();
+    for (const e of kept) {
+      if (input.trigger_type === 'alert' && !triggersFire(triggers, e.types)) continue;
+      const fired = input.trigger_type === 'alert' ? e.types.filter((t) => triggers.has(t)) : e.types;
+      const cve = cves.get(e.cve_id)!;
+      const row = byCve.get(e.cve_id);
+      if (row) {
+        for (const t of fired) if (!row.triggers.includes(t)) row.triggers.push(t);
+        continue;
+      }
+      byCve.set(e.cve_id, {
+        cve_id: e.cve_id,
+        title: cve.title,
+        highest_cvss: e.highest_cvss,
+        kev: cve.kev,
+        epss: cve.epss,
+        triggers: [...new Set(fired)],
+        matched_keys: e.matched_keys,
+      });
+    }
+    const rows = [...byCve.values()].sort(
+      (a, b) => (b.highest_cvss ?? -1) - (a.highest_cvss ?? -1) || a.cve_id.localeCompare(b.cve_id),
+    );
+    return {
+      since: period.start,
+      until: period.end,
+      days,
+      count: rows.length,
+      cves: rows.slice(0, DRY_RUN_LISTED),
+    };
+  }
+
+  /** `dryRun` of a saved automation. */
+  async dryRunSaved(organizationId: string, projectName: string, name: string, options: { now?: Date } = {}) {
+    const { automation } = await this.find(organizationId, projectName, name);
+    return this.dryRun(
+      organizationId,
+      projectName,
+      {
+        trigger_type: automation.trigger_type,
+        configuration: automation.configuration as unknown as AutomationInput['configuration'],
+      },
+      options,
+    );
+  }
+
   private async find(organizationId: string, projectName: string, name: string) {
     const project = await this.projects.findActive(organizationId, projectName);
     const automation = PROJECT_NAME.test(name)
@@ -251,6 +359,13 @@ export class AutomationService {
         'starts with a letter or digit; letters, digits, spaces and _ . - only; at most 100 characters',
       );
     else if (isReservedName(input.name)) add('name', NAME_MESSAGES.automation.reserved);
+    if (input.trigger_type !== 'alert' && input.trigger_type !== 'report')
+      add('trigger_type', 'alert (on changes) or report (on a schedule)');
+    const shape = configurationShapeProblems(input.configuration);
+    if (shape.length) {
+      for (const p of shape) add('configuration', p);
+      throw validationError(details);
+    }
     const config = input.configuration;
     const triggers = config.triggers ?? [];
     const conditions = config.conditions ?? { operator: 'AND', children: [] };
@@ -262,6 +377,17 @@ export class AutomationService {
       if (triggers.length)
         add('configuration', 'triggers: report automations run on their schedule, not on triggers');
       if (!input.frequency) add('frequency', 'daily or weekly is required for a report automation');
+      else if (!(REPORT_FREQUENCIES as readonly string[]).includes(input.frequency))
+        add('frequency', 'daily or weekly');
+      if (
+        input.schedule_weekday !== undefined &&
+        !(typeof input.schedule_weekday === 'number'
+          ? Number.isInteger(input.schedule_weekday) &&
+            input.schedule_weekday >= 0 &&
+            input.schedule_weekday <= 6
+          : (WEEKDAYS as readonly string[]).includes(input.schedule_weekday))
+      )
+        add('schedule_weekday', 'a weekday, monday to sunday');
       if (input.schedule_time !== undefined && !SCHEDULE_TIME.test(scheduleTime(input.schedule_time)))
         add('schedule_time', 'must be HH:MM or HH:MM:00 (24-hour), such as 09:00:00');
       if (input.schedule_timezone !== undefined && !isTimeZone(input.schedule_timezone))
@@ -321,6 +447,15 @@ export class AutomationService {
       throw err;
     }
   }
+}
+
+/** JSON with object keys sorted: a stored configuration (jsonb orders its keys) compared with a new one. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 }
 
 /** A run time as stored (`HH:MM`): OpenCVE's `HH:MM:SS` is taken with zero seconds. */

@@ -4,7 +4,7 @@ import type { DB } from '../db/schema.ts';
 import { CveRepository } from '../db/cve.repository.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
 import { type CveBrowseRow, type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
-import { catalogName, splitVendorKey } from '../domain/cpe.ts';
+import { catalogName, splitVendorKey, vendorKey } from '../domain/cpe.ts';
 import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
@@ -53,6 +53,22 @@ export type SearchTarget =
   | { kind: 'product'; vendor: string; product: string }
   | { kind: 'search'; text: string };
 
+/** Subscription candidates count the CVEs published or changed in this many days. */
+export const RECENT_DAYS = 30;
+/** Recent counts stop at this many (shown as "1,000+"): the index range read is bounded. */
+export const RECENT_COUNT_CAP = 1000;
+
+/** A vendor or product, with how many CVEs it has and how many it brought in the last RECENT_DAYS. */
+export interface KeyCounts {
+  vendor: string;
+  product?: string | undefined;
+  /** `vendor` or `vendor$PRODUCT$product`. */
+  key: string;
+  cveCount: number;
+  /** CVEs published or changed in the last RECENT_DAYS days, at most RECENT_COUNT_CAP. */
+  recentCount: number;
+}
+
 const CVE_ID_TEXT = /^(cve-)?\d{4}-\d{4,}$/i;
 /** A change of a CVE as its page shows it. */
 export interface CveChangeRecord {
@@ -68,6 +84,11 @@ export interface CvePage {
   cve: CatalogCve & { catalog_version: number };
   /** The providers with a statement about the CVE, in merge order, with when each was last written. */
   sources: { provider: string; updated_at: Date; metrics: Record<string, unknown> }[];
+  /**
+   * The description's language tag (`en`, `en-US`…), as the record that gave the description (the
+   * first in merge order that has one, as the merge picks it) states it; null when it states none.
+   */
+  descriptionLang: string | null;
   /** The names of the CVE's CWEs the catalog knows. */
   weaknessNames: Map<string, string>;
   changes: { count: number; items: CveChangeRecord[] };
@@ -216,9 +237,11 @@ export class CatalogService {
     ]);
     assertPageInRange(history, count);
     const items = await this.cves.listChangesWithData(cveId, history.pageSize, offsetOf(history));
+    const ordered = sortByMergeOrder(sources);
     return {
       cve,
-      sources: sortByMergeOrder(sources),
+      sources: ordered.map(({ has_description: _, description_lang: __, ...s }) => s),
+      descriptionLang: ordered.find((s) => s.has_description)?.description_lang ?? null,
       weaknessNames,
       changes: { count, items: items.map((c) => ({ ...c, data: c.data as CveChangeEntry[] })) },
     };
@@ -363,6 +386,36 @@ export class CatalogService {
     const cves = idPrefix ? await this.lists.idsStartingWith(idPrefix, limit) : [];
     const { vendors, products } = await this.vendors.suggest(catalogName(q), limit);
     return { cves, vendors, products };
+  }
+
+  /**
+   * Vendors and products whose names start with `text` (a few of each), as subscription candidates
+   * with their CVE counts and those of the last RECENT_DAYS days.
+   */
+  async subscriptionCandidates(text: string, limit = 8): Promise<KeyCounts[]> {
+    const name = catalogName(text.trim());
+    if (!name) return [];
+    const { vendors, products } = await this.vendors.suggest(name, limit);
+    return this.keyCounts([
+      ...vendors.map((v) => vendorKey(v)),
+      ...products.map((p) => vendorKey(p.vendor, p.product)),
+    ]);
+  }
+
+  /**
+   * The CVE counts of these vendor keys, all time and of the last RECENT_DAYS days (published or
+   * changed, capped at RECENT_COUNT_CAP): index ranges of `cve_vendor` only, no read of `cve`.
+   */
+  async keyCounts(keys: readonly string[], now = new Date()): Promise<KeyCounts[]> {
+    const since = new Date(now.getTime() - RECENT_DAYS * 86_400_000);
+    const totals = await this.vendors.cveCounts(keys);
+    const recent = await this.vendors.recentCounts(keys, since, RECENT_COUNT_CAP);
+    return keys.map((key) => ({
+      ...splitVendorKey(key),
+      key,
+      cveCount: totals.get(key) ?? 0,
+      recentCount: recent.get(key) ?? 0,
+    }));
   }
 
   /** Which of these vendor keys the catalog knows. */

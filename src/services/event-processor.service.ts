@@ -19,6 +19,7 @@ import { NotificationRepository, type NotificationRow } from '../db/notification
 import { ReportRepository } from '../db/report.repository.ts';
 import {
   conditionsHold,
+  triggersFire,
   type AutomationAction,
   type AutomationConfiguration,
   type ProjectEventEntry,
@@ -309,7 +310,7 @@ function alertRun(reads: AlertReads, automation: AutomationRow, now: Date): Aler
   const triggers = new Set<string>(config.triggers);
   const always = alwaysHolds(config.conditions);
   const matched = (reads.byProject.get(automation.project_id) ?? []).filter((e) => {
-    if (!e.types.some((t) => triggers.has(t))) return false;
+    if (!triggersFire(triggers, e.types)) return false;
     if (always) return true;
     return conditionsHold(
       config.conditions,

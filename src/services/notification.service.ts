@@ -94,6 +94,15 @@ export class NotificationService {
     return this.find(organizationId, projectName, name);
   }
 
+  /**
+   * Checks a name and configuration as create would, without creating anything (the onboarding
+   * checks its alert before it creates the project): 400 naming each problem.
+   */
+  checkInput(input: Pick<NotificationInput, 'name' | 'type' | 'configuration'>): void {
+    checkName(input.name);
+    configured(input.type, input.configuration, undefined, this.email.allowPrivate);
+  }
+
   async create(
     organizationId: string,
     projectName: string,

@@ -21,10 +21,28 @@ import {
   type SubscriptionSet,
 } from '../domain/subscriptions.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
+import type { TriageStatus } from '../domain/triage.ts';
 
 export const PROJECT_DESCRIPTION_MAX = 2000;
 /** At most this many subscriptions (vendors and products) in one project. */
 export const MAX_SUBSCRIPTIONS = 10_000;
+
+/** The projects list reads at most this many subscription rows per project to count its CVEs. */
+export const PROJECT_CVE_COUNT_CAP = 1000;
+/** Triage statuses that mean "still to do" (the projects list counts them). */
+export const OPEN_TRIAGE_STATUSES: readonly TriageStatus[] = [
+  'to_evaluate',
+  'pending_review',
+  'analysis_in_progress',
+  'remediation_in_progress',
+];
+
+/** A project with its CVE count (`capped`: at least that many) and open triage count. */
+export interface ProjectWithCounts extends ProjectRow {
+  cves: number;
+  capped: boolean;
+  open: number;
+}
 
 export interface ProjectInput {
   name: string;
@@ -68,6 +86,26 @@ export class ProjectService {
     const count = await this.projects.count(organizationId);
     assertPageInRange(page, count);
     return { count, items: await this.projects.list(organizationId, page.pageSize, offsetOf(page)) };
+  }
+
+  /**
+   * A page of the organization's projects, each with its CVE count (capped: see
+   * PROJECT_CVE_COUNT_CAP) and how many of its CVEs are in an open triage status.
+   */
+  async listWithCounts(
+    organizationId: string,
+    page: PageRequest,
+  ): Promise<{ count: number; items: ProjectWithCounts[] }> {
+    const { count, items } = await this.list(organizationId, page);
+    const counts = await this.projects.listCounts(
+      items.map((p) => p.id),
+      PROJECT_CVE_COUNT_CAP,
+      OPEN_TRIAGE_STATUSES,
+    );
+    return {
+      count,
+      items: items.map((p) => ({ ...p, ...(counts.get(p.id) ?? { cves: 0, capped: false, open: 0 }) })),
+    };
   }
 
   /** The project named `name` in the organization; 404 `not_found` when there is none. */
@@ -142,6 +180,15 @@ export class ProjectService {
       }),
     );
     return this.get(organizationId, name);
+  }
+
+  /**
+   * Checks a new project's fields as create would (the rules, and the name not taken), without
+   * creating it: 400 naming each problem.
+   */
+  async checkNew(organizationId: string, input: ProjectInput): Promise<void> {
+    checkFields(input);
+    if (await this.projects.nameTaken(organizationId, input.name)) throw nameTaken();
   }
 
   /** Changes the fields given; an unchanged value is not a change (no audit entry, same updated_at). */

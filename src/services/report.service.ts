@@ -12,7 +12,8 @@ import type { AutomationRow } from '../domain/automation.ts';
 import { EventRepository } from '../db/event.repository.ts';
 import { NotificationRepository } from '../db/notification.repository.ts';
 import { ReportRepository } from '../db/report.repository.ts';
-import type { ReportPeriodType, ReportRow } from '../domain/report.ts';
+import type { PeriodEvent, ReportPeriodType, ReportRow } from '../domain/report.ts';
+import type { CveFacts } from '../domain/cve-facts.ts';
 import { conditionsHold, type AutomationConfiguration } from '../domain/automation.ts';
 import { AppError } from '../domain/errors.ts';
 import { periodEvents } from '../domain/project-events.ts';
@@ -163,21 +164,13 @@ export class ReportService {
       const reports = new ReportRepository(tx);
       if (await reports.exists(automation.id, period.start, period.end)) return undefined;
       const config = automation.configuration as unknown as AutomationConfiguration;
-      const { keys, items } = await reports.periodItems(automation.project_id, period.start, period.end, tx);
-      const events = periodEvents(items, keys);
-      const tracker = await new EventRepository(tx).trackerStates(
-        events.map((e) => ({ projectId: automation.project_id, cveId: e.cve_id })),
+      const { kept, cves } = await this.periodMatches(
+        automation.project_id,
+        config.conditions,
+        period,
+        now,
+        tx,
       );
-      const cves = await reports.cveSummaries([...new Set(events.map((e) => e.cve_id))], tx);
-      const kept = events.filter((e) => {
-        const cve = cves.get(e.cve_id);
-        if (!cve) return false;
-        return conditionsHold(
-          config.conditions,
-          conditionSubject(cve, tracker.get(`${automation.project_id} ${e.cve_id}`)),
-          now,
-        );
-      });
       const content = buildReport(kept);
       const report = await reports.create(
         {
@@ -212,6 +205,40 @@ export class ReportService {
       );
       return report.id;
     });
+  }
+
+  /**
+   * What the project's recorded changes and EPSS moves of `period` brought it (`periodEvents`), kept
+   * when the CVE meets `conditions` as it is now (with its tracker entry), and the facts of their
+   * CVEs: what a report lists, and what an automation's dry run evaluates (AutomationService.dryRun).
+   */
+  async periodMatches(
+    projectId: string,
+    conditions: AutomationConfiguration['conditions'],
+    period: { start: Date; end: Date },
+    now: Date,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+    { sinceProjectCreation = true }: { sinceProjectCreation?: boolean } = {},
+  ): Promise<{ kept: PeriodEvent[]; cves: Map<string, CveFacts> }> {
+    const reports = new ReportRepository(tx);
+    const { keys, items } = await reports.periodItems(
+      projectId,
+      period.start,
+      period.end,
+      tx,
+      sinceProjectCreation,
+    );
+    const events = periodEvents(items, keys);
+    const tracker = await new EventRepository(tx).trackerStates(
+      events.map((e) => ({ projectId, cveId: e.cve_id })),
+    );
+    const cves = await reports.cveSummaries([...new Set(events.map((e) => e.cve_id))], tx);
+    const kept = events.filter((e) => {
+      const cve = cves.get(e.cve_id);
+      if (!cve) return false;
+      return conditionsHold(conditions, conditionSubject(cve, tracker.get(`${projectId} ${e.cve_id}`)), now);
+    });
+    return { kept, cves };
   }
 
   private async act(

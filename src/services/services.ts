@@ -33,6 +33,7 @@ import type { SecurityService } from './security.service.ts';
 import type { SavedViewService } from './saved-view.service.ts';
 import type { InvitationService } from './invitation.service.ts';
 import type { StatisticsService } from './statistics.service.ts';
+import type { OnboardingService } from './onboarding.service.ts';
 import type { ProjectMatchService } from './project-match.service.ts';
 
 export interface Services {
@@ -79,6 +80,8 @@ export interface Services {
   invitations: InvitationService;
   /** The catalog statistics, computed by the `statistics.compute` job and read as stored. */
   statistics: StatisticsService;
+  /** A first project with its subscriptions, alert and weekly report in one go (web UI onboarding). */
+  onboarding: OnboardingService;
   /** The server secret (keys for token hashing and signing). */
   secret: string;
   close(): Promise<void>;

@@ -52,7 +52,8 @@ function load(name: string, file: string): Asset {
   };
 }
 
-export type AssetName = 'app.css' | 'app.js' | 'htmx.js' | 'query-builder.js' | 'charts.js' | 'icon.svg';
+export type AssetName =
+  'app.css' | 'app.js' | 'htmx.js' | 'query-builder.js' | 'charts.js' | 'automation-builder.js' | 'icon.svg';
 
 /** Every asset by its logical name. */
 export function loadAssets(): Record<AssetName, Asset> {
@@ -63,6 +64,7 @@ export function loadAssets(): Record<AssetName, Asset> {
     'app.js': load('app.js', path.join(dir, 'app.js')),
     'query-builder.js': load('query-builder.js', path.join(dir, 'query-builder.js')),
     'charts.js': load('charts.js', path.join(dir, 'charts.js')),
+    'automation-builder.js': load('automation-builder.js', path.join(dir, 'automation-builder.js')),
     'icon.svg': load('icon.svg', path.join(dir, 'icon.svg')),
     'htmx.js': load('htmx.js', require.resolve('htmx.org/dist/htmx.min.js')),
   };

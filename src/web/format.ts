@@ -58,3 +58,14 @@ const integer = new Intl.NumberFormat('en-US');
 
 /** 12,345 */
 export const formatCount = (n: number): string => integer.format(n);
+
+const languages = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+
+/** A language tag's English name (`en-US` is "American English"); the tag itself when unknown. */
+export function languageName(tag: string): string {
+  try {
+    return languages.of(tag) ?? tag;
+  } catch {
+    return tag;
+  }
+}

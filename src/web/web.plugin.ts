@@ -74,6 +74,7 @@ export type WebServices = Pick<
   | 'reports'
   | 'deliveries'
   | 'events'
+  | 'onboarding'
 >;
 
 export interface WebOptions {

@@ -41,6 +41,13 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/tokens', ownerOnly: true, form: { name: 'walk', mode: 'write' } },
   { method: 'POST', url: '/org/:org/tokens/:tokenId/revoke', ownerOnly: true },
   { method: 'GET', url: '/org/:org/audit', ownerOnly: true },
+  // The onboarding of a new project (its project pages have their own walk).
+  { method: 'GET', url: '/org/:org/new-project', ownerOnly: true },
+  { method: 'POST', url: '/org/:org/new-project', ownerOnly: true, form: { name: 'walk-onboarded' } },
+  { method: 'GET', url: '/org/:org/new-project/vendors', ownerOnly: true },
+  { method: 'POST', url: '/org/:org/new-project/vendors', ownerOnly: true },
+  { method: 'GET', url: '/org/:org/new-project/alerts', ownerOnly: true },
+  { method: 'POST', url: '/org/:org/new-project/alerts', ownerOnly: true, form: { weekly_report: 'on' } },
 ];
 
 describeEachDatabase('web: organization tenancy walk', (use) => {

@@ -59,6 +59,20 @@ describeEachDatabase('web: project tenancy walk', (use) => {
       vendors: ['apache'],
     });
     // Each area adds here what its routes name (a notification, an automation, a report, a comment).
+    // Automations: a report automation and one of its runs.
+    await api.services.automations.create(
+      victim.org.id,
+      'walked',
+      {
+        name: 'walk-weekly',
+        trigger_type: 'report',
+        frequency: 'weekly',
+        configuration: { actions: [{ type: 'generate_report' }] },
+      },
+      victim.actor,
+    );
+    ids.automation = 'walk-weekly';
+    ids.execution = (await api.services.automations.run(victim.org.id, 'walked', 'walk-weekly')).id;
     // One CVE in a project: the owner's comment on the walked CVE.
     const comment = await api.services.tracker.addComment(
       victim.org.id,
@@ -140,7 +154,14 @@ describeEachDatabase('web: project tenancy walk', (use) => {
 
   it('lets the owner do each action (so the refusals above are not a broken route)', async () => {
     const owner = await signedIn(api, victim.user.username, PASSWORD);
-    for (const route of [...PROJECT_ROUTES.filter((r) => !r.last), ...PROJECT_ROUTES.filter((r) => r.last)]) {
+    // The project's own deletion goes after every other area's last route (which still needs the project).
+    const deletesProject = (r: WalkRoute) => r.url === '/org/:org/projects/:project/settings/delete';
+    const lastOnes = PROJECT_ROUTES.filter((r) => r.last);
+    for (const route of [
+      ...PROJECT_ROUTES.filter((r) => !r.last),
+      ...lastOnes.filter((r) => !deletesProject(r)),
+      ...lastOnes.filter(deletesProject),
+    ]) {
       const response = await send(owner, route);
       expect([200, 303], `${route.method} ${route.url}: ${response.text.slice(0, 200)}`).toContain(
         response.status,

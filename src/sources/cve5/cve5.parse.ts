@@ -16,6 +16,7 @@ import {
 } from '../../domain/cve.ts';
 import { toIsoUtc } from '../../domain/timestamps.ts';
 import { RecordError, type ImportItem } from '../source.ts';
+import { preferredText } from '../language.ts';
 
 type Json = Record<string, unknown>;
 
@@ -23,14 +24,6 @@ const asObject = (v: unknown): Json | undefined =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-function englishText(list: unknown): string | undefined {
-  const items = asArray(list)
-    .map(asObject)
-    .filter((x): x is Json => !!x);
-  const en = items.find((d) => /^en\b/i.test(String(d.lang))) ?? items[0];
-  return asString(en?.value);
-}
 
 function cvss(data: unknown): CvssData | undefined {
   const d = asObject(data);
@@ -141,9 +134,12 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
   mitre.state = state;
   const description =
     state === 'REJECTED'
-      ? (englishText(cna.rejectedReasons) ?? englishText(cna.descriptions))
-      : englishText(cna.descriptions);
-  if (description) mitre.description = description;
+      ? (preferredText(cna.rejectedReasons) ?? preferredText(cna.descriptions))
+      : preferredText(cna.descriptions);
+  if (description) {
+    mitre.description = description.value;
+    if (description.lang) mitre.descriptionLang = description.lang;
+  }
   const title = asString(cna.title);
   if (title) mitre.title = title;
   if (published) mitre.created = published;

@@ -30,7 +30,11 @@ export function kevItem(value: unknown, position: string): ImportItem {
   doc.metrics.kev = kev;
   // No dates: being listed enriches a CVE without publishing or modifying its record (docs/catalog.md).
   if (typeof v.vulnerabilityName === 'string' && v.vulnerabilityName) doc.title = v.vulnerabilityName;
-  if (typeof v.shortDescription === 'string' && v.shortDescription) doc.description = v.shortDescription;
+  if (typeof v.shortDescription === 'string' && v.shortDescription) {
+    doc.description = v.shortDescription;
+    // CISA writes the catalog in English.
+    doc.descriptionLang = 'en';
+  }
   const cwes = Array.isArray(v.cwes) ? v.cwes : typeof v.cwes === 'string' ? v.cwes.split(/[,\s]+/) : [];
   doc.weaknesses = [...new Set(cwes.map(normalizeCweId).filter((c): c is string => !!c))].sort();
   return { kind: 'cve', cveId, position, records: [{ cveId, provider: 'cisa', doc }], replaces: ['cisa'] };

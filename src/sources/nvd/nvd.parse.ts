@@ -15,6 +15,7 @@ import {
 } from '../../domain/cve.ts';
 import { toIsoUtc, toSecondsZ } from '../../domain/timestamps.ts';
 import { RecordError } from '../source.ts';
+import { preferredText } from '../language.ts';
 
 type Json = Record<string, unknown>;
 const asObject = (v: unknown): Json | undefined =>
@@ -24,12 +25,6 @@ const objects = (v: unknown): Json[] =>
   asArray(v)
     .map(asObject)
     .filter((x): x is Json => !!x);
-
-function english(list: unknown): string | undefined {
-  const items = objects(list);
-  const en = items.find((d) => d.lang === 'en') ?? items[0];
-  return typeof en?.value === 'string' ? en.value : undefined;
-}
 
 function finishDocument(doc: SourceDocument): SourceDocument {
   const vendors = new Set<string>();
@@ -72,8 +67,11 @@ export function parseNvd20(value: unknown): SourceRecord {
   if (!isCveId(cveId)) throw new RecordError(`invalid CVE id ${JSON.stringify(cveId)}`);
   const doc = emptyDocument();
   if (cve.vulnStatus === 'Rejected') doc.state = 'REJECTED';
-  const description = english(cve.descriptions);
-  if (description) doc.description = description;
+  const description = preferredText(cve.descriptions);
+  if (description) {
+    doc.description = description.value;
+    if (description.lang) doc.descriptionLang = description.lang;
+  }
   const created = toIsoUtc(cve.published);
   const updated = toIsoUtc(cve.lastModified);
   if (created) doc.created = created;
@@ -165,10 +163,11 @@ export function parseNvd11(value: unknown): SourceRecord {
   if (!item || !cve) throw new RecordError('not an NVD 1.1 feed item');
   if (!isCveId(cveId)) throw new RecordError(`invalid CVE id ${JSON.stringify(cveId)}`);
   const doc = emptyDocument();
-  const description = english(asObject(cve.description)?.description_data);
+  const description = preferredText(asObject(cve.description)?.description_data);
   if (description) {
-    doc.description = description;
-    if (description.startsWith('** REJECT **')) doc.state = 'REJECTED';
+    doc.description = description.value;
+    if (description.lang) doc.descriptionLang = description.lang;
+    if (description.value.startsWith('** REJECT **')) doc.state = 'REJECTED';
   }
   const created = toIsoUtc(item.publishedDate);
   const updated = toIsoUtc(item.lastModifiedDate);

@@ -4,11 +4,13 @@
  * pages (tracker, one CVE, subscriptions, notifications, automations, reports).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { Time } from '../components.tsx';
-import { Layout, sendPage } from '../page.tsx';
+import { sendPage } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
-import { orgAccess, orgPath } from './org-shared.tsx';
-import { projectAccess, projectPath, ProjectPage } from './project-shared.tsx';
+import { orgAccess, orgPath, pageNumber } from './org-shared.tsx';
+import { projectAccess, ProjectPage } from './project-shared.tsx';
+import { ProjectList, PROJECTS_PAGE, projectsDone } from './project-list.tsx';
+import { projectOnboardingRoutes } from './project-onboarding.routes.tsx';
+import { projectSettingsRoutes } from './project-settings.routes.tsx';
 import { projectTrackerRoutes } from './project-tracker.routes.tsx';
 import { projectCveRoutes } from './project-cve.routes.tsx';
 import { projectSubscriptionsRoutes } from './project-subscriptions.routes.tsx';
@@ -22,53 +24,32 @@ export const projectRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     return reply.redirect(org ? orgPath(org.name, 'projects') : '/org/new', 303);
   });
 
+  /**
+   * The organization's projects with their subscriptions, CVEs (capped) and open triage; an owner of
+   * an organization without a project is sent to the onboarding.
+   */
   app.get('/org/:org/projects', async (request, reply) => {
     const access = await orgAccess(services, request);
     const org = access.membership.name;
-    const { items } = await services.projects.list(access.membership.organizationId, {
-      page: 1,
-      pageSize: 100,
+    const page = pageNumber(request.query);
+    const { count, items } = await services.projects.listWithCounts(access.membership.organizationId, {
+      page,
+      pageSize: PROJECTS_PAGE,
     });
+    const done = projectsDone(request.query);
+    if (count === 0 && access.isOwner && !done) return reply.redirect(orgPath(org, 'new-project'), 303);
     const ctx = request.page;
     return sendPage(
       reply,
-      <Layout ctx={ctx} title={`Projects · ${org}`} section="projects">
-        <div class="page-head">
-          <div>
-            <div class="crumbs">{org}</div>
-            <h1>Projects</h1>
-          </div>
-        </div>
-        {items.length === 0 ? (
-          <p class="muted">This organization has no project yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Project</th>
-                  <th scope="col">Subscriptions</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((p) => (
-                  <tr>
-                    <td>
-                      <a href={projectPath(org, p.name)}>{p.name}</a>
-                      {!p.active && <span class="badge neutral">inactive</span>}
-                    </td>
-                    <td>{p.subscriptions_count}</td>
-                    <td>
-                      <Time date={p.created_at} style={ctx.dateStyle} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </Layout>,
+      <ProjectList
+        ctx={ctx}
+        org={org}
+        isOwner={access.isOwner}
+        items={items}
+        page={page}
+        count={count}
+        done={done}
+      />,
     );
   });
 
@@ -76,12 +57,20 @@ export const projectRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     const access = await projectAccess(services, request);
     return sendPage(
       reply,
-      <ProjectPage ctx={request.page} access={access} tab="dashboard" title="Dashboard">
+      <ProjectPage
+        ctx={request.page}
+        access={access}
+        tab="dashboard"
+        title="Dashboard"
+        done={projectsDone(request.query)}
+      >
         <p>{access.project.subscriptions_count} subscriptions.</p>
       </ProjectPage>,
     );
   });
 
+  await app.register(projectOnboardingRoutes, { services });
+  await app.register(projectSettingsRoutes, { services });
   await app.register(projectTrackerRoutes, { services });
   await app.register(projectCveRoutes, { services });
   await app.register(projectSubscriptionsRoutes, { services });

@@ -8,11 +8,26 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentChildren, VNode } from 'preact';
+import { vendorKey } from '../../domain/cpe.ts';
+import { AppError } from '../../domain/errors.ts';
+import { formErrorsOf, FormProblems, Notice, type FormErrors } from '../components.tsx';
 import { formatCount } from '../format.ts';
 import { isHtmx, Layout, sendFragment, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
+import {
+  showsSubscribeControls,
+  SubscribeControls,
+  subscriptionOrg,
+  toggleSubscription,
+} from './subscription-parts.tsx';
 
 const PAGE = 50;
+
+/** Fixed texts of `?done=<code>` after a subscribe control (never text from the request). */
+const SUBSCRIBE_DONE: Record<string, string> = {
+  subscribed: 'Subscribed: the project now lists the CVEs of this vendor or product.',
+  unsubscribed: 'Unsubscribed: the project no longer follows this vendor or product.',
+};
 
 const param = (query: unknown, name: string, max = 200): string => {
   const value = (query as Record<string, unknown>)[name];
@@ -80,7 +95,7 @@ function ListTable({ id, head, children }: { id: string; head: string[]; childre
         <thead>
           <tr>
             {head.map((h, i) => (
-              <th scope="col" class={i > 0 && h !== 'Name' ? 'num' : undefined}>
+              <th scope="col" class={i > 0 && h !== 'Name' && h !== 'Projects' ? 'num' : undefined}>
                 {h}
               </th>
             ))}
@@ -178,7 +193,14 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     return send(request, reply, page, table);
   });
 
-  app.get<{ Params: { vendor: string } }>('/vendors/:vendor', async (request, reply) => {
+  /**
+   * A vendor's page: its CVE count and products, and for the current organization one subscribe
+   * control per project for the vendor and for each product shown (as on a CVE page).
+   */
+  const vendorPage = async (
+    request: FastifyRequest<{ Params: { vendor: string } }>,
+    extra: { done?: string | undefined; errors?: FormErrors } = {},
+  ) => {
     const search = param(request.query, 'search');
     const after = param(request.query, 'after') || undefined;
     const base = `/vendors/${encodeURIComponent(request.params.vendor)}`;
@@ -190,22 +212,47 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     );
     const more = products.length > PAGE;
     const shown = products.slice(0, PAGE);
+    const ctx = request.page;
+    const org = ctx.currentOrg;
+    const states = showsSubscribeControls(org)
+      ? await services.projects.subscriptionStates(org.organizationId, [
+          vendorKey(vendor.name),
+          ...shown.map((p) => vendorKey(vendor.name, p.name)),
+        ])
+      : undefined;
+    const controls = states && states.length > 0 ? states : undefined;
+    const action = `/vendors/${encodeURIComponent(vendor.name)}/subscriptions`;
+    const columns = controls ? 3 : 2;
     const table = (
-      <ListTable id="product-rows" head={['Name', 'CVEs']}>
-        {shown.length === 0 && !after && <NoRows columns={2} search={search} />}
+      <ListTable id="product-rows" head={controls ? ['Name', 'CVEs', 'Projects'] : ['Name', 'CVEs']}>
+        {shown.length === 0 && !after && <NoRows columns={columns} search={search} />}
         {shown.map((p) => (
           <tr>
             <td>{p.name}</td>
             <td class="num">
               <a href={cveLink({ vendor: vendor.name, product: p.name })}>{formatCount(p.cve_count)}</a>
             </td>
+            {controls && (
+              <td>
+                <SubscribeControls
+                  ctx={ctx}
+                  action={action}
+                  states={controls}
+                  vendor={vendor.name}
+                  product={p.name}
+                />
+              </td>
+            )}
           </tr>
         ))}
-        <LoadMore href={more ? next(base, search, shown[shown.length - 1]!.name) : undefined} columns={2} />
+        <LoadMore
+          href={more ? next(base, search, shown[shown.length - 1]!.name) : undefined}
+          columns={columns}
+        />
       </ListTable>
     );
     const page = (
-      <Head ctx={request.page} title={vendor.name} section="vendors">
+      <Head ctx={ctx} title={vendor.name} section="vendors">
         <p class="crumbs">
           <a href="/vendors">Vendors</a> ›
         </p>
@@ -215,12 +262,54 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
             {formatCount(cveCount)} CVEs
           </a>
         </div>
+        {extra.done && <Notice>{extra.done}</Notice>}
+        <FormProblems errors={extra.errors} />
+        {org && controls && (
+          <section class="card subscribe-vendor" id="subscribe">
+            <h2>Subscribe a project</h2>
+            <p class="muted small">
+              The buttons are the projects of {org.name}: pressed (✓) when the project follows all of{' '}
+              {vendor.name}; press one to subscribe or unsubscribe it. Each product below has its own.
+            </p>
+            <SubscribeControls
+              ctx={ctx}
+              action={action}
+              states={controls}
+              vendor={vendor.name}
+              product={undefined}
+            />
+          </section>
+        )}
         <h2>Products</h2>
         <SearchBox action={base} value={search} label="Find a product" target="#product-rows" />
         {table}
       </Head>
     );
+    return { page, table };
+  };
+
+  app.get<{ Params: { vendor: string } }>('/vendors/:vendor', async (request, reply) => {
+    const code = param(request.query, 'done');
+    const { page, table } = await vendorPage(request, {
+      done: Object.hasOwn(SUBSCRIBE_DONE, code) ? SUBSCRIBE_DONE[code] : undefined,
+    });
     return send(request, reply, page, table);
+  });
+
+  /** A subscribe control of the vendor page (toggleSubscription, as the CVE page's). */
+  app.post<{ Params: { vendor: string } }>('/vendors/:vendor/subscriptions', async (request, reply) => {
+    const vendor = await services.catalog.getVendor(request.params.vendor);
+    const org = subscriptionOrg(request);
+    let done: string;
+    try {
+      done = await toggleSubscription(services, request, org);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
+      request.page.currentOrg = org;
+      const { page } = await vendorPage(request, { errors: formErrorsOf(err) });
+      return sendPage(reply, page, 400);
+    }
+    return reply.redirect(`/vendors/${encodeURIComponent(vendor.name)}?done=${done}`, 303);
   });
 
   app.get('/weaknesses', async (request, reply) => {
