@@ -289,4 +289,66 @@ export class NotificationRepository {
       .offset(offset)
       .execute() as Promise<DeliveryRow[]>;
   }
+
+  /** One delivery of a notification. */
+  findDelivery(notificationId: string, id: string): Promise<DeliveryRow | undefined> {
+    return this.db
+      .selectFrom('delivery')
+      .select(DELIVERY_COLUMNS)
+      .where('notification_id', '=', notificationId)
+      .where('id', '=', id)
+      .executeTakeFirst() as Promise<DeliveryRow | undefined>;
+  }
+
+  /**
+   * Sets a dead or failed delivery (not a test) of the notification back to pending; its attempts
+   * stay. The row as it was, or undefined when there is no such delivery in one of those states.
+   */
+  async reopenDelivery(
+    notificationId: string,
+    id: string,
+    tx: Executor = this.db,
+  ): Promise<{ status: DeliveryStatus; attempts: number } | undefined> {
+    const { rows } = await sql<{ status: DeliveryStatus; attempts: number }>`
+      UPDATE delivery d SET status = 'pending', updated_at = now()
+        FROM delivery old
+       WHERE d.id = ${id} AND d.notification_id = ${notificationId} AND old.id = d.id
+         AND d.status IN ('dead', 'failed') AND d.kind <> 'test'
+      RETURNING old.status, jsonb_array_length(d.attempts)::int AS attempts`.execute(tx);
+    return rows[0];
+  }
+
+  /**
+   * When the next attempt of each of these deliveries is due: the run time of its queued
+   * `notifications.deliver` job, looked up by the job's dedupe key (`delivery:<id>:<attempt>`).
+   */
+  async nextAttempts(dedupeKeys: readonly string[]): Promise<Map<string, Date>> {
+    const out = new Map<string, Date>();
+    if (!dedupeKeys.length) return out;
+    const rows = await this.db
+      .selectFrom('job')
+      .select(['dedupe_key', 'run_at'])
+      .where('dedupe_key', 'in', [...dedupeKeys])
+      .where('status', 'in', ['pending', 'running'])
+      .execute();
+    for (const r of rows) if (r.dedupe_key) out.set(r.dedupe_key, new Date(r.run_at));
+    return out;
+  }
+
+  /** The newest delivery of each of these notifications (tests included). */
+  async lastDeliveries(notificationIds: readonly string[]): Promise<Map<string, DeliveryRow>> {
+    const out = new Map<string, DeliveryRow>();
+    if (!notificationIds.length) return out;
+    const rows = (await this.db
+      .selectFrom('delivery')
+      .distinctOn('notification_id')
+      .select(DELIVERY_COLUMNS)
+      .where('notification_id', 'in', [...notificationIds])
+      .orderBy('notification_id')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute()) as DeliveryRow[];
+    for (const r of rows) out.set(r.notification_id, r);
+    return out;
+  }
 }

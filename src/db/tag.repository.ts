@@ -1,5 +1,12 @@
 /** A user's own tags on CVEs (`user_cve_tag`). */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  type Transaction,
+} from 'kysely';
 import type { DB } from './schema.ts';
 
 export class TagRepository {
@@ -44,6 +51,58 @@ export class TagRepository {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** The user's tags on each of some CVEs (a list page), sorted, by CVE id; untagged CVEs absent. */
+  async ofCves(
+    userId: string,
+    cveIds: readonly string[],
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<Map<string, string[]>> {
+    if (!cveIds.length) return new Map();
+    const rows = await tx
+      .selectFrom('user_cve_tag')
+      .select(['cve_id', sql<string[]>`array_agg(tag ORDER BY tag)`.as('tags')])
+      .where('user_id', '=', userId)
+      .where(sql<SqlBool>`cve_id = ANY(${[...cveIds]}::text[])`)
+      .groupBy('cve_id')
+      .execute();
+    return new Map(rows.map((r) => [r.cve_id, r.tags]));
+  }
+
+  /** Every tag the user has used, sorted (served by `user_cve_tag_tag_idx`). */
+  async names(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('user_cve_tag')
+      .select('tag')
+      .distinct()
+      .where('user_id', '=', userId)
+      .orderBy('tag')
+      .execute();
+    return rows.map((r) => r.tag);
+  }
+
+  /**
+   * Puts `add` on every CVE of `cveIds` and takes `remove` off them: two set-based statements
+   * (unnest × unnest), whatever the number of CVEs.
+   */
+  async addAndRemove(
+    userId: string,
+    cveIds: readonly string[],
+    add: readonly string[],
+    remove: readonly string[],
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<void> {
+    if (!cveIds.length) return;
+    if (remove.length)
+      await sql`DELETE FROM user_cve_tag
+        WHERE user_id = ${userId} AND cve_id = ANY(${[...cveIds]}::text[]) AND tag = ANY(${[...remove]}::text[])`.execute(
+        tx,
+      );
+    if (add.length)
+      await sql`INSERT INTO user_cve_tag (user_id, cve_id, tag)
+        SELECT ${userId}, c, t FROM unnest(${[...cveIds]}::text[]) c, unnest(${[...add]}::text[]) t
+        ON CONFLICT DO NOTHING`.execute(tx);
   }
 
   /**

@@ -64,7 +64,8 @@ export interface ProjectCveRow extends TrackerState {
 export interface TrackerFilter {
   /** A status, or null for CVEs without one (untracked, or the status cleared). */
   status?: TriageStatus | null | undefined;
-  assigneeId?: string | undefined;
+  /** An assignee, or null for CVEs nobody is assigned to. */
+  assigneeId?: string | null | undefined;
 }
 
 /** The values of one tracker entry to write; `assigned_at: 'now'` stamps it with the database clock. */
@@ -147,15 +148,32 @@ export class TrackerRepository {
     if (f.status === undefined && f.assigneeId === undefined) return undefined;
     return (eb) => {
       let entries = eb.selectFrom('tracker_entry as te').where('te.project_id', '=', projectId);
-      if (f.status === null && f.assigneeId === undefined) {
-        const withStatus = entries
+      // Untracked CVEs have neither a status nor an assignee: "none" is an anti-join on the entries
+      // that have one (the other filter, when set to a value, is then a condition of those entries).
+      if (f.status === null || f.assigneeId === null) {
+        const having = entries
           .select(sql`1`.as('one'))
           .whereRef('te.cve_id', '=', 'cve.cve_id')
-          .where('te.status', 'is not', null);
-        return eb.not(eb.exists(withStatus));
+          .where((w) =>
+            w.or([
+              ...(f.status === null ? [w('te.status', 'is not', null)] : []),
+              ...(f.assigneeId === null ? [w('te.assignee_id', 'is not', null)] : []),
+            ]),
+          );
+        if (
+          f.status === undefined ||
+          f.assigneeId === undefined ||
+          (f.status === null && f.assigneeId === null)
+        )
+          return eb.not(eb.exists(having));
+        // One value, one "none": the entries with the value and without the other.
+        if (f.status === null) entries = entries.where('te.status', 'is', null);
+        else entries = entries.where('te.status', '=', f.status);
+        if (f.assigneeId === null) entries = entries.where('te.assignee_id', 'is', null);
+        else entries = entries.where('te.assignee_id', '=', f.assigneeId);
+        return sql<SqlBool>`${eb.ref('cve.cve_id')} = ANY(ARRAY(${entries.select('te.cve_id')}))`;
       }
-      if (f.status === null) entries = entries.where('te.status', 'is', null);
-      else if (f.status !== undefined) entries = entries.where('te.status', '=', f.status);
+      if (f.status !== undefined) entries = entries.where('te.status', '=', f.status);
       if (f.assigneeId !== undefined) entries = entries.where('te.assignee_id', '=', f.assigneeId);
       return sql<SqlBool>`${eb.ref('cve.cve_id')} = ANY(ARRAY(${entries.select('te.cve_id')}))`;
     };
@@ -214,6 +232,18 @@ export class TrackerRepository {
       .where('m.date_joined', 'is not', null)
       .where('u.email', '=', email)
       .executeTakeFirst();
+  }
+
+  /** The organization's joined members (who may be assigned), by username. */
+  joinedMembers(organizationId: string): Promise<{ id: string; email: string; username: string }[]> {
+    return this.db
+      .selectFrom('membership as m')
+      .innerJoin('app_user as u', 'u.id', 'm.user_id')
+      .select(['u.id', 'u.email', 'u.username'])
+      .where('m.organization_id', '=', organizationId)
+      .where('m.date_joined', 'is not', null)
+      .orderBy('u.username')
+      .execute();
   }
 
   async userIdByEmail(email: string): Promise<string | undefined> {

@@ -35,3 +35,23 @@ export interface DeliveryRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/**
+ * The HTTP exchange of a test send (the Try button), as stored with its attempt: secrets masked
+ * (src/notifications/exchange.ts), the bodies cut. Only test deliveries keep one.
+ */
+export interface DeliveryExchange {
+  request: { method: string; url: string; headers: [string, string][]; body: string };
+  /** Absent when no response came (refused, unreachable, timed out). */
+  response?: { status: number; headers: [string, string][]; body: string; truncated: boolean };
+}
+
+/** One attempt of a delivery, as recorded. */
+export interface DeliveryAttemptRecord {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** Test deliveries only: what was sent and what came back. */
+  exchange?: DeliveryExchange;
+}

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ChannelContext, ChannelSend, ChannelSenderOptions } from './channel.ts';
 import { CHANNEL_TYPES, CHANNELS, type ChannelTarget, type ChannelType } from './channel-registry.ts';
-import { outboundAgents, type OutboundResult } from './outbound.ts';
+import { outboundAgents, type OutboundResult, type RawExchange } from './outbound.ts';
 import type { OutgoingPayload } from './payload.ts';
 
 export type { ChannelSenderOptions } from './channel.ts';
@@ -25,6 +25,8 @@ export interface DeliveryAttempt {
   ok: boolean;
   /** False for refused URLs (SSRF), redirects, 4xx other than 408/425/429, permanent SMTP rejections and bad configuration. */
   retryable: boolean;
+  /** HTTP channels: what was sent and received, raw (a test send keeps it masked, exchange.ts). */
+  exchange?: RawExchange;
 }
 
 export interface ChannelSender {

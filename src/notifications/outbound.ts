@@ -24,6 +24,17 @@ export interface OutboundResult {
   status_code: number | null;
   error: string | null;
   retryable: boolean;
+  /**
+   * What was sent and what came back, raw (secrets included, bodies by reference): only a test send
+   * keeps it, masked (exchange.ts).
+   */
+  exchange?: RawExchange;
+}
+
+export interface RawExchange {
+  request: { method: string; url: string; headers: Record<string, string>; body: Buffer };
+  /** Absent when no response came. */
+  response?: { status: number; headers: http.IncomingHttpHeaders; body: Buffer; truncated: boolean };
 }
 
 export interface OutboundOptions {
@@ -264,6 +275,10 @@ export async function postOutbound(
   const invalid = validateOutboundUrl(url, true);
   if (invalid) return { ok: false, status_code: null, error: invalid, retryable: false };
   const target = new URL(url);
+  const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const sentHeaders = { ...headers, 'content-length': String(payload.length) };
+  const sent: RawExchange = { request: { method: 'POST', url, headers: sentHeaders, body: payload } };
+  const withExchange = (result: OutboundResult): OutboundResult => ({ ...result, exchange: sent });
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
   const timedOut = (): OutboundResult => ({
@@ -277,17 +292,16 @@ export async function postOutbound(
       controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
     );
     const resolution = await Promise.race([resolveHost(target.hostname, options.allowPrivate), aborted]);
-    if (resolution === 'aborted') return timedOut();
+    if (resolution === 'aborted') return withExchange(timedOut());
     if ('refused' in resolution) {
-      return { ok: false, status_code: null, error: resolution.refused, retryable: false };
+      return withExchange({ ok: false, status_code: null, error: resolution.refused, retryable: false });
     }
     if ('failed' in resolution)
-      return { ok: false, status_code: null, error: resolution.failed, retryable: true };
+      return withExchange({ ok: false, status_code: null, error: resolution.failed, retryable: true });
 
-    const payload = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const request = (target.protocol === 'https:' ? https : http).request(target, {
       method: 'POST',
-      headers: { ...headers, 'content-length': String(payload.length) },
+      headers: sentHeaders,
       lookup: pinnedLookup(resolution.addresses),
       agent: options.agents ? options.agents[target.protocol === 'https:' ? 'https' : 'http'] : false,
       signal: controller.signal,
@@ -311,10 +325,22 @@ export async function postOutbound(
       // A response read to its end leaves its connection to the agent (kept alive); any other closes it.
       if (!whole) response.destroy();
     }
-    return statusResult(response.statusCode ?? 0, received.subarray(0, MAX_RESPONSE_BYTES).toString('utf8'));
+    const excerpt = received.subarray(0, MAX_RESPONSE_BYTES);
+    sent.response = {
+      status: response.statusCode ?? 0,
+      headers: response.headers,
+      body: excerpt,
+      truncated: !whole,
+    };
+    return withExchange(statusResult(response.statusCode ?? 0, excerpt.toString('utf8')));
   } catch (error) {
-    if (controller.signal.aborted) return timedOut();
-    return { ok: false, status_code: null, error: networkError(error, target), retryable: true };
+    if (controller.signal.aborted) return withExchange(timedOut());
+    return withExchange({
+      ok: false,
+      status_code: null,
+      error: networkError(error, target),
+      retryable: true,
+    });
   } finally {
     clearTimeout(timer);
   }

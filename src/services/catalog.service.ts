@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository } from '../db/cve.repository.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
-import { type CveBrowseRow, type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
+import { type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
 import { catalogName, splitVendorKey, vendorKey } from '../domain/cpe.ts';
 import { CveListRepository, type CveListRow } from '../db/cve-list.repository.ts';
 import { VendorRepository } from '../db/vendor.repository.ts';
@@ -14,6 +14,7 @@ import type { CatalogCve } from '../domain/cve-facts.ts';
 import type { ChangeEntry as CveChangeEntry } from '../domain/cve-change.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader, type CountedRows } from './cve-list-reader.ts';
+import { browseKeyset, type CveBrowsePage } from './cve-browse.ts';
 import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
 import { QueryCompiler } from './query-compiler.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
@@ -31,20 +32,7 @@ export interface CveListOptions {
   owner?: CveListOwner | undefined;
 }
 
-/** The most CVEs the web UI's list counts: beyond it the list says "10,000+". */
-export const CVE_COUNT_CAP = 10_000;
-
-/** A keyset page of the web UI's CVE list. */
-export interface CveBrowsePage {
-  items: CveBrowseRow[];
-  /** The list's size, counted no further than CVE_COUNT_CAP (then `capped`). */
-  count: number;
-  capped: boolean;
-  next: CveCursor | undefined;
-  previous: CveCursor | undefined;
-  /** The 0-based position of the first row. */
-  position: number;
-}
+export { CVE_COUNT_CAP, type CveBrowsePage } from './cve-browse.ts';
 
 /** Where the global search box sends a query. */
 export type SearchTarget =
@@ -157,37 +145,7 @@ export class CatalogService {
     options: CveListOptions = {},
   ): Promise<CveBrowsePage> {
     const all = await this.filtersOf(filters, options);
-    const rows = await this.lists.keysetPage(all, ordering, cursor, limit + 1);
-    const count = async () => {
-      const compute = () => this.lists.cappedCount(all, CVE_COUNT_CAP + 1);
-      if (countKey === undefined) return (await compute()).count;
-      const key = `capped|${countKey}`;
-      return (this.cache.counted(key) ?? (await this.cache.count(key, compute))).count;
-    };
-    const n = await count();
-    const backwards = cursor?.direction === 'before';
-    // One row more than the page tells whether the list goes on in the direction read.
-    const more = rows.length > limit;
-    const items = more ? (backwards ? rows.slice(1) : rows.slice(0, limit)) : rows;
-    const position = backwards ? Math.max(0, cursor?.position ?? 0) : (cursor?.position ?? 0);
-    const first = items[0];
-    const last = items[items.length - 1];
-    const hasNext = backwards ? true : more;
-    const hasPrevious = backwards ? more : cursor !== undefined;
-    return {
-      items,
-      count: Math.min(n, CVE_COUNT_CAP),
-      capped: n > CVE_COUNT_CAP,
-      position,
-      next:
-        hasNext && last
-          ? { direction: 'after', key: last.sort_key, position: position + items.length }
-          : undefined,
-      previous:
-        hasPrevious && first
-          ? { direction: 'before', key: first.sort_key, position: Math.max(0, position - limit) }
-          : undefined,
-    };
+    return browseKeyset(this.lists, this.cache, all, ordering, cursor, limit, countKey);
   }
 
   /** Every CVE of a list, in its order, for an export (at most CVE_EXPORT_MAX, else a 400). */

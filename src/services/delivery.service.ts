@@ -17,6 +17,7 @@ import { EntryCache } from './entry-cache.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
 import type { ChannelSender, DeliveryAttempt } from '../notifications/channel-sender.ts';
 import { CHANNELS, type ChannelTarget } from '../notifications/channel-registry.ts';
+import { maskedExchange } from '../notifications/exchange.ts';
 import {
   joinPayload,
   type NotificationChange,
@@ -77,7 +78,11 @@ export class DeliveryService {
     if (!requests.length) return [];
     const rows = await this.create(tx, requests, (r) => r.kind);
     await new JobRepository(tx).enqueue(
-      rows.map((r) => ({ name: DELIVER_JOB, payload: { delivery: r.id }, dedupeKey: `delivery:${r.id}:1` })),
+      rows.map((r) => ({
+        name: DELIVER_JOB,
+        payload: { delivery: r.id },
+        dedupeKey: attemptJobKey(r.id, 1),
+      })),
     );
     return rows.map((r) => r.id);
   }
@@ -109,7 +114,7 @@ export class DeliveryService {
           name: DELIVER_JOB,
           payload: { delivery: deliveryId },
           runAt: new Date(Date.now() + this.retryDelayMs(made)),
-          dedupeKey: `delivery:${deliveryId}:${made + 1}`,
+          dedupeKey: attemptJobKey(deliveryId, made + 1),
         },
       ]);
     }
@@ -121,12 +126,46 @@ export class DeliveryService {
     const [row] = await this.db.transaction().execute((tx) => this.create(tx, [request], () => 'test'));
     const payload = { ...row!.header, changes: request.changes } as unknown as OutgoingPayload;
     const result = await this.send(notification, payload);
+    // A test keeps what was sent and what came back, masked, for the web UI's Try button.
+    const record = result.exchange
+      ? { ...attemptRecord(result), exchange: maskedExchange(result.exchange) }
+      : attemptRecord(result);
     const recorded = await this.notifications.recordAttempt(
       row!.id,
-      attemptRecord(result),
+      record,
       result.ok ? 'succeeded' : 'failed',
     );
     return recorded!;
+  }
+
+  /**
+   * Queues one more attempt of a dead or failed delivery (not a test), now, inside the caller's
+   * transaction: the delivery is pending again with its attempts kept, so that attempt failing ends
+   * it as dead (or failed) again. The status it had, or undefined when it is not dead or failed.
+   */
+  async reopen(
+    tx: Transaction<DB>,
+    notificationId: string,
+    deliveryId: string,
+  ): Promise<DeliveryStatus | undefined> {
+    const reopened = await new NotificationRepository(tx).reopenDelivery(notificationId, deliveryId, tx);
+    if (!reopened) return undefined;
+    await new JobRepository(tx).enqueue([
+      {
+        name: DELIVER_JOB,
+        payload: { delivery: deliveryId },
+        dedupeKey: attemptJobKey(deliveryId, reopened.attempts + 1),
+      },
+    ]);
+    return reopened.status;
+  }
+
+  /** When the next attempt of each pending delivery is due (its queued job), by delivery id. */
+  async nextAttempts(deliveries: readonly DeliveryRow[]): Promise<Map<string, Date>> {
+    const pending = deliveries.filter((d) => d.status === 'pending');
+    const keys = new Map(pending.map((d) => [attemptJobKey(d.id, d.attempts.length + 1), d.id]));
+    const due = await this.notifications.nextAttempts([...keys.keys()]);
+    return new Map([...due].map(([key, at]) => [keys.get(key)!, at]));
   }
 
   /** Deletes the deliveries older than DELIVERY_RETENTION_DAYS with their attempts (the daily purge job). */
@@ -205,6 +244,9 @@ export class DeliveryService {
     return { type: n.type, ...CHANNELS[n.type].target(stored, this.baseUrl) } as ChannelTarget;
   }
 }
+
+/** The dedupe key of the job of a delivery's `attempt`th attempt (one job per attempt). */
+const attemptJobKey = (deliveryId: string, attempt: number) => `delivery:${deliveryId}:${attempt}`;
 
 function attemptRecord(a: DeliveryAttempt) {
   return { at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error };

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
-import type { DeliveryRow } from '../domain/notification.ts';
+import type { DeliveryRow, DeliveryStatus } from '../domain/notification.ts';
+import { newSigningSecret } from '../notifications/channel-sender.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
 import { JobRepository } from '../db/job.repository.ts';
@@ -20,7 +21,7 @@ import { AppError, validationError } from '../domain/errors.ts';
 import { isReservedName, NAME_MESSAGES, PROJECT_NAME } from '../domain/names.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
 import type { ConfiguredChannel } from '../notifications/channel.ts';
-import { configureChannel, type ChannelType } from '../notifications/channel-registry.ts';
+import { configureChannel, shownConfiguration, type ChannelType } from '../notifications/channel-registry.ts';
 import { emailLink } from '../notifications/channels/email/email.channel.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
@@ -87,7 +88,8 @@ export class NotificationService {
     const project = await this.projects.findActive(organizationId, projectName);
     const count = await this.notifications.count(project.id);
     assertPageInRange(page, count);
-    return { count, items: await this.notifications.list(project.id, page.pageSize, offsetOf(page)) };
+    const items = await this.notifications.list(project.id, page.pageSize, offsetOf(page));
+    return { count, items, lastDeliveries: await this.notifications.lastDeliveries(items.map((n) => n.id)) };
   }
 
   get(organizationId: string, projectName: string, name: string): Promise<NotificationRow> {
@@ -290,11 +292,138 @@ export class NotificationService {
     );
   }
 
+  /** The deliveries, newest first, and when the next attempt of each pending one is due. */
   async listDeliveries(organizationId: string, projectName: string, name: string, page: PageRequest) {
     const n = await this.find(organizationId, projectName, name);
     const count = await this.notifications.countDeliveries(n.id);
     assertPageInRange(page, count);
-    return { count, items: await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page)) };
+    const items = await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page));
+    return { count, items, nextAttempts: await this.deliveries.nextAttempts(items) };
+  }
+
+  /** One delivery of the notification (a test's keeps its masked HTTP exchange). */
+  async getDelivery(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    id: string,
+  ): Promise<{ notification: NotificationRow; delivery: DeliveryRow; nextAttempt: Date | undefined }> {
+    const n = await this.find(organizationId, projectName, name);
+    const delivery = UUID.test(id) ? await this.notifications.findDelivery(n.id, id) : undefined;
+    if (!delivery) throw new AppError('not_found');
+    const next = await this.deliveries.nextAttempts([delivery]);
+    return { notification: n, delivery, nextAttempt: next.get(delivery.id) };
+  }
+
+  /**
+   * Sends a dead or failed delivery (not a test) once more, now (the job queue's next turn); audited
+   * `delivery.retry`. 400 when the delivery is pending or succeeded.
+   */
+  async retryDelivery(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    id: string,
+    actor: Actor,
+  ): Promise<void> {
+    const n = await this.find(organizationId, projectName, name);
+    const delivery = UUID.test(id) ? await this.notifications.findDelivery(n.id, id) : undefined;
+    if (!delivery) throw new AppError('not_found');
+    await this.db.transaction().execute(async (tx) => {
+      const was: DeliveryStatus | undefined = await this.deliveries.reopen(tx, n.id, delivery.id);
+      if (!was)
+        throw validationError({
+          delivery: [
+            delivery.kind === 'test'
+              ? 'A test is not retried: send a new one.'
+              : `Only a dead or failed delivery can be retried; this one is ${delivery.status}.`,
+          ],
+        });
+      await this.audit.record(
+        {
+          organizationId,
+          actor,
+          action: 'delivery.retry',
+          resourceType: 'notification',
+          resourceId: n.id,
+          resourceName: `${projectName}/${n.name}`,
+          changes: { delivery: { old: null, new: delivery.id }, status: { old: was, new: 'pending' } },
+        },
+        tx,
+      );
+    });
+  }
+
+  /**
+   * A webhook's new signing secret, returned this once: every later request is signed with it (the
+   * previous one stops at once). Audited `notification.rotate_secret`, without the secret.
+   */
+  async rotateSigningSecret(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    actor: Actor,
+  ): Promise<string> {
+    const current = await this.find(organizationId, projectName, name);
+    if (current.type !== 'webhook') throw validationError({ type: ['Only a webhook has a signing secret.'] });
+    let secrets: NotificationSecrets;
+    try {
+      secrets = this.box.open<NotificationSecrets>(current.secrets);
+    } catch {
+      throw new AppError(
+        'conflict',
+        'The settings of this webhook cannot be read (was VULNTRACK_SECRET changed?): set its URL again first.',
+      );
+    }
+    const signingSecret = newSigningSecret();
+    await this.db.transaction().execute(async (tx) => {
+      await this.notifications.update(
+        current.id,
+        { secrets: this.box.seal({ ...secrets, signing_secret: signingSecret }) },
+        tx,
+      );
+      await this.audit.record(
+        {
+          organizationId,
+          actor,
+          action: 'notification.rotate_secret',
+          resourceType: 'notification',
+          resourceId: current.id,
+          resourceName: `${projectName}/${current.name}`,
+        },
+        tx,
+      );
+    });
+    return signingSecret;
+  }
+
+  /**
+   * Sends the confirmation email of an address awaiting it again (the same link); 400 when the
+   * notification is not an email awaiting confirmation.
+   */
+  async resendConfirmation(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    actor: Actor,
+  ): Promise<void> {
+    const current = await this.find(organizationId, projectName, name);
+    if (current.type !== 'email' || current.email_status !== 'pending')
+      throw validationError({ email: ['This address is not awaiting its confirmation.'] });
+    await this.db.transaction().execute(async (tx) => {
+      await this.queueConfirmation(current.id, tx);
+      await this.audit.record(
+        {
+          organizationId,
+          actor,
+          action: 'notification.resend_confirmation',
+          resourceType: 'notification',
+          resourceId: current.id,
+          resourceName: `${projectName}/${current.name}`,
+        },
+        tx,
+      );
+    });
   }
 
   /**
@@ -378,6 +507,26 @@ export class NotificationService {
     }
   }
 }
+
+/**
+ * Where a notification sends, as it may be shown (never a secret): an email address, a webhook's
+ * host, a Slack or Teams URL with its path masked.
+ */
+export function shownTarget(n: Pick<NotificationRow, 'type' | 'configuration'>): string {
+  const shown = shownConfiguration(n.type, n.configuration);
+  if (n.type === 'email') return String(shown.email ?? '');
+  if (n.type === 'webhook') return shown.host ? `${String(shown.host)} (URL path hidden)` : '';
+  return String(shown.webhook_url ?? '');
+}
+
+/** The header names of a webhook (their values are secret). */
+export function webhookHeaderNames(n: Pick<NotificationRow, 'type' | 'configuration'>): string[] {
+  if (n.type !== 'webhook') return [];
+  const names = shownConfiguration(n.type, n.configuration).header_names;
+  return Array.isArray(names) ? names.map(String) : [];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function checkName(name: string): void {
   if (!PROJECT_NAME.test(name)) {

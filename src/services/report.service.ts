@@ -18,7 +18,7 @@ import { conditionsHold, type AutomationConfiguration } from '../domain/automati
 import { AppError } from '../domain/errors.ts';
 import { periodEvents } from '../domain/project-events.ts';
 import type { ReportFrequency } from '../domain/automation.ts';
-import { buildReport, lastPeriod, newReportLink } from '../domain/report.ts';
+import { buildReport, lastPeriod, newReportLink, severityOf, type Severity } from '../domain/report.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { ProjectService } from './project.service.ts';
@@ -59,6 +59,41 @@ export interface ReportDetail {
 }
 
 const DAY_MS = 86_400_000;
+
+/** One CVE of a project's week in the organization's weekly report. */
+export interface WeekCve {
+  cve_id: string;
+  title: string | null;
+  highest_cvss: number | null;
+  kev: boolean;
+  /** It entered the project in the week. */
+  entered: boolean;
+  /** CISA added it to KEV in the week. */
+  kev_added: boolean;
+  /** Its triage status in the project now (null: none). */
+  status: string | null;
+}
+
+/** One project's week: the CVEs that entered or changed, counted by severity and triage status. */
+export interface WeekProject {
+  name: string;
+  cves: WeekCve[];
+  entered: number;
+  changed: number;
+  kev_added: number;
+  severity_counts: Record<Severity, number>;
+  /** By triage status, `no_status` for CVEs without one. */
+  status_counts: Record<string, number>;
+}
+
+/** The organization's week across its active projects; totals count each CVE once. */
+export interface OrganizationWeek {
+  period: { start: Date; end: Date };
+  projects: WeekProject[];
+  totals: { cves: number; entered: number; kev_added: number; severity_counts: Record<Severity, number> };
+}
+
+const noSeverities = (): Record<Severity, number> => ({ critical: 0, high: 0, medium: 0, low: 0, none: 0 });
 
 export class ReportService {
   private readonly reports: ReportRepository;
@@ -119,6 +154,85 @@ export class ReportService {
             .map((c) => ({ id: c.id, created_at: c.created_at, types: c.types, data: c.data })),
         };
       }),
+    };
+  }
+
+  /**
+   * The organization-wide report of `period` (a week): for each active project, what a report of
+   * that period would list (the same derivation as the project's reports, with no automation's
+   * conditions), which CVEs entered it, which CISA added to KEV, by severity and triage status.
+   * One derivation per project (docs/decisions.md has the measurement), then one statement for the
+   * CVEs' facts and one for their tracker states.
+   */
+  async organizationWeek(
+    organizationId: string,
+    period: { start: Date; end: Date },
+  ): Promise<OrganizationWeek> {
+    const projects = [];
+    for (let page = 1; ; page++) {
+      const { count, items } = await this.projects.list(organizationId, { page, pageSize: 100 });
+      projects.push(...items.filter((p) => p.active));
+      if (page * 100 >= count) break;
+    }
+    projects.sort((a, b) => a.name.localeCompare(b.name));
+    const perProject = [];
+    for (const project of projects) {
+      const { keys, items } = await this.reports.periodItems(project.id, period.start, period.end);
+      perProject.push({ project, items: buildReport(periodEvents(items, keys)).items });
+    }
+    const ids = [...new Set(perProject.flatMap((p) => p.items.map((i) => i.cve_id)))];
+    const facts = await this.reports.cveSummaries(ids);
+    const tracker = await new EventRepository(this.db).trackerStates(
+      perProject.flatMap((p) => p.items.map((i) => ({ projectId: p.project.id, cveId: i.cve_id }))),
+    );
+    const totals = { cves: ids.length, entered: new Set<string>(), kev: new Set<string>() };
+    const severity = noSeverities();
+    const highest = new Map(
+      perProject.flatMap((p) => p.items.map((i) => [i.cve_id, i.highest_cvss] as const)),
+    );
+    for (const id of ids) severity[severityOf(highest.get(id) ?? null)]++;
+    const weekProjects = perProject.map(({ project, items }): WeekProject => {
+      const cves = items.map((i): WeekCve => {
+        const cve = facts.get(i.cve_id);
+        const types = new Set(i.events.map((e) => e.type));
+        return {
+          cve_id: i.cve_id,
+          title: cve?.title ?? null,
+          highest_cvss: i.highest_cvss,
+          kev: cve?.kev ?? false,
+          entered: types.has('cve_enters_project'),
+          kev_added: types.has('kev_added'),
+          status: tracker.get(`${project.id} ${i.cve_id}`)?.status ?? null,
+        };
+      });
+      const severityCounts = noSeverities();
+      const statusCounts: Record<string, number> = {};
+      for (const c of cves) {
+        severityCounts[severityOf(c.highest_cvss)]++;
+        const status = c.status ?? 'no_status';
+        statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+        if (c.entered) totals.entered.add(c.cve_id);
+        if (c.kev_added) totals.kev.add(c.cve_id);
+      }
+      return {
+        name: project.name,
+        cves,
+        entered: cves.filter((c) => c.entered).length,
+        changed: cves.filter((c) => !c.entered).length,
+        kev_added: cves.filter((c) => c.kev_added).length,
+        severity_counts: severityCounts,
+        status_counts: statusCounts,
+      };
+    });
+    return {
+      period,
+      projects: weekProjects,
+      totals: {
+        cves: totals.cves,
+        entered: totals.entered.size,
+        kev_added: totals.kev.size,
+        severity_counts: severity,
+      },
     };
   }
 

@@ -54,6 +54,16 @@ export class TagService {
     return this.tags.list(userId, cveId);
   }
 
+  /** The user's tags on each of some CVEs (a list page), by CVE id; untagged CVEs absent. */
+  ofCves(userId: string, cveIds: readonly string[]): Promise<Map<string, string[]>> {
+    return this.tags.ofCves(userId, cveIds);
+  }
+
+  /** Every tag the user has used, sorted (a list's tag filter). */
+  names(userId: string): Promise<string[]> {
+    return this.tags.names(userId);
+  }
+
   /** `set` for the user named `username` (the CLI). */
   async setForUsername(username: string, cveId: string, tags: readonly string[]): Promise<TaggedCve> {
     return this.set(await this.userId(username), cveId, tags);

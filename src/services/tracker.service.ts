@@ -1,12 +1,13 @@
 /**
  * The CVE tracker of a project: the project's CVEs with their triage status and assignee, moves
- * (single and bulk, each moved CVE one audit entry with old and new values) and comments.
+ * (a single move one audit entry with old and new values; a bulk move one entry listing every CVE
+ * moved with its old and new values) and comments.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { CveRepository } from '../db/cve.repository.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
-import { type CveOrdering } from '../domain/cve-list.ts';
+import { type CveCursor, type CveOrdering } from '../domain/cve-list.ts';
 import { ProjectRepository, type ListedProject } from '../db/project.repository.ts';
 import type { ProjectRow } from '../domain/project.ts';
 import {
@@ -18,15 +19,18 @@ import {
   type CommentRow,
 } from '../db/tracker.repository.ts';
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
+import { TagRepository } from '../db/tag.repository.ts';
+import { MAX_TAGS_PER_CVE, TAG_NAME } from './tag.service.ts';
 import type { ListCache } from './list-cache.ts';
 import { CveListReader } from './cve-list-reader.ts';
 import { QueryCompiler } from './query-compiler.ts';
 import { CveListRepository } from '../db/cve-list.repository.ts';
-import { exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
+import { CVE_EXPORT_MAX, exportIds, inChunks, type CveExport, type CveExportRow } from './cve-export.ts';
+import { browseKeyset, type CveBrowsePage } from './cve-browse.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
-import { COMMENT_MAX_LENGTH, type TriageStatus } from '../domain/triage.ts';
+import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, type TriageStatus } from '../domain/triage.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import { toSecondsZ } from '../domain/timestamps.ts';
 
@@ -54,8 +58,10 @@ export interface ProjectCveQuery {
   ordering: CveOrdering;
   /** A status, or `no_status`. */
   status?: TriageStatus | 'no_status' | undefined;
-  /** The assignee's email. */
-  assignee?: string | undefined;
+  /** The assignee's email, or null for CVEs nobody is assigned to. */
+  assignee?: string | null | undefined;
+  /** CVEs the user tagged so (the user's own tags; a tag the user never used is a 400 under `tag`). */
+  tag?: { userId: string; tag: string } | undefined;
   /** Names the catalog filters (as the client sent them) so the count can be cached. */
   countKey?: string | undefined;
 }
@@ -65,11 +71,27 @@ export interface TrackedCveExportRow extends CveExportRow {
   tracker: TrackedCve['tracker'];
 }
 
+/** A bulk edit of the web tracker: a move and the user's own tags to add and remove. */
+export interface BulkEdit extends TrackerPatch {
+  addTags?: readonly string[] | undefined;
+  removeTags?: readonly string[] | undefined;
+}
+
+/** The most CVEs a bulk edit of "every CVE matching this filter" moves (as an export holds). */
+export const BULK_MATCHING_MAX = CVE_EXPORT_MAX;
+
+interface MoveOptions {
+  /** One audit entry for the whole move (a bulk move) instead of one per CVE. */
+  oneEntry?: boolean | undefined;
+  /** The user's tags to put on and take off every CVE moved. */
+  tags?: { userId: string; add: readonly string[]; remove: readonly string[] } | undefined;
+}
+
 interface ProjectList {
   projectId: string;
   keys: string[];
   filters: CveFilters;
-  /** Whether tracker filters apply (then the count is not cached). */
+  /** Whether tracker or tag filters apply (then the count is not cached). */
   byTracker: boolean;
 }
 
@@ -88,11 +110,13 @@ export class TrackerService {
   private readonly projects: ProjectRepository;
   private readonly tracker: TrackerRepository;
   private readonly audit: AuditRepository;
+  private readonly tags: TagRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
-    cache: ListCache,
+    private readonly cache: ListCache,
   ) {
+    this.tags = new TagRepository(db);
     this.cves = new CveRepository(db);
     this.lists = new CveListRepository(db);
     this.reader = new CveListReader(this.lists, cache);
@@ -182,20 +206,33 @@ export class TrackerService {
     const byQuery = await this.query.compile(query.q, organizationId);
     const trackerFilter: TrackerFilter = {};
     if (query.status !== undefined) trackerFilter.status = query.status === 'no_status' ? null : query.status;
-    const assignee = query.assignee === undefined ? undefined : emailOf(query.assignee);
-    if (assignee !== undefined) trackerFilter.assigneeId = await this.tracker.userIdByEmail(assignee);
-    if (!keys.length || (query.assignee !== undefined && trackerFilter.assigneeId === undefined)) return;
+    let unknownAssignee = false;
+    if (query.assignee === null) trackerFilter.assigneeId = null;
+    else if (query.assignee !== undefined) {
+      const email = emailOf(query.assignee);
+      trackerFilter.assigneeId = email === undefined ? undefined : await this.tracker.userIdByEmail(email);
+      unknownAssignee = trackerFilter.assigneeId === undefined;
+    }
+    let byTag: CveFilters['where'];
+    if (query.tag) {
+      const { userId, tag } = query.tag;
+      if (!TAG_NAME.test(tag) || !(await this.tags.exists(userId, tag)))
+        throw validationError({ tag: [`You have not put the tag "${tag}" on any CVE.`] });
+      byTag = this.tags.filter(userId, tag);
+    }
+    if (!keys.length || unknownAssignee) return;
     const byTracker = this.tracker.filter(projectId, trackerFilter);
-    const where = byQuery.where ?? query.filters.where;
+    const conditions = [byQuery.where ?? query.filters.where, byTracker, byTag].filter(
+      (c) => c !== undefined,
+    );
     const filters: CveFilters = {
       ...query.filters,
       ...byQuery,
       anyVendorKeys: keys,
       excludeRejected: true,
-      where:
-        where && byTracker ? (eb) => eb.and([where(eb), byTracker(eb)]) : (where ?? byTracker ?? undefined),
+      where: conditions.length ? (eb) => eb.and(conditions.map((c) => c(eb))) : undefined,
     };
-    return { projectId, keys, filters, byTracker: byTracker !== undefined };
+    return { projectId, keys, filters, byTracker: byTracker !== undefined || byTag !== undefined };
   }
 
   /**
@@ -246,7 +283,8 @@ export class TrackerService {
 
   /**
    * Moves several CVEs of the project at once, all or nothing: any CVE the project does not have is a
-   * 400 naming each, and nothing moves. Returns the CVEs (in the order given) and how many moved.
+   * 400 naming each, and nothing moves. One audit entry lists every CVE that moved with its old and
+   * new values. Returns the CVEs (in the order given) and how many moved.
    */
   bulkUpdate(
     organizationId: string,
@@ -255,9 +293,132 @@ export class TrackerService {
     patch: TrackerPatch,
     actor: Actor,
   ): Promise<{ changed: number; results: TrackedCve[] }> {
-    return this.move(organizationId, projectName, [...new Set(cveIds)], patch, actor, (missing) => {
-      throw validationError({ cve_ids: missing.map((id) => `${id} is not a CVE of this project`) });
+    return this.move(
+      organizationId,
+      projectName,
+      [...new Set(cveIds)],
+      patch,
+      actor,
+      (missing) => {
+        throw validationError({ cve_ids: missing.map((id) => `${id} is not a CVE of this project`) });
+      },
+      { oneEntry: true },
+    );
+  }
+
+  /**
+   * The web tracker's bulk edit: status, assignee and the user's own tags of the CVEs selected
+   * (`cveIds`, all of them the project's, else a 400 under `cve_ids` and nothing changes) or of every
+   * CVE matching a list query (`matching`, chosen by the server at the time of the edit, at most
+   * BULK_MATCHING_MAX), in one transaction and one audit entry listing each CVE that changed.
+   */
+  async bulkEdit(
+    organizationId: string,
+    projectName: string,
+    selection: { cveIds: readonly string[] } | { matching: ProjectCveQuery },
+    edit: BulkEdit,
+    actor: Actor,
+  ): Promise<{ changed: number; selected: number }> {
+    const add = [...new Set(edit.addTags ?? [])].sort();
+    const remove = [...new Set(edit.removeTags ?? [])].sort();
+    const problems: Record<string, string[]> = {};
+    for (const [field, tags] of [
+      ['add_tags', add],
+      ['remove_tags', remove],
+    ] as const) {
+      const bad = tags.filter((t) => !TAG_NAME.test(t));
+      if (bad.length)
+        problems[field] = [
+          `Not a tag: ${bad.map((t) => `"${t}"`).join(', ')}. Letters, digits, _ . - only, at most 64 characters.`,
+        ];
+      else if (tags.length > MAX_TAGS_PER_CVE) problems[field] = [`At most ${MAX_TAGS_PER_CVE} tags.`];
+    }
+    const both = add.filter((t) => remove.includes(t));
+    if (both.length && !problems.remove_tags)
+      problems.remove_tags = [`${both.join(', ')}: a tag cannot be both added and removed.`];
+    const nothing = edit.status === undefined && edit.assignee === undefined && !add.length && !remove.length;
+    if (nothing) problems._form = ['Choose a status, an assignee or tags to change.'];
+    if ((add.length || remove.length) && (actor.type !== 'user' || actor.id === null))
+      problems._form = ['Only a signed-in user has tags.'];
+    if (Object.keys(problems).length) throw validationError(problems);
+
+    let cveIds: string[];
+    let onMissing: (missing: string[]) => void;
+    if ('cveIds' in selection) {
+      cveIds = [...new Set(selection.cveIds)];
+      if (!cveIds.length) throw validationError({ cve_ids: ['Select at least one CVE.'] });
+      if (cveIds.length > MAX_BULK_CVES)
+        throw validationError({
+          cve_ids: [`At most ${MAX_BULK_CVES.toLocaleString('en-US')} CVEs at once.`],
+        });
+      onMissing = (missing) => {
+        throw validationError({ cve_ids: missing.map((id) => `${id} is not a CVE of this project.`) });
+      };
+    } else {
+      const list = await this.projectList(organizationId, projectName, selection.matching);
+      cveIds = list
+        ? await this.cves.listIds(list.filters, selection.matching.ordering, BULK_MATCHING_MAX + 1)
+        : [];
+      if (cveIds.length > BULK_MATCHING_MAX)
+        throw validationError({
+          cve_ids: [
+            `More than ${BULK_MATCHING_MAX.toLocaleString('en-US')} CVEs match: narrow the filter first.`,
+          ],
+        });
+      if (!cveIds.length) throw validationError({ cve_ids: ['No CVE matches this filter.'] });
+      // A CVE that left the project since (its subscription removed) is left out.
+      onMissing = () => {};
+    }
+    const tags = add.length || remove.length ? { userId: actor.id!, add, remove } : undefined;
+    const { changed } = await this.move(organizationId, projectName, cveIds, edit, actor, onMissing, {
+      oneEntry: true,
+      tags,
     });
+    return { changed, selected: cveIds.length };
+  }
+
+  /**
+   * A keyset page of the project's list for the web UI (from `cursor`, its count capped as /cves'
+   * is), each CVE with its tracker entry. Undefined page items when nothing can match.
+   */
+  async browseCves(
+    organizationId: string,
+    projectName: string,
+    query: ProjectCveQuery,
+    cursor: CveCursor | undefined,
+    limit: number,
+  ): Promise<{ page: CveBrowsePage; tracker: Map<string, TrackedCve['tracker']> }> {
+    const list = await this.projectList(organizationId, projectName, query);
+    if (!list) {
+      const empty = { items: [], count: 0, capped: false, next: undefined, previous: undefined, position: 0 };
+      return { page: empty, tracker: new Map() };
+    }
+    const countKey = this.countKeyOf(list, query.countKey);
+    const page = await browseKeyset(
+      this.lists,
+      this.cache,
+      list.filters,
+      query.ordering,
+      cursor,
+      limit,
+      countKey,
+    );
+    const entries = await this.tracker.entries(
+      list.projectId,
+      page.items.map((r) => r.cve_id),
+    );
+    return {
+      page,
+      tracker: new Map([...entries].map(([id, entry]) => [id, trackerOf(entry)])),
+    };
+  }
+
+  /** Who may be assigned the organization's CVEs: its joined members, by username. */
+  async assignees(organizationId: string): Promise<{ email: string; username: string }[]> {
+    return (await this.tracker.joinedMembers(organizationId)).map(({ email, username }) => ({
+      email,
+      username,
+    }));
   }
 
   async listComments(organizationId: string, projectName: string, cveId: string, page: PageRequest) {
@@ -402,7 +563,8 @@ export class TrackerService {
     cveIds: string[],
     patch: TrackerPatch,
     actor: Actor,
-    onMissing: (missing: string[]) => never,
+    onMissing: (missing: string[]) => void,
+    options: MoveOptions = {},
   ): Promise<{ changed: number; results: TrackedCve[] }> {
     const project = await this.project(organizationId, projectName);
     // Resolved before the transaction: the embedded database has one session, which a transaction holds.
@@ -410,7 +572,7 @@ export class TrackerService {
     return this.db
       .transaction()
       .execute((tx) =>
-        this.moveWithin(tx, organizationId, project, cveIds, patch, assignee, actor, onMissing),
+        this.moveWithin(tx, organizationId, project, cveIds, patch, assignee, actor, onMissing, options),
       );
   }
 
@@ -457,6 +619,7 @@ export class TrackerService {
     assignee: { id: string; email: string } | null | undefined,
     actor: Actor,
     onMissing: (missing: string[]) => void,
+    { oneEntry = false, tags }: MoveOptions = {},
   ): Promise<{ changed: number; results: TrackedCve[] }> {
     if (!(await this.projects.lock(project.id, tx))) throw new AppError('not_found');
     const keys = await this.projects.subscriptionKeys(project.id, tx);
@@ -466,9 +629,13 @@ export class TrackerService {
     const missing = requested.filter((id) => !current.has(id));
     if (missing.length) onMissing(missing);
     const cveIds = requested.filter((id) => current.has(id));
+    const tagsBefore = tags ? await this.tags.ofCves(tags.userId, cveIds, tx) : new Map<string, string[]>();
 
     const writes: TrackerWrite[] = [];
     const entries: AuditEntry[] = [];
+    /** Each CVE that changed, with its changes (one bulk audit entry). */
+    const moved: Record<string, Record<string, unknown>> = {};
+    let changed = 0;
     for (const id of cveIds) {
       const row = current.get(id)!;
       const changes: Record<string, { old: string | null; new: string | null }> = {};
@@ -476,21 +643,44 @@ export class TrackerService {
         changes.status = { old: row.status, new: patch.status };
       if (assignee !== undefined && (assignee?.id ?? null) !== row.assignee_id)
         changes.assignee = { old: row.assignee, new: assignee?.email ?? null };
-      if (!Object.keys(changes).length) continue;
-      writes.push({
-        cve_id: id,
-        status: patch.status === undefined ? row.status : patch.status,
-        assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
-        assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
-      });
-      entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
+      const had = tags ? (tagsBefore.get(id) ?? []) : [];
+      const tagChanges = tags && {
+        added: tags.add.filter((t) => !had.includes(t)),
+        removed: tags.remove.filter((t) => had.includes(t)),
+      };
+      const retagged = tagChanges && (tagChanges.added.length > 0 || tagChanges.removed.length > 0);
+      if (Object.keys(changes).length) {
+        writes.push({
+          cve_id: id,
+          status: patch.status === undefined ? row.status : patch.status,
+          assignee_id: changes.assignee ? (assignee?.id ?? null) : row.assignee_id,
+          assigned_at: changes.assignee ? (assignee ? 'now' : null) : row.assigned_at,
+        });
+        if (!oneEntry)
+          entries.push(this.auditEntry(organizationId, actor, project, id, row.tracked, changes));
+      }
+      if (Object.keys(changes).length || retagged) {
+        changed++;
+        moved[id] = retagged ? { ...changes, tags: tagChanges } : changes;
+      }
     }
+    if (oneEntry && changed > 0)
+      entries.push({
+        organizationId,
+        actor,
+        action: 'tracker_entry.bulk_update',
+        resourceType: 'tracker_entry',
+        resourceId: null,
+        resourceName: project.name,
+        changes: { count: changed, cves: moved },
+      });
     await this.audit.recordMany(entries, tx);
     await this.tracker.upsert(project.id, writes, tx);
+    if (tags) await this.tags.addAndRemove(tags.userId, cveIds, tags.add, tags.remove, tx);
     const after = new Map(
       (await this.tracker.projectCves(project.id, keys, cveIds, tx)).map((r) => [r.cve_id, trackedOf(r)]),
     );
-    return { changed: writes.length, results: cveIds.map((id) => after.get(id)!) };
+    return { changed, results: cveIds.map((id) => after.get(id)!) };
   }
 
   private auditEntry(

@@ -53,7 +53,14 @@ function load(name: string, file: string): Asset {
 }
 
 export type AssetName =
-  'app.css' | 'app.js' | 'htmx.js' | 'query-builder.js' | 'charts.js' | 'automation-builder.js' | 'icon.svg';
+  | 'app.css'
+  | 'app.js'
+  | 'htmx.js'
+  | 'query-builder.js'
+  | 'charts.js'
+  | 'automation-builder.js'
+  | 'tracker.js'
+  | 'icon.svg';
 
 /** Every asset by its logical name. */
 export function loadAssets(): Record<AssetName, Asset> {
@@ -65,6 +72,7 @@ export function loadAssets(): Record<AssetName, Asset> {
     'query-builder.js': load('query-builder.js', path.join(dir, 'query-builder.js')),
     'charts.js': load('charts.js', path.join(dir, 'charts.js')),
     'automation-builder.js': load('automation-builder.js', path.join(dir, 'automation-builder.js')),
+    'tracker.js': load('tracker.js', path.join(dir, 'tracker.js')),
     'icon.svg': load('icon.svg', path.join(dir, 'icon.svg')),
     'htmx.js': load('htmx.js', require.resolve('htmx.org/dist/htmx.min.js')),
   };

@@ -34,6 +34,14 @@ export interface PageProps {
   scripts?: AssetName[];
   /** A page without the top navigation (sign-in, first administrator). */
   bare?: boolean;
+  /** The page's own keyboard shortcuts, listed in the `?` dialog after the global ones. */
+  shortcuts?: PageShortcut[];
+}
+
+/** A shortcut of one page: its keys (each a `<kbd>`) and what it does. */
+export interface PageShortcut {
+  keys: string[];
+  label: string;
 }
 
 const NAV = [
@@ -93,7 +101,7 @@ function UserMenu({ ctx }: { ctx: PageContext }) {
   );
 }
 
-function Shortcuts() {
+function Shortcuts({ extra = [] }: { extra?: PageShortcut[] }) {
   return (
     <dialog id="shortcuts" aria-labelledby="shortcuts-title">
       <h2 id="shortcuts-title">Keyboard shortcuts</h2>
@@ -119,6 +127,19 @@ function Shortcuts() {
               <td>Go to {item.label}</td>
             </tr>
           ))}
+          {extra.map((shortcut) => (
+            <tr>
+              <th>
+                {shortcut.keys.map((key, i) => (
+                  <>
+                    {i > 0 && ' '}
+                    <kbd>{key}</kbd>
+                  </>
+                ))}
+              </th>
+              <td>{shortcut.label}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
       <p>
@@ -130,7 +151,15 @@ function Shortcuts() {
   );
 }
 
-export function Layout({ ctx, title, children, section, scripts = [], bare = false }: PageProps) {
+export function Layout({
+  ctx,
+  title,
+  children,
+  section,
+  scripts = [],
+  bare = false,
+  shortcuts = [],
+}: PageProps) {
   const theme = ctx.user?.theme ?? 'auto';
   return (
     <html lang="en" data-theme={theme}>
@@ -207,7 +236,7 @@ export function Layout({ ctx, title, children, section, scripts = [], bare = fal
             vulntrack · <a href="/api/v2/docs/">API v2</a> · press <kbd>?</kbd> for keyboard shortcuts
           </footer>
         )}
-        <Shortcuts />
+        <Shortcuts extra={shortcuts} />
       </body>
     </html>
   );

@@ -48,6 +48,8 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/new-project/vendors', ownerOnly: true },
   { method: 'GET', url: '/org/:org/new-project/alerts', ownerOnly: true },
   { method: 'POST', url: '/org/:org/new-project/alerts', ownerOnly: true, form: { weekly_report: 'on' } },
+
+  { method: 'GET', url: '/org/:org/reports', ownerOnly: false },
 ];
 
 describeEachDatabase('web: organization tenancy walk', (use) => {

@@ -29,6 +29,7 @@ describeEachDatabase('web: organization pages', (use) => {
       expect(tabs).toEqual([
         ['General', 'page'],
         ['Members', ''],
+        ['Weekly report', ''],
         ['API tokens', ''],
         ['Audit log', ''],
       ]);
@@ -323,7 +324,11 @@ describeEachDatabase('web: organization pages', (use) => {
     it('sees General and Members read-only, without the owner tabs', async () => {
       const general = await member.get('/org/acme');
       expect(general.status).toBe(200);
-      expect(general.html.querySelectorAll('nav.tabs a').map((a) => a.text)).toEqual(['General', 'Members']);
+      expect(general.html.querySelectorAll('nav.tabs a').map((a) => a.text)).toEqual([
+        'General',
+        'Members',
+        'Weekly report',
+      ]);
       expect(general.html.querySelector('form[action$="/rename"]')).toBeNull();
       const members = await member.get('/org/acme/members');
       expect(members.status).toBe(200);

@@ -59,20 +59,48 @@ describeEachDatabase('web: project tenancy walk', (use) => {
       vendors: ['apache'],
     });
     // Each area adds here what its routes name (a notification, an automation, a report, a comment).
-    // Automations: a report automation and one of its runs.
+    // Automations, notifications and reports: a weekly report automation and one of its runs (a
+    // report); a webhook made while loopback was allowed (this app refuses it at
+    // send time, so Try fails at once, without the network), a failed delivery of it, and a weekly
+    // report automation with one report.
+    const allowing = await buildTestApi(use(), { OUTBOUND_ALLOW_PRIVATE: 'true' });
+    const hook = await allowing.services.notifications.create(
+      victim.org.id,
+      'walked',
+      { name: 'walk-hook', type: 'webhook', configuration: { url: 'http://127.0.0.1:9/hook' } },
+      victim.actor,
+    );
+    await allowing.close();
+    ids.notification = hook.notification.name;
+    const [delivery] = await api.services.deliveries.queue(api.services.database.db, [
+      {
+        notification: hook.notification,
+        kind: 'alert',
+        organization: 'victim',
+        project: 'walked',
+        title: 'walk',
+        period: { start: new Date(), end: new Date() },
+        changes: [],
+      },
+    ]);
+    await api.services.deliveries.attempt(delivery!);
+    ids.delivery = delivery!;
+    ids.automation = 'walk-weekly';
+    ids.reportAutomation = ids.automation;
     await api.services.automations.create(
       victim.org.id,
       'walked',
       {
-        name: 'walk-weekly',
+        name: ids.automation,
         trigger_type: 'report',
         frequency: 'weekly',
         configuration: { actions: [{ type: 'generate_report' }] },
       },
       victim.actor,
     );
-    ids.automation = 'walk-weekly';
-    ids.execution = (await api.services.automations.run(victim.org.id, 'walked', 'walk-weekly')).id;
+    const execution = await api.services.automations.run(victim.org.id, 'walked', ids.automation);
+    ids.execution = execution.id;
+    ids.report = execution.report_id!;
     // One CVE in a project: the owner's comment on the walked CVE.
     const comment = await api.services.tracker.addComment(
       victim.org.id,

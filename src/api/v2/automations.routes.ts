@@ -23,28 +23,12 @@ import {
 } from './notification.presenter.ts';
 import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { csvStream, FormatQuery, jsonOrCsv, sendCsv, type CsvColumn } from '../csv.ts';
-import { REPORT_PERIOD_TYPES, severityOf, type ReportPeriodType } from '../../domain/report.ts';
+import { csvStream, FormatQuery, jsonOrCsv, sendCsv } from '../csv.ts';
+import { REPORT_CSV_COLUMNS } from './report-csv.ts';
+import { REPORT_PERIOD_TYPES, type ReportPeriodType } from '../../domain/report.ts';
 import { WEEKDAYS } from '../../domain/automation-execution.ts';
 import { CHOICE } from '../validation-messages.ts';
-import type { ReportCve } from '../../services/report.service.ts';
 
-const join = (values: readonly string[]) => values.join(';');
-
-/** The CSV export of a report: one row per CVE. */
-const REPORT_CSV_COLUMNS: readonly CsvColumn<ReportCve>[] = [
-  { header: 'cve_id', value: (c) => c.cve_id },
-  { header: 'title', value: (c) => c.title },
-  { header: 'highest_cvss', value: (c) => c.highest_cvss },
-  { header: 'severity', value: (c) => severityOf(c.highest_cvss) },
-  { header: 'cvss31', value: (c) => c.cvss31 },
-  { header: 'kev', value: (c) => String(c.kev) },
-  { header: 'epss', value: (c) => c.epss },
-  { header: 'matched', value: (c) => join(c.matched_keys) },
-  { header: 'events', value: (c) => join(c.event_types) },
-  { header: 'changes', value: (c) => c.changes.length },
-  { header: 'change_types', value: (c) => join([...new Set(c.changes.flatMap((ch) => ch.types))]) },
-];
 import { authOf } from './auth.ts';
 
 const read = { auth: { scope: 'automations:read', write: false } } as const;

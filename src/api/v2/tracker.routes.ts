@@ -132,7 +132,8 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Move several CVEs at once (all or nothing)',
         description:
           "Every CVE must be one of the project's, else 400 naming each under `details.cve_ids` and nothing " +
-          'moves. Each CVE that moves is one audit entry. Answers with the CVEs in the order given.',
+          'moves. One audit entry lists every CVE that moved with its old and new values. Answers with the ' +
+          'CVEs in the order given.',
         params: ProjectParams,
         body: Type.Object(
           { cve_ids: Type.Array(CveId, { minItems: 1, maxItems: MAX_BULK_CVES }), ...Move },

@@ -7,97 +7,27 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { bestCvss, encodeCveCursor, type CveBrowseRow } from '../../domain/cve-list.ts';
-import { cvssLevelOf, CVSS_LEVELS } from '../../domain/cvss.ts';
-import { QUERY_FIELDS } from '../../domain/query-language.ts';
+import type { CveBrowseRow } from '../../domain/cve-list.ts';
 import type { CveBrowsePage } from '../../services/catalog.service.ts';
 import type { SavedView } from '../../services/saved-view.service.ts';
 import { csvStream, sendCsv } from '../../api/csv.ts';
 import { CVE_CSV_COLUMNS } from '../../api/v2/cve-csv.ts';
 import { Field, formErrorsOf, FormProblems, SelectField, Time, type FormErrors } from '../components.tsx';
-import { formatCount } from '../format.ts';
 import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
+import { listCountKey, listQueryString, readCveListState, type CveListState } from '../cve-list-query.ts';
 import {
-  listCountKey,
-  listQueryString,
-  ORDERING_LABELS,
-  PAGE_SIZES,
-  queryErrorPosition,
-  readCveListState,
-  type CveListState,
-} from '../cve-list-query.ts';
-
-/** Example queries under the box: each a link to its list. */
-export const QUERY_EXAMPLES: { label: string; q: string }[] = [
-  { label: 'KEV', q: 'kev=true' },
-  { label: 'EPSS ≥ 0.8', q: 'epss>=0.8' },
-  { label: 'Critical Microsoft', q: 'vendor=microsoft AND cvss31>=9' },
-  { label: 'CWE-89', q: 'cwe=CWE-89' },
-  { label: 'Linux kernel', q: 'vendor=linux product=linux_kernel' },
-  { label: 'Updated this week', q: 'updated>=7d' },
-  { label: 'log4j', q: 'log4j' },
-];
+  CatalogFilterFields,
+  headline,
+  OrderAndSizeFields,
+  Pager,
+  QueryField,
+  Severity,
+  Vendors,
+} from '../cve-list-view.tsx';
 
 /** A nil organization id: a user without an organization has no projects for `q` to name. */
 const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
-
-/** The query with a caret under the character where the parser stopped. */
-function QueryError({ q, messages }: { q: string; messages: string[] }) {
-  return (
-    <div class="query-error" id="f-q-error" role="alert">
-      {messages.map((message) => {
-        const position = queryErrorPosition(message);
-        return (
-          <div>
-            {position !== undefined && (
-              <pre class="query-caret" aria-hidden="true">
-                {q}
-                {'\n'}
-                {' '.repeat(Math.min(position, q.length))}^
-              </pre>
-            )}
-            <p class="error">{message}</p>
-          </div>
-        );
-      })}
-    </div>
-  );
-}
-
-function Severity({ cve }: { cve: CveBrowseRow }) {
-  const best = bestCvss(cve);
-  if (!best) return <span class="muted">–</span>;
-  const level = cvssLevelOf(best.score) ?? 'none';
-  return (
-    <span class={`badge sev-${level}`} title={`CVSS ${best.version} base score`}>
-      {best.score.toFixed(1)} <span class="small">v{best.version}</span>
-    </span>
-  );
-}
-
-function Vendors({ cve }: { cve: CveBrowseRow }) {
-  if (cve.vendor_count === 0) return <span class="muted">–</span>;
-  const more = cve.vendor_count - cve.vendor_names.length;
-  return (
-    <span>
-      {cve.vendor_names.map((name, i) => (
-        <>
-          {i > 0 && ', '}
-          <a href={`/vendors/${encodeURIComponent(name)}`}>{name}</a>
-        </>
-      ))}
-      {more > 0 && <span class="muted"> +{more}</span>}
-    </span>
-  );
-}
-
-/** The title, else the start of the description. */
-const headline = (cve: CveBrowseRow): string => {
-  if (cve.title) return cve.title;
-  const d = cve.description ?? '';
-  return d.length > 160 ? `${d.slice(0, 157)}…` : d;
-};
 
 function CveTable({ items, ctx }: { items: CveBrowseRow[]; ctx: PageContext }) {
   return (
@@ -144,38 +74,6 @@ function CveTable({ items, ctx }: { items: CveBrowseRow[]; ctx: PageContext }) {
         </tbody>
       </table>
     </div>
-  );
-}
-
-function Pager({ state, page }: { state: CveListState; page: CveBrowsePage }) {
-  const base = listQueryString(state.form);
-  const link = (param: 'after' | 'before', cursor: NonNullable<CveBrowsePage['next']>) =>
-    `/cves?${base ? `${base}&` : ''}${param}=${encodeCveCursor(cursor)}`;
-  const from = page.items.length ? page.position + 1 : 0;
-  const to = page.position + page.items.length;
-  const total = page.capped ? `${formatCount(page.count)}+` : formatCount(page.count);
-  return (
-    <nav class="pager" aria-label="Pages">
-      <span class="muted" id="list-count">
-        {page.items.length ? `${formatCount(from)}–${formatCount(to)} of ${total}` : 'No CVEs match.'}
-      </span>
-      <span class="row">
-        {page.previous ? (
-          <a href={link('before', page.previous)} rel="prev">
-            ← Previous
-          </a>
-        ) : (
-          <span class="muted">← Previous</span>
-        )}
-        {page.next ? (
-          <a href={link('after', page.next)} rel="next">
-            Next →
-          </a>
-        ) : (
-          <span class="muted">Next →</span>
-        )}
-      </span>
-    </nav>
   );
 }
 
@@ -248,7 +146,6 @@ export interface CveListPageProps {
 
 export function CveListPage({ ctx, state, page, views, errors, save }: CveListPageProps) {
   const { form } = state;
-  const qErrors = errors.q ?? [];
   const exportQuery = listQueryString(form);
   return (
     <Layout ctx={ctx} title="CVEs" section="cves" scripts={['query-builder.js']}>
@@ -267,106 +164,12 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
       </div>
       <FormProblems errors={errors} fields={[...Object.keys(form), 'name', 'organization']} />
       <form method="get" action="/cves" class="cve-filters" id="cve-filters">
-        <div class={qErrors.length ? 'field has-error' : 'field'}>
-          <label for="f-q">Query</label>
-          <div class="query-box">
-            <input
-              id="f-q"
-              name="q"
-              type="search"
-              value={form.q}
-              maxLength={1000}
-              placeholder="e.g. kev=true AND cvss31>=9"
-              autocomplete="off"
-              spellcheck={false}
-              aria-invalid={qErrors.length ? 'true' : undefined}
-              aria-describedby={qErrors.length ? 'f-q-error f-q-hint' : 'f-q-hint'}
-            />
-            <button type="submit" class="btn-primary">
-              Search
-            </button>
-          </div>
-          <div class="hint" id="f-q-hint">
-            Terms <code>field=value</code> joined by AND / OR, words search the text. Fields:{' '}
-            {QUERY_FIELDS.join(', ')}. Examples:{' '}
-            {QUERY_EXAMPLES.map((e) => (
-              <a class="chip" href={`/cves?q=${encodeURIComponent(e.q)}`} data-q={e.q}>
-                {e.label}
-              </a>
-            ))}
-          </div>
-          {qErrors.length > 0 && <QueryError q={form.q} messages={qErrors} />}
-        </div>
+        <QueryField path="/cves" form={form} errors={errors} />
         <div id="query-builder" class="query-builder" hidden></div>
         <fieldset class="filters">
           <legend>Filters</legend>
-          <Field name="search" label="Text" value={form.search} errors={errors} maxlength={200} />
-          <Field name="vendor" label="Vendor" value={form.vendor} errors={errors} maxlength={200} />
-          <Field name="product" label="Product" value={form.product} errors={errors} maxlength={200} />
-          <Field
-            name="weakness"
-            label="Weakness"
-            value={form.weakness}
-            errors={errors}
-            placeholder="CWE-79"
-          />
-          <SelectField
-            name="cvss"
-            label="CVSS 3.1"
-            value={form.cvss}
-            options={[
-              { value: '', label: 'Any' },
-              ...CVSS_LEVELS.map((l) => ({ value: l, label: l === 'empty' ? 'No score' : l })),
-            ]}
-            errors={errors}
-          />
-          <SelectField
-            name="kev"
-            label="KEV"
-            value={form.kev}
-            options={[
-              { value: '', label: 'Any' },
-              { value: 'true', label: 'In KEV' },
-              { value: 'false', label: 'Not in KEV' },
-            ]}
-            errors={errors}
-          />
-          <Field
-            name="epss_gte"
-            label="EPSS at least"
-            value={form.epss_gte}
-            errors={errors}
-            placeholder="0.8"
-            inputmode="text"
-          />
-          <Field
-            name="created_gte"
-            label="Published since"
-            type="date"
-            value={form.created_gte}
-            errors={errors}
-          />
-          <Field
-            name="updated_gte"
-            label="Updated since"
-            type="date"
-            value={form.updated_gte}
-            errors={errors}
-          />
-          <SelectField
-            name="ordering"
-            label="Sort"
-            value={form.ordering || '-updated_at'}
-            options={Object.entries(ORDERING_LABELS).map(([value, label]) => ({ value, label }))}
-            errors={errors}
-          />
-          <SelectField
-            name="size"
-            label="Per page"
-            value={form.size || '25'}
-            options={PAGE_SIZES}
-            errors={errors}
-          />
+          <CatalogFilterFields form={form} errors={errors} />
+          <OrderAndSizeFields form={form} errors={errors} />
           <div class="field">
             <button type="submit">Apply</button>
           </div>
@@ -383,9 +186,9 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
             </a>
             <span class="muted small">(up to 10,000 CVEs)</span>
           </div>
-          <Pager state={state} page={page} />
+          <Pager path="/cves" query={exportQuery} page={page} />
           {page.items.length > 0 && <CveTable items={page.items} ctx={ctx} />}
-          {page.items.length > 0 && <Pager state={state} page={page} />}
+          {page.items.length > 0 && <Pager path="/cves" query={exportQuery} page={page} />}
         </>
       )}
     </Layout>

@@ -61,9 +61,15 @@ function isChange(value: unknown): value is { old: unknown; new: unknown } {
   return typeof value === 'object' && value !== null && 'old' in value && 'new' in value;
 }
 
-/** An entry's changes: `field: old → new` for each changed field, other recorded values as they are. */
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * An entry's changes: `field: old → new` for each changed field, a nested record (a bulk move's
+ * CVEs, each with its changes) as a nested list, other recorded values as they are.
+ */
 function Changes({ changes }: { changes: unknown }) {
-  const entries = typeof changes === 'object' && changes !== null ? Object.entries(changes) : [];
+  const entries = isRecord(changes) ? Object.entries(changes) : [];
   if (entries.length === 0) return <span class="muted">–</span>;
   return (
     <dl class="audit-changes">
@@ -76,6 +82,8 @@ function Changes({ changes }: { changes: unknown }) {
                 <del>{show(value.old)}</del> <span aria-label="changed to">→</span>{' '}
                 <ins>{show(value.new)}</ins>
               </>
+            ) : isRecord(value) && Object.keys(value).length > 0 ? (
+              <Changes changes={value} />
             ) : (
               show(value)
             )}

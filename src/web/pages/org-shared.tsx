@@ -67,11 +67,12 @@ export function fields(body: unknown, name: string): string[] {
 
 export const orgPath = (org: string, tab = '') => `/org/${encodeURIComponent(org)}${tab ? `/${tab}` : ''}`;
 
-export type OrgTab = 'general' | 'members' | 'tokens' | 'audit';
+export type OrgTab = 'general' | 'members' | 'reports' | 'tokens' | 'audit';
 
 const TABS: { key: OrgTab; label: string; path: string; ownersOnly: boolean }[] = [
   { key: 'general', label: 'General', path: '', ownersOnly: false },
   { key: 'members', label: 'Members', path: 'members', ownersOnly: false },
+  { key: 'reports', label: 'Weekly report', path: 'reports', ownersOnly: false },
   { key: 'tokens', label: 'API tokens', path: 'tokens', ownersOnly: true },
   { key: 'audit', label: 'Audit log', path: 'audit', ownersOnly: true },
 ];

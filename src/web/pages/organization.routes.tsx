@@ -10,6 +10,7 @@ import { Field, formErrorsOf, FormProblems, Time, type FormErrors } from '../com
 import { Csrf, Layout, sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { auditRoutes } from './org-audit.routes.tsx';
+import { orgReportRoutes } from './org-reports.routes.tsx';
 import { memberRoutes } from './org-members.routes.tsx';
 import { tokenRoutes } from './org-tokens.routes.tsx';
 import { invitationRoutes } from './invitations.routes.tsx';
@@ -235,5 +236,6 @@ export const organizationPages: FastifyPluginAsync<WebOptions> = async (app, opt
   await app.register(memberRoutes, opts);
   await app.register(tokenRoutes, opts);
   await app.register(auditRoutes, opts);
+  await app.register(orgReportRoutes, opts);
   await app.register(invitationRoutes, opts);
 };

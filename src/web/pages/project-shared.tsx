@@ -74,6 +74,7 @@ export function ProjectPage({
   done,
   actions,
   scripts,
+  shortcuts,
   children,
 }: {
   ctx: PageContext;
@@ -85,12 +86,20 @@ export function ProjectPage({
   /** Buttons or links at the right of the heading. */
   actions?: ComponentChildren;
   scripts?: Parameters<typeof Layout>[0]['scripts'];
+  /** The page's own keyboard shortcuts (the `?` dialog lists them). */
+  shortcuts?: Parameters<typeof Layout>[0]['shortcuts'];
   children: ComponentChildren;
 }) {
   const org = access.membership.name;
   const project = access.project;
   return (
-    <Layout ctx={ctx} title={`${title} · ${project.name}`} section="projects" scripts={scripts}>
+    <Layout
+      ctx={ctx}
+      title={`${title} · ${project.name}`}
+      section="projects"
+      scripts={scripts}
+      shortcuts={shortcuts}
+    >
       <div class="page-head">
         <div>
           <div class="crumbs">

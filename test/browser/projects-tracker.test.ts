@@ -1,0 +1,172 @@
+/**
+ * The project tracker in a real browser against a real server (the bundled sample catalog): keyboard
+ * triage (j/k/x, s, Escape), an inline status change swapped by htmx, a bulk edit that assigns 20 CVEs
+ * and sets their status in one action and shows up as one audit entry listing them, and an axe pass of
+ * the tracker in light and dark. The tests run in order and build on each other.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import {
+  chromiumPath,
+  launchBrowser,
+  seriousAxeViolations,
+  startServer,
+  type TestServer,
+} from '../helpers/browser.ts';
+
+const chromium = chromiumPath();
+if (!chromium)
+  console.warn('browser tracker journey SKIPPED: Chromium is not installed (apt-get install -y chromium)');
+
+describe.skipIf(!chromium)('browser: the project tracker', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  let tracker: string;
+
+  const rowIds = () => page.locator('table.tracker tbody tr[data-row] a[data-open]').allTextContents();
+  const currentId = () => page.locator('table.tracker tbody tr.current a[data-open]').textContent();
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('sets up an organization with a project subscribed to two vendors of the sample', async () => {
+    await page.goto(server.setupLink);
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Email').fill('alice@example.com');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByLabel('Organization').fill('acme');
+    await page.getByRole('button', { name: 'Create and sign in' }).click();
+    await page.waitForURL(/\/cves/);
+    // The project through API v2 (its onboarding pages are another area's).
+    await page.goto(`${server.baseUrl}/org/acme/tokens`);
+    await page.getByLabel('Name').fill('setup');
+    await page.getByLabel('Mode').selectOption('write');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = await page.locator('#new-token').inputValue();
+    const call = (method: string, url: string, body: unknown) =>
+      fetch(`${server.baseUrl}/api/v2/organizations/acme${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // The sample loads in the background: wait until its vendors are known.
+    await expect
+      .poll(async () => (await call('POST', '/projects', { name: 'triage' })).status, { timeout: 90_000 })
+      .toBe(201);
+    await expect
+      .poll(
+        async () =>
+          (await call('PUT', '/projects/triage/subscriptions', { vendors: ['microsoft', 'fortinet'] }))
+            .status,
+        { timeout: 90_000, interval: 1_000 },
+      )
+      .toBe(200);
+    tracker = `${server.baseUrl}/org/acme/projects/triage/cves`;
+  }, 200_000);
+
+  it('moves with j and k, selects with x, focuses the status with s and goes back with Escape', async () => {
+    await page.goto(`${tracker}?ordering=cve_id`);
+    const ids = await rowIds();
+    expect(ids.length).toBe(25);
+    await page.keyboard.press('j');
+    await expect(currentId()).resolves.toBe(ids[0]);
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await expect(currentId()).resolves.toBe(ids[2]);
+    await page.keyboard.press('k');
+    await expect(currentId()).resolves.toBe(ids[1]);
+    await page.keyboard.press('x');
+    await expect(page.locator(`tr#row-${ids[1]} input[data-select]`).isChecked()).resolves.toBe(true);
+    await expect(page.locator('[data-selected-count]').textContent()).resolves.toBe('1');
+    await page.keyboard.press('x');
+    await expect(page.locator('[data-selected-count]').textContent()).resolves.toBe('0');
+    await page.keyboard.press('s');
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('data-triage'))).resolves.toBe(
+      'status',
+    );
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('a');
+    await expect(page.evaluate(() => document.activeElement?.getAttribute('data-triage'))).resolves.toBe(
+      'assignee',
+    );
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('?');
+    await expect(page.locator('dialog#shortcuts').textContent()).resolves.toContain('Next CVE');
+    await page.keyboard.press('Escape');
+  });
+
+  it('changes one status inline: htmx swaps the row, the change is kept', async () => {
+    await page.goto(`${tracker}?ordering=cve_id`);
+    const [first] = await rowIds();
+    const swapped = page.waitForResponse((r) => r.url().endsWith(`/cves/${first}/move`));
+    await page.locator(`tr#row-${first} select[data-triage=status]`).selectOption('to_evaluate');
+    expect((await swapped).status()).toBe(200);
+    await page.reload();
+    await expect(page.locator(`tr#row-${first} select[data-triage=status]`).inputValue()).resolves.toBe(
+      'to_evaluate',
+    );
+  });
+
+  it('assigns 20 CVEs and sets their status in one action, and the audit log shows one entry listing them', async () => {
+    await page.goto(`${tracker}?ordering=cve_id`);
+    await page.locator('input[data-select-all]').check();
+    await expect(page.locator('[data-selected-count]').textContent()).resolves.toBe('25');
+    const ids = await rowIds();
+    for (const id of ids.slice(20)) await page.locator(`tr#row-${id} input[data-select]`).uncheck();
+    await expect(page.locator('[data-selected-count]').textContent()).resolves.toBe('20');
+    const chosen = ids.slice(0, 20);
+    await page.locator('#f-set_status').selectOption('analysis_in_progress');
+    await page.locator('#f-set_assignee').selectOption('alice@example.com');
+    await page.getByRole('button', { name: 'Apply to the CVEs' }).click();
+    await page.waitForURL(/done=bulk/);
+    await expect(page.locator('.notice').first().textContent()).resolves.toContain('The CVEs are updated.');
+    for (const id of chosen)
+      await expect(page.locator(`tr#row-${id} select[data-triage=status]`).inputValue()).resolves.toBe(
+        'analysis_in_progress',
+      );
+    for (const id of ids.slice(20))
+      await expect(page.locator(`tr#row-${id} select[data-triage=assignee]`).inputValue()).resolves.toBe('');
+    await page.screenshot({ path: '/tmp/h19b-tracker-after-bulk.png', fullPage: false });
+
+    await page.goto(`${server.baseUrl}/org/acme/audit`);
+    const entries = page.locator('table tbody tr', { hasText: 'tracker_entry.bulk_update' });
+    await expect(entries.count()).resolves.toBe(1);
+    const text = (await entries.first().textContent()) ?? '';
+    for (const id of chosen) expect(text).toContain(id);
+    for (const id of ids.slice(20)) expect(text).not.toContain(id);
+    expect(text).toContain('analysis_in_progress');
+    expect(text).toContain('alice@example.com');
+    await page.screenshot({ path: '/tmp/h19b-audit.png', fullPage: false });
+  });
+
+  it('has no serious accessibility violations on the tracker, light and dark', async () => {
+    const context = await browser.newContext({
+      bypassCSP: true,
+      storageState: await page.context().storageState(),
+      viewport: { width: 1366, height: 900 },
+    });
+    const tab = await context.newPage();
+    const found: Record<string, unknown> = {};
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await tab.emulateMedia({ colorScheme });
+      for (const url of ['?ordering=cve_id', '?status=fixed', '?status=analysis_in_progress']) {
+        await tab.goto(`${tracker}${url}`);
+        const violations = await seriousAxeViolations(tab);
+        if (violations.length) found[`${colorScheme} ${url}`] = violations;
+      }
+      await tab.goto(`${tracker}?ordering=cve_id`);
+      await tab.keyboard.press('j');
+      await tab.keyboard.press('j');
+      await tab.screenshot({ path: `/tmp/h19b-tracker-${colorScheme}.png`, fullPage: true });
+    }
+    await context.close();
+    expect(found).toEqual({});
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * The project's report pages (the list by period with the schedules and Generate now, the printable
+ * report page, its CSV) and the organization's weekly report across projects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { sources } from '../../src/sources/index.ts';
+import { formatIsoWeek, isoWeekOf } from '../../src/domain/iso-week.ts';
+import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.ts';
+import { fixture } from '../helpers/catalog.ts';
+import { describeEachDatabase } from '../helpers/databases.ts';
+import { signedIn, WebClient } from '../helpers/web.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const base = '/org/acme/projects/web/reports';
+
+describeEachDatabase('web: project reports and the weekly report', (use) => {
+  let api: TestApi;
+  let owner: Awaited<ReturnType<typeof createOrganization>>;
+  let browser: WebClient;
+  let member: WebClient;
+  let reportId: string;
+
+  beforeAll(async () => {
+    api = await buildTestApi(use(), { VULNTRACK_BASE_URL: 'https://vt.example.org' });
+    owner = await createOrganization(api.services, 'acme');
+    // The catalog, then the projects, made "long ago": the import counts as changes of theirs.
+    await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
+    await api.services.projects.create(owner.org.id, { name: 'web' }, owner.actor, { vendors: ['apache'] });
+    await api.services.projects.create(owner.org.id, { name: 'quiet' }, owner.actor);
+    await sql`UPDATE project SET created_at = now() - interval '30 days'`.execute(api.services.database.db);
+    await api.services.tracker.update(
+      owner.org.id,
+      'web',
+      'CVE-2021-44228',
+      { status: 'resolved' },
+      owner.actor,
+    );
+    await api.services.automations.create(
+      owner.org.id,
+      'web',
+      {
+        name: 'weekly-summary',
+        trigger_type: 'report',
+        frequency: 'weekly',
+        schedule_weekday: 'friday',
+        schedule_time: '09:30',
+        schedule_timezone: 'Europe/Paris',
+        configuration: { actions: [{ type: 'generate_report' }] },
+      },
+      owner.actor,
+    );
+    browser = await signedIn(api, owner.user.username, PASSWORD);
+    const plain = await api.services.accounts.createUser({
+      username: 'plain',
+      email: 'plain@acme.example',
+      password: PASSWORD,
+    });
+    await api.services.members.invite(owner.org.id, { email: 'plain@acme.example' }, owner.actor);
+    await api.services.accounts.acceptInvitation(plain.id, 'acme');
+    member = await signedIn(api, 'plain', PASSWORD);
+  });
+  afterAll(() => api.close());
+
+  describe('the list', () => {
+    it('shows the schedules, and no report yet', async () => {
+      const page = await browser.get(base);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('No report yet.');
+      const schedule = page.html.querySelector('.report-schedules li')!;
+      expect(schedule.text.replace(/\s+/g, ' ')).toContain(
+        'weekly-summary Weekly, Friday at 09:30 (Europe/Paris)',
+      );
+      expect(schedule.querySelector('form button')?.text.trim()).toBe('Generate now');
+      // A member reads, without the button, and may not generate.
+      const seen = await member.get(base);
+      expect(seen.status).toBe(200);
+      expect(seen.html.querySelector('.report-schedules form')).toBeNull();
+      expect((await member.post(`${base}/generate`, { automation: 'weekly-summary' })).status).toBe(403);
+    });
+
+    it('generates a report now (owners), which the list shows by period', async () => {
+      await browser.get(base);
+      const bad = await browser.post(`${base}/generate`, { automation: 'nope' });
+      expect(bad.status).toBe(400);
+      expect(bad.text).toContain('Choose one of the report automations of this project.');
+      const made = await browser.post(`${base}/generate`, { automation: 'weekly-summary' });
+      expect(made.status).toBe(303);
+      const match = /\/reports\/([0-9a-f-]{36})\?done=generated$/.exec(made.location ?? '');
+      expect(match).toBeTruthy();
+      reportId = match![1]!;
+
+      const list = await browser.get(base);
+      const cells = list.html
+        .querySelectorAll('table.data tbody tr td')
+        .map((td) => td.text.replace(/\s+/g, ' ').trim());
+      expect(cells[1]).toBe('Weekly');
+      expect(cells[2]).toBe('weekly-summary');
+      expect(Number(cells[3])).toBeGreaterThan(0);
+      expect(cells[4]).toMatch(/^10\.0/);
+      expect(cells[5]).toMatch(/critical/);
+      expect(
+        (await browser.get(`${base}?period=weekly`)).html.querySelectorAll('table.data tbody tr a'),
+      ).toHaveLength(1);
+      expect((await browser.get(`${base}?period=daily`)).text).toContain('No report yet.');
+      expect(
+        (await browser.get(`${base}?period=weekly`)).html.querySelector(
+          'nav.report-periods a[aria-current=page]',
+        )?.text,
+      ).toBe('Weekly');
+    });
+  });
+
+  describe('a report', () => {
+    it('reads well: its period, counts by severity, each CVE with absolute links, and its changes', async () => {
+      const page = await member.get(`${base}/${reportId}`);
+      expect(page.status).toBe(200);
+      expect(page.html.querySelector('.report-doc h2')?.text).toBe('Weekly report of web');
+      const row = page.html.querySelector('table.report-cves tbody tr')!;
+      expect(row.querySelector('a')?.getAttribute('href')).toBe('https://vt.example.org/cves/CVE-2021-44228');
+      expect(row.text).toContain('apache');
+      expect(page.html.querySelectorAll('.report-cve').length).toBeGreaterThan(0);
+      expect(page.html.querySelector('.report-stats .stat')?.text).toMatch(/^\d+$/);
+      // The download and the print hint are there; the print rules leave out what is not the report.
+      expect(page.html.querySelector(`a[href="${base}/${reportId}/csv"]`)).toBeTruthy();
+      expect(page.text).toContain('print this page');
+      const css = await new WebClient(api.app).get(
+        page.html.querySelector('link[rel=stylesheet]')!.getAttribute('href')!,
+      );
+      const print = css.body.slice(css.body.indexOf('/* ==== notifications and reports ==== */'));
+      expect(print).toMatch(/@media print \{[\s\S]*nav\.tabs,[\s\S]*display: none !important/);
+      expect(print).toContain("a[href^='http']::after");
+      expect(print).toContain('break-inside: avoid');
+    });
+
+    it('downloads as CSV, one row per CVE', async () => {
+      const csv = await member.get(`${base}/${reportId}/csv`);
+      expect(csv.status).toBe(200);
+      expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(csv.headers['content-disposition']).toMatch(
+        /^attachment; filename="report-web-[A-Z0-9]{12}\.csv"$/,
+      );
+      const lines = csv.body.trim().split('\r\n');
+      expect(lines[0]).toBe(
+        'cve_id,title,highest_cvss,severity,cvss31,kev,epss,matched,events,changes,change_types',
+      );
+      expect(lines.some((l) => l.startsWith('CVE-2021-44228,'))).toBe(true);
+    });
+
+    it('is a 404 for an unknown id or another project', async () => {
+      expect((await browser.get(`${base}/not-an-id`)).status).toBe(404);
+      expect((await browser.get(`/org/acme/projects/quiet/reports/${reportId}`)).status).toBe(404);
+      expect((await browser.get(`/org/acme/projects/quiet/reports/${reportId}/csv`)).status).toBe(404);
+    });
+  });
+
+  describe('the organization’s weekly report', () => {
+    it('shows the week across projects: new and changed CVEs, by severity and status, KEV additions', async () => {
+      const week = formatIsoWeek(isoWeekOf(new Date()));
+      const page = await member.get(`/org/acme/reports?week=${week}`);
+      expect(page.status).toBe(200);
+      expect(page.html.querySelector('nav.tabs a[aria-current=page]')?.text).toBe('Weekly report');
+      expect(page.html.querySelector('.report-doc h2')?.text).toContain(`Weekly report, ${week}`);
+      const rows = page.html.querySelectorAll('.report-doc > .table-wrap table tbody tr');
+      expect(rows.map((r) => r.querySelector('a')?.text)).toEqual(['quiet', 'web']);
+      const web = rows[1]!.querySelectorAll('td').map((td) => td.text.replace(/\s+/g, ' ').trim());
+      expect(Number(web[1])).toBeGreaterThan(0);
+      expect(web[4]).toMatch(/critical/);
+      expect(web[5]).toContain('1 resolved');
+      expect(rows[0]!.text).toContain('–');
+      const log4shell = page.html
+        .querySelector('a[href="/org/acme/projects/web/cves/CVE-2021-44228"]')!
+        .closest('tr')!;
+      expect(log4shell.text).toContain('resolved');
+      expect(page.text).toContain('No CVE entered or changed this week.');
+    });
+
+    it('defaults to the last complete week, and refuses a week that does not exist beside the field', async () => {
+      const page = await browser.get('/org/acme/reports');
+      expect(page.status).toBe(200);
+      expect(page.html.querySelector('#f-week')?.getAttribute('value')).toMatch(/^\d{4}-W\d{2}$/);
+      const bad = await browser.get('/org/acme/reports?week=2025-W53');
+      expect(bad.status).toBe(400);
+      expect(bad.html.querySelector('#f-week-error')?.text).toMatch(/Give a week as YYYY-Www/);
+      expect(bad.html.querySelector('#f-week')?.getAttribute('value')).toBe('2025-W53');
+      const future = await browser.get('/org/acme/reports?week=2999-W01');
+      expect(future.html.querySelector('#f-week-error')?.text).toBe('That week has not started yet.');
+    });
+  });
+});
