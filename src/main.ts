@@ -24,6 +24,7 @@ import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
+import { ProjectMatchService } from './services/project-match.service.ts';
 import { TagService } from './services/tag.service.ts';
 import { BasicAuthService } from './services/basic-auth.service.ts';
 import { ApiV1Service } from './services/api-v1.service.ts';
@@ -141,6 +142,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     auditLog: new AuditService(database.db),
     projects,
     tracker,
+    projectMatch: new ProjectMatchService(database.db),
     tags,
     basicAuth: new BasicAuthService(
       database.db,

@@ -24,6 +24,7 @@ import * as m0018 from './migrations/0018-two-factor.ts';
 import * as m0020 from './migrations/0020-saved-views.ts';
 import * as m0021 from './migrations/0021-computed-statistics.ts';
 import * as m0022 from './migrations/0022-score-orderings.ts';
+import * as m0025 from './migrations/0025-comment-edits.ts';
 
 import * as m0028 from './migrations/0028-project-dashboard.ts';
 
@@ -49,7 +50,7 @@ const migrations: Record<string, Migration> = {
   '0020-saved-views': m0020,
   '0021-computed-statistics': m0021,
   '0022-score-orderings': m0022,
-
+  '0025-comment-edits': m0025,
   '0028-project-dashboard': m0028,
 };
 

@@ -212,6 +212,8 @@ export interface TrackerCommentTable {
   author_name: string;
   body: string;
   created_at: Generated<Date>;
+  /** When the comment was last edited; null when never (migration 0025). */
+  edited_at: Generated<Date | null>;
 }
 
 export interface AuditLogTable {

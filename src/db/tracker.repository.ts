@@ -17,6 +17,31 @@ import type { TriageStatus } from '../domain/triage.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const COMMENT_COLUMNS = [
+  'id',
+  'cve_id',
+  'created_at',
+  'edited_at',
+  'author_type',
+  'author_id',
+  'author_name',
+  'body',
+] as const;
+
+/** A comment on a project's CVE; `author_id` is the user's id or the token's id. */
+export interface CommentRow {
+  id: string;
+  cve_id: string;
+  created_at: Date;
+  edited_at: Date | null;
+  author_type: 'user' | 'token';
+  author_id: string;
+  author_name: string;
+  body: string;
+}
+
 /** A tracker entry as the API shows it; every field null for an untracked CVE. */
 export interface TrackerState {
   status: string | null;
@@ -241,10 +266,10 @@ export class TrackerRepository {
   }
 
   /** Comments oldest first (a conversation reads top-down). */
-  listComments(projectId: string, cveId: string, limit: number, offset: number) {
+  listComments(projectId: string, cveId: string, limit: number, offset: number): Promise<CommentRow[]> {
     return this.db
       .selectFrom('tracker_comment')
-      .select(['id', 'created_at', 'author_type', 'author_name', 'body'])
+      .select(COMMENT_COLUMNS)
       .where('project_id', '=', projectId)
       .where('cve_id', '=', cveId)
       .orderBy('created_at')
@@ -254,15 +279,18 @@ export class TrackerRepository {
       .execute();
   }
 
-  addComment(values: {
-    projectId: string;
-    cveId: string;
-    authorType: 'user' | 'token';
-    authorId: string;
-    authorName: string;
-    body: string;
-  }) {
-    return this.db
+  addComment(
+    values: {
+      projectId: string;
+      cveId: string;
+      authorType: 'user' | 'token';
+      authorId: string;
+      authorName: string;
+      body: string;
+    },
+    tx: Executor = this.db,
+  ): Promise<CommentRow> {
+    return tx
       .insertInto('tracker_comment')
       .values({
         project_id: values.projectId,
@@ -273,7 +301,45 @@ export class TrackerRepository {
         body: values.body,
         created_at: sql<Date>`clock_timestamp()`,
       })
-      .returning(['id', 'created_at', 'author_type', 'author_name', 'body'])
+      .returning(COMMENT_COLUMNS)
       .executeTakeFirstOrThrow();
+  }
+
+  /** One comment on a CVE of the project (undefined for another project's, or an id that is no UUID). */
+  findComment(projectId: string, cveId: string, id: string): Promise<CommentRow | undefined> {
+    if (!UUID.test(id)) return Promise.resolve(undefined);
+    return this.db
+      .selectFrom('tracker_comment')
+      .select(COMMENT_COLUMNS)
+      .where('project_id', '=', projectId)
+      .where('cve_id', '=', cveId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Replaces a comment's text and stamps it edited (the database clock). */
+  editComment(id: string, body: string, tx: Executor): Promise<CommentRow> {
+    return tx
+      .updateTable('tracker_comment')
+      .set({ body, edited_at: sql<Date>`clock_timestamp()` })
+      .where('id', '=', id)
+      .returning(COMMENT_COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+
+  async deleteComment(id: string, tx: Executor): Promise<void> {
+    await tx.deleteFrom('tracker_comment').where('id', '=', id).execute();
+  }
+
+  /** The role of a joined member of the organization (undefined for anyone else). */
+  async memberRole(organizationId: string, userId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('membership')
+      .select('role')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .where('date_joined', 'is not', null)
+      .executeTakeFirst();
+    return row?.role;
   }
 }

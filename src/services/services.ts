@@ -34,6 +34,7 @@ import type { SavedViewService } from './saved-view.service.ts';
 import type { InvitationService } from './invitation.service.ts';
 import type { StatisticsService } from './statistics.service.ts';
 import type { OnboardingService } from './onboarding.service.ts';
+import type { ProjectMatchService } from './project-match.service.ts';
 
 import type { DashboardService } from './dashboard.service.ts';
 
@@ -50,6 +51,8 @@ export interface Services {
   auditLog: AuditService;
   projects: ProjectService;
   tracker: TrackerService;
+  /** Why a CVE is (or is not) in a project: matched keys, their sources, when it entered. */
+  projectMatch: ProjectMatchService;
   /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
   tags: TagService;
   /** API v1's HTTP Basic authentication, with its credential cache. */

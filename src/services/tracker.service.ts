@@ -16,6 +16,7 @@ import {
   type TrackerFilter,
   type TrackerState,
   type TrackerWrite,
+  type CommentRow,
 } from '../db/tracker.repository.ts';
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
 import { TagRepository } from '../db/tag.repository.ts';
@@ -29,7 +30,7 @@ import { browseKeyset, type CveBrowsePage } from './cve-browse.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { EMAIL, normalizeEmail, PROJECT_NAME } from '../domain/names.ts';
-import { MAX_BULK_CVES, type TriageStatus } from '../domain/triage.ts';
+import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, type TriageStatus } from '../domain/triage.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import { toSecondsZ } from '../domain/timestamps.ts';
 
@@ -430,19 +431,130 @@ export class TrackerService {
     };
   }
 
-  async addComment(organizationId: string, projectName: string, cveId: string, body: string, actor: Actor) {
-    if (!body.trim()) throw validationError({ body: ['must not be blank'] });
-    if (body.includes('\u0000')) throw validationError({ body: ['must not contain NUL characters'] });
-    if (actor.type === 'system' || actor.id === null) throw new AppError('permission_denied');
+  /** Adds a comment (audited `tracker_comment.create`); 404 when the project does not have the CVE. */
+  async addComment(
+    organizationId: string,
+    projectName: string,
+    cveId: string,
+    body: string,
+    actor: Actor,
+  ): Promise<CommentRow> {
+    checkCommentBody(body);
+    const { type: authorType, id: authorId } = actor;
+    if (authorType === 'system' || authorId === null) throw new AppError('permission_denied');
     const project = await this.projectWithCve(organizationId, projectName, cveId);
-    return this.tracker.addComment({
-      projectId: project.id,
-      cveId,
-      authorType: actor.type,
-      authorId: actor.id,
-      authorName: actor.name,
-      body,
+    return this.db.transaction().execute(async (tx) => {
+      const comment = await this.tracker.addComment(
+        { projectId: project.id, cveId, authorType, authorId, authorName: actor.name, body },
+        tx,
+      );
+      await this.audit.record(this.commentAudit(organizationId, actor, project, comment, 'create', {}), tx);
+      return comment;
     });
+  }
+
+  /**
+   * Replaces the text of a comment: its author only (a user, or the API token that wrote it), else 403.
+   * Audited `tracker_comment.update` with the old and new text; 404 for a comment of another CVE or
+   * project. An unchanged text changes nothing.
+   */
+  async editComment(
+    organizationId: string,
+    projectName: string,
+    cveId: string,
+    commentId: string,
+    body: string,
+    actor: Actor,
+  ): Promise<CommentRow> {
+    checkCommentBody(body);
+    const { project, comment } = await this.comment(organizationId, projectName, cveId, commentId);
+    if (!isAuthor(comment, actor))
+      throw new AppError('permission_denied', 'Only its author can edit a comment.');
+    if (comment.body === body) return comment;
+    return this.db.transaction().execute(async (tx) => {
+      const edited = await this.tracker.editComment(comment.id, body, tx);
+      await this.audit.record(
+        this.commentAudit(organizationId, actor, project, comment, 'update', {
+          body: { old: comment.body, new: body },
+        }),
+        tx,
+      );
+      return edited;
+    });
+  }
+
+  /**
+   * Deletes a comment: its author, or an owner of the organization (a user; an API token deletes only
+   * what it wrote), else 403. Audited `tracker_comment.delete` with the text it had.
+   */
+  async deleteComment(
+    organizationId: string,
+    projectName: string,
+    cveId: string,
+    commentId: string,
+    actor: Actor,
+  ): Promise<void> {
+    const { project, comment } = await this.comment(organizationId, projectName, cveId, commentId);
+    if (!isAuthor(comment, actor) && !(await this.isOwner(organizationId, actor)))
+      throw new AppError(
+        'permission_denied',
+        'Only its author or an owner of the organization can delete a comment.',
+      );
+    await this.db.transaction().execute(async (tx) => {
+      await this.tracker.deleteComment(comment.id, tx);
+      await this.audit.record(
+        this.commentAudit(organizationId, actor, project, comment, 'delete', {
+          body: { old: comment.body, new: null },
+          author: comment.author_name,
+        }),
+        tx,
+      );
+    });
+  }
+
+  /** What the actor may do to each comment (the web page shows only the controls that will work). */
+  async commentRights(organizationId: string, actor: Actor): Promise<(comment: CommentRow) => CommentRights> {
+    const owner = await this.isOwner(organizationId, actor);
+    return (comment) => {
+      const author = isAuthor(comment, actor);
+      return { edit: author, delete: author || owner };
+    };
+  }
+
+  private async isOwner(organizationId: string, actor: Actor): Promise<boolean> {
+    if (actor.type !== 'user' || actor.id === null) return false;
+    return (await this.tracker.memberRole(organizationId, actor.id)) === 'owner';
+  }
+
+  private async comment(
+    organizationId: string,
+    projectName: string,
+    cveId: string,
+    commentId: string,
+  ): Promise<{ project: ProjectRow; comment: CommentRow }> {
+    const project = await this.projectWithCve(organizationId, projectName, cveId);
+    const comment = await this.tracker.findComment(project.id, cveId, commentId);
+    if (!comment) throw new AppError('not_found');
+    return { project, comment };
+  }
+
+  private commentAudit(
+    organizationId: string,
+    actor: Actor,
+    project: ProjectRow,
+    comment: CommentRow,
+    verb: 'create' | 'update' | 'delete',
+    changes: Record<string, unknown>,
+  ): AuditEntry {
+    return {
+      organizationId,
+      actor,
+      action: `tracker_comment.${verb}`,
+      resourceType: 'tracker_comment',
+      resourceId: comment.id,
+      resourceName: `${project.name}/${comment.cve_id}`,
+      changes,
+    };
   }
 
   private async move(
@@ -626,6 +738,23 @@ export class TrackerService {
     return project;
   }
 }
+
+export type { CommentRow };
+
+export interface CommentRights {
+  edit: boolean;
+  delete: boolean;
+}
+
+function checkCommentBody(body: string): void {
+  if (!body.trim()) throw validationError({ body: ['must not be blank'] });
+  if (body.includes('\u0000')) throw validationError({ body: ['must not contain NUL characters'] });
+  if (body.length > COMMENT_MAX_LENGTH)
+    throw validationError({ body: [`must be at most ${COMMENT_MAX_LENGTH} characters`] });
+}
+
+const isAuthor = (comment: CommentRow, actor: Actor) =>
+  actor.type !== 'system' && actor.type === comment.author_type && actor.id === comment.author_id;
 
 /** The email trimmed and in lower case; undefined when it cannot be one (no lookup is made). */
 function emailOf(value: string): string | undefined {

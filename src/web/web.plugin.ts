@@ -64,6 +64,7 @@ export type WebServices = Pick<
   | 'auditLog'
   | 'projects'
   | 'tracker'
+  | 'projectMatch'
   | 'secret'
   | 'savedViews'
   | 'invitations'

@@ -425,6 +425,7 @@ describeEachDatabase('API v2 tracker', (use) => {
       expect(first.json()).toEqual({
         id: expect.stringMatching(UUID_RE),
         created_at: timestamp,
+        edited_at: null,
         author: { type: 'token', name: 'triage-bot' },
         body: 'Backdoor confirmed in 5.6.0 and 5.6.1.',
       });
@@ -472,6 +473,69 @@ describeEachDatabase('API v2 tracker', (use) => {
       expectReadOnly(await w.call('POST', url(), await w.token({ mode: 'read' }), { body: 'x' }));
       const catalogOnly = await w.token({ mode: 'read', scopes: ['catalog:read'] });
       expectMissingScope(await w.call('GET', url(), catalogOnly), 'tracker:read');
+    });
+  });
+
+  describe('editing and deleting comments', () => {
+    const url = () => `${cves}/CVE-2024-3094/comments`;
+    const comments = () =>
+      w.services.database.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor_name', 'resource_name', 'changes'])
+        .where('organization_id', '=', w.org.id)
+        .where('resource_type', '=', 'tracker_comment')
+        .orderBy('created_at')
+        .execute();
+
+    it('lets the token that wrote a comment edit it (edited_at set) and delete it (204), both audited', async () => {
+      const bot = await w.token({ mode: 'write', scopes: ['tracker:write'], name: 'edit-bot' });
+      const created = (await w.call('POST', url(), bot, { body: 'draft' })).json() as { id: string };
+      const edited = await w.call('PATCH', `${url()}/${created.id}`, bot, { body: 'final' });
+      expect(edited.statusCode).toBe(200);
+      expect(edited.json()).toMatchObject({ id: created.id, body: 'final', edited_at: timestamp });
+      const list = (await w.call('GET', url(), bot)).json() as { results: { id: string; body: string }[] };
+      expect(list.results.find((c) => c.id === created.id)?.body).toBe('final');
+      const deleted = await w.call('DELETE', `${url()}/${created.id}`, bot);
+      expect(deleted.statusCode).toBe(204);
+      expectNotFound(await w.call('PATCH', `${url()}/${created.id}`, bot, { body: 'again' }));
+      const audit = (await comments()).filter((a) => a.actor_name === 'edit-bot');
+      expect(audit.map((a) => [a.action, a.changes])).toEqual([
+        ['tracker_comment.create', {}],
+        ['tracker_comment.update', { body: { old: 'draft', new: 'final' } }],
+        ['tracker_comment.delete', { body: { old: 'final', new: null }, author: 'edit-bot' }],
+      ]);
+      expect(audit[0]!.resource_name).toBe('web/CVE-2024-3094');
+    });
+
+    it('refuses another token (403) and leaves the comment as it was', async () => {
+      const author = await w.token({ mode: 'write', scopes: ['tracker:write'], name: 'author-bot' });
+      const created = (await w.call('POST', url(), author, { body: 'keep me' })).json() as { id: string };
+      const stranger = await w.token({ mode: 'write', scopes: ['tracker:write'], name: 'stranger' });
+      const edit = await w.call('PATCH', `${url()}/${created.id}`, stranger, { body: 'changed' });
+      expect(edit.statusCode).toBe(403);
+      expect((edit.json() as { error: { message: string } }).error.message).toBe(
+        'Only its author can edit a comment.',
+      );
+      expect((await w.call('DELETE', `${url()}/${created.id}`, stranger)).statusCode).toBe(403);
+      const list = (await w.call('GET', url(), author)).json() as { results: { id: string; body: string }[] };
+      expect(list.results.find((c) => c.id === created.id)?.body).toBe('keep me');
+    });
+
+    it('answers 400 for a bad body or id, 404 for an unknown comment or one of another CVE, 403 to read-only tokens', async () => {
+      const author = await w.token({ mode: 'write', scopes: ['tracker:write'], name: 'rules-bot' });
+      const created = (await w.call('POST', url(), author, { body: 'x' })).json() as { id: string };
+      expectValidation(await w.call('PATCH', `${url()}/${created.id}`, author, { body: '  ' }), {
+        body: ['must not be blank'],
+      });
+      expectValidation(await w.call('PATCH', `${url()}/${created.id}`, author, { body: 'x', extra: 1 }), {
+        extra: ['extra is not a known field; the known fields are body'],
+      });
+      expect((await w.call('PATCH', `${url()}/not-a-uuid`, author, { body: 'x' })).statusCode).toBe(400);
+      expectNotFound(
+        await w.call('PATCH', `${url()}/00000000-0000-4000-8000-000000000000`, author, { body: 'x' }),
+      );
+      expectNotFound(await w.call('DELETE', `${cves}/CVE-2024-31331/comments/${created.id}`, author));
+      expectReadOnly(await w.call('DELETE', `${url()}/${created.id}`, await w.token({ mode: 'read' })));
     });
   });
 

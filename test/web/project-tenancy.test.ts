@@ -103,6 +103,15 @@ describeEachDatabase('web: project tenancy walk', (use) => {
     const execution = await api.services.automations.run(victim.org.id, 'walked', ids.automation);
     ids.execution = execution.id;
     ids.report = execution.report_id!;
+    // One CVE in a project: the owner's comment on the walked CVE.
+    const comment = await api.services.tracker.addComment(
+      victim.org.id,
+      'walked',
+      ids.cve!,
+      'Owner note',
+      victim.actor,
+    );
+    ids.comment = comment.id;
   });
   afterAll(() => api.close());
 

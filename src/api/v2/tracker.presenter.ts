@@ -35,6 +35,9 @@ export const ProjectCveItem = Type.Object({
 export const CommentItem = Type.Object({
   id: Uuid,
   created_at: Timestamp,
+  edited_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'When the text was last edited; null if never.',
+  }),
   author: Type.Object({
     type: Type.Union([Type.Literal('user'), Type.Literal('token')]),
     name: Type.String({ description: 'The username, or the name of the API token.' }),
@@ -59,6 +62,7 @@ export function projectCveItem(cve: TrackedCve) {
 export function commentItem(row: {
   id: string;
   created_at: Date;
+  edited_at: Date | null;
   author_type: 'user' | 'token';
   author_name: string;
   body: string;
@@ -66,6 +70,7 @@ export function commentItem(row: {
   return {
     id: row.id,
     created_at: toMicrosZ(row.created_at),
+    edited_at: micros(row.edited_at),
     author: { type: row.author_type, name: row.author_name },
     body: row.body,
   };

@@ -11,7 +11,7 @@ import { pageEnvelope } from '../pagination.ts';
 import { PROJECT_CVE_CSV_COLUMNS, PROJECT_CVE_CSV_DESCRIPTION } from './cve-csv.ts';
 import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-list-params.ts';
 import { ProjectParams } from './params.ts';
-import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
+import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import {
   commentItem,
   CommentItem,
@@ -29,6 +29,11 @@ const tags = ['tracker'];
 
 const CveId = Type.String({ pattern: CVE_ID_RULE, maxLength: 30 });
 const CveParams = Type.Object({ ...ProjectParams.properties, cve_id: CveId });
+const CommentParams = Type.Object({ ...CveParams.properties, comment_id: Uuid });
+const CommentBody = Type.Object(
+  { body: Type.String({ minLength: 1, maxLength: COMMENT_MAX_LENGTH }) },
+  { additionalProperties: false },
+);
 
 const Move = {
   status: Type.Optional(
@@ -228,10 +233,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Comment on a CVE of the project',
         params: CveParams,
-        body: Type.Object(
-          { body: Type.String({ minLength: 1, maxLength: COMMENT_MAX_LENGTH }) },
-          { additionalProperties: false },
-        ),
+        body: CommentBody,
         response: { 201: CommentItem, ...commonErrors },
       },
     },
@@ -246,6 +248,59 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
         auth.actor,
       );
       return reply.status(201).send(commentItem(comment));
+    },
+  );
+
+  app.patch(
+    `${path}/:cve_id/comments/:comment_id`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Edit a comment (its author only)',
+        description:
+          "Replaces the text. Only the comment's author may: the token that wrote it, or (in the web UI) the " +
+          'user; anyone else gets 403. Audited `tracker_comment.update` with the old and new text.',
+        params: CommentParams,
+        body: CommentBody,
+        response: { 200: CommentItem, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const { project, cve_id, comment_id } = request.params;
+      return commentItem(
+        await tracker.editComment(
+          auth.organizationId,
+          project,
+          cve_id,
+          comment_id,
+          request.body.body,
+          auth.actor,
+        ),
+      );
+    },
+  );
+
+  app.delete(
+    `${path}/:cve_id/comments/:comment_id`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Delete a comment (its author only, for a token)',
+        description:
+          'A token deletes the comments it wrote (403 for others); in the web UI an owner of the ' +
+          'organization may delete any. Audited `tracker_comment.delete` with the text it had.',
+        params: CommentParams,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const auth = authOf(request);
+      const { project, cve_id, comment_id } = request.params;
+      await tracker.deleteComment(auth.organizationId, project, cve_id, comment_id, auth.actor);
+      return reply.status(204).send(null);
     },
   );
 };

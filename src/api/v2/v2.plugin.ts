@@ -20,6 +20,7 @@ import { auditLogRoutes } from './audit-logs.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
 import { subscriptionRoutes } from './subscriptions.routes.ts';
 import { trackerRoutes } from './tracker.routes.ts';
+import { projectMatchRoutes } from './project-match.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { automationRoutes } from './automations.routes.ts';
 import { invitationRoutes } from './invitations.routes.ts';
@@ -87,6 +88,7 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(projectRoutes);
   await register(subscriptionRoutes);
   await register(trackerRoutes);
+  await register(projectMatchRoutes);
   await register(notificationRoutes);
   await register(automationRoutes);
   await register(invitationRoutes);

@@ -1,0 +1,123 @@
+/** The answer to "why is this CVE (not) in this project?" (`ProjectMatchService`) as API v2 writes it. */
+import { Type } from '@fastify/type-provider-typebox';
+import type { CveKey, KeySource, ProjectMatch } from '../../domain/project-match.ts';
+import { toMicrosZ } from '../../domain/timestamps.ts';
+import { Timestamp } from './schemas.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+const Source = Type.Object(
+  {
+    provider: Type.String({ description: 'Whose statement: mitre (the CVE record), vulnrichment, nvd, …' }),
+    via: Type.Union([Type.Literal('cpe'), Type.Literal('cna_text'), Type.Literal('stated')], {
+      description:
+        '`cpe`: from CPEs of the statement (`cpe` one of them, `count` how many); `cna_text`: from an ' +
+        "affected entry's vendor and product as written (`vendor`, `product`), normalized; `stated`: " +
+        'listed by the statement as it is.',
+    }),
+    cpe: Type.Optional(Type.String()),
+    count: Type.Optional(Type.Integer()),
+    vendor: Type.Optional(Type.String()),
+    product: Type.Optional(Type.String()),
+  },
+  { description: 'Where a key comes from.' },
+);
+
+const Key = Type.Object({
+  key: Type.String({ description: '`vendor` or `vendor$PRODUCT$product`.' }),
+  vendor: Type.String(),
+  product: Nullable(Type.String()),
+  sources: Type.Array(Source),
+});
+
+export const ProjectMatchItem = Type.Object({
+  cve_id: Type.String(),
+  project: Type.String(),
+  in_project: Type.Boolean(),
+  outcome: Type.Union(
+    ['matched', 'rejected', 'no_keys', 'no_subscriptions', 'no_subscribed_key'].map((o) => Type.Literal(o)),
+    {
+      description:
+        '`matched`; else why not: `rejected` (REJECTED CVEs are never in a project), `no_keys` (no vendor ' +
+        'is known for the CVE), `no_subscriptions`, `no_subscribed_key`.',
+    },
+  ),
+  matched: Type.Array(
+    Type.Object({
+      ...Key.properties,
+      subscribed_at: Timestamp,
+      cve_has_since: Nullable(Timestamp),
+    }),
+    { description: 'The subscribed keys the CVE has.' },
+  ),
+  entered: Nullable(
+    Type.Object(
+      {
+        at: Timestamp,
+        key: Type.String(),
+        cause: Type.Union([
+          Type.Literal('cve_gained_key'),
+          Type.Literal('subscribed'),
+          Type.Literal('published'),
+        ]),
+      },
+      { description: 'When the CVE entered the project, through which key, and what made it enter.' },
+    ),
+  ),
+  keys: Type.Array(Key, { description: 'Every key of the CVE.' }),
+  near: Type.Array(
+    Type.Object({
+      subscribed: Type.String(),
+      cve_key: Type.String(),
+      relation: Type.Union([
+        Type.Literal('same_vendor'),
+        Type.Literal('same_product'),
+        Type.Literal('similar_vendor'),
+      ]),
+    }),
+    { description: 'Subscribed keys close to one of the CVE’s, when it is not in the project.' },
+  ),
+  subscriptions_count: Type.Integer(),
+});
+
+function source(s: KeySource) {
+  switch (s.via) {
+    case 'cpe':
+      return { provider: s.provider, via: s.via, cpe: s.example, count: s.count };
+    case 'cna_text':
+      return {
+        provider: s.provider,
+        via: s.via,
+        vendor: s.vendor,
+        ...(s.product ? { product: s.product } : {}),
+      };
+    case 'stated':
+      return { provider: s.provider, via: s.via };
+  }
+}
+
+const key = (k: CveKey) => ({
+  key: k.key,
+  vendor: k.vendor,
+  product: k.product ?? null,
+  sources: k.sources.map(source),
+});
+
+export function projectMatchItem(m: ProjectMatch) {
+  return {
+    cve_id: m.cveId,
+    project: m.project,
+    in_project: m.inProject,
+    outcome: m.outcome,
+    matched: m.matched.map((k) => ({
+      ...key(k),
+      subscribed_at: toMicrosZ(k.subscribedAt),
+      cve_has_since: k.cveHasSince ? toMicrosZ(k.cveHasSince) : null,
+    })),
+    entered: m.entered ? { at: toMicrosZ(m.entered.at), key: m.entered.key, cause: m.entered.cause } : null,
+    keys: m.keys.map(key),
+    near: m.near.map((n) => ({ subscribed: n.subscribed, cve_key: n.cveKey, relation: n.relation })),
+    subscriptions_count: m.subscriptionsCount,
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * Why a CVE is (or is not) in a project: which subscribed vendor or product key matched, which
+ * provider's statement gave the CVE that key (a CPE, or the CNA's own vendor and product text), and
+ * when the CVE entered the project; for a CVE outside the project, the keys it has and the nearest
+ * subscribed ones. Pure: the facts come from one repository read (`ProjectMatchRepository`).
+ *
+ * Provenance is recomputed from each provider's stored statement with the rules the importers use
+ * (docs/catalog.md): a statement's CPEs give `vendor` and `vendor$PRODUCT$product`; a CNA or ADP
+ * affected entry without CPEs gives its normalized vendor and product text. A key the statement lists
+ * that neither rule gives (an OpenCVE KB section states its vendors as they are) is `stated`.
+ */
+import {
+  normalizeProductName,
+  normalizeVendorName,
+  splitVendorKey,
+  vendorKey,
+  vendorKeysOfCpe,
+} from './cpe.ts';
+
+/** Where a CVE's key comes from: one provider's statement, and how that statement gives it. */
+export type KeySource =
+  /** From CPEs of the statement (NVD's configurations, or a CNA's or ADP's affected CPEs). */
+  | { provider: string; via: 'cpe'; example: string; count: number }
+  /** From the affected entry's vendor and product as the CNA (or ADP) wrote them, normalized. */
+  | { provider: string; via: 'cna_text'; vendor: string; product?: string }
+  /** Listed by the statement as it is (an OpenCVE knowledge-base section). */
+  | { provider: string; via: 'stated' };
+
+/** One provider's statement, reduced to what gives vendor keys. */
+export interface StatementKeys {
+  provider: string;
+  vendors: string[];
+  cpes: string[];
+  affected: { vendor?: string | undefined; product?: string | undefined; cpes?: string[] | undefined }[];
+}
+
+/** A recorded change that gave or took vendor keys, oldest first. */
+export interface KeyChange {
+  at: Date;
+  added: string[];
+  removed: string[];
+}
+
+/** A subscribed key of a project that bears on the CVE (matches it, or is near one of its keys). */
+export interface SubscribedKey {
+  key: string;
+  since: Date;
+}
+
+/** What the repository reads for one CVE and the projects asked about. */
+export interface MatchFacts {
+  cve: { cveId: string; state: string; published: Date; vendors: string[] };
+  statements: StatementKeys[];
+  keyChanges: KeyChange[];
+  projects: { name: string; subscriptionsCount: number; candidates: SubscribedKey[] }[];
+}
+
+export interface CveKey {
+  key: string;
+  vendor: string;
+  product?: string;
+  sources: KeySource[];
+}
+
+export interface MatchedKey extends CveKey {
+  /** When the project subscribed to the key. */
+  subscribedAt: Date;
+  /** When a recorded change gave the CVE this key (the last time it gained it); null: before the history. */
+  cveHasSince: Date | null;
+}
+
+export type NearRelation =
+  /** The project subscribes to another product of one of the CVE's vendors. */
+  | 'same_vendor'
+  /** The project subscribes to a product of the same name under another vendor. */
+  | 'same_product'
+  /** The project subscribes to a vendor spelled with the same letters and digits (`d-link`, `dlink`). */
+  | 'similar_vendor';
+
+export interface NearKey {
+  subscribed: string;
+  cveKey: string;
+  relation: NearRelation;
+}
+
+export type MatchOutcome =
+  | 'matched'
+  /** Keys match, but REJECTED CVEs are never in a project. */
+  | 'rejected'
+  /** The CVE has no vendor key at all (no CPE and no CNA vendor yet). */
+  | 'no_keys'
+  /** The project subscribes to nothing. */
+  | 'no_subscriptions'
+  /** None of the CVE's keys is subscribed. */
+  | 'no_subscribed_key';
+
+export interface ProjectMatch {
+  cveId: string;
+  project: string;
+  inProject: boolean;
+  outcome: MatchOutcome;
+  /** The subscribed keys the CVE has (also for a REJECTED CVE, which they would have matched). */
+  matched: MatchedKey[];
+  /**
+   * When the CVE entered the project: the earliest, over its matched keys, of the later of "the CVE
+   * has the key" and "the project subscribed to it". `cause` says which of the two it was, or
+   * `published` when no recorded change gave the key (the CVE had it before the history began).
+   */
+  entered: { at: Date; key: string; cause: 'cve_gained_key' | 'subscribed' | 'published' } | null;
+  /** Every key of the CVE with where it comes from. */
+  keys: CveKey[];
+  /** Subscribed keys close to one of the CVE's (only when not in the project). */
+  near: NearKey[];
+  subscriptionsCount: number;
+}
+
+/** At most this many near keys are named. */
+export const NEAR_KEYS_SHOWN = 10;
+
+const squash = (name: string) => name.replace(/[^a-z0-9]/g, '');
+
+/** Each key of the CVE with the statements that give it, in key order. */
+export function keySources(vendors: readonly string[], statements: readonly StatementKeys[]): CveKey[] {
+  const sources = new Map<string, KeySource[]>(vendors.map((k) => [k, []]));
+  for (const s of statements) {
+    const listed = new Set(s.vendors);
+    const explained = new Set<string>();
+    const cpeCounts = new Map<string, { example: string; count: number }>();
+    for (const cpe of s.cpes) {
+      for (const key of vendorKeysOfCpe(cpe)) {
+        if (!listed.has(key)) continue;
+        explained.add(key);
+        const seen = cpeCounts.get(key);
+        if (seen) seen.count += 1;
+        else cpeCounts.set(key, { example: cpe, count: 1 });
+      }
+    }
+    for (const [key, { example, count }] of cpeCounts)
+      sources.get(key)?.push({ provider: s.provider, via: 'cpe', example, count });
+    for (const a of s.affected) {
+      if (a.cpes?.length) continue;
+      const vendor = normalizeVendorName(a.vendor);
+      if (!vendor) continue;
+      const product = normalizeProductName(a.product, a.vendor);
+      const text = { vendor: a.vendor ?? '', ...(a.product ? { product: a.product } : {}) };
+      for (const key of product ? [vendor, vendorKey(vendor, product)] : [vendor]) {
+        if (!listed.has(key) || explained.has(key)) continue;
+        explained.add(key);
+        sources.get(key)?.push({ provider: s.provider, via: 'cna_text', ...text });
+      }
+    }
+    for (const key of listed)
+      if (!explained.has(key)) sources.get(key)?.push({ provider: s.provider, via: 'stated' });
+  }
+  return [...sources].map(([key, list]) => ({ key, ...splitVendorKey(key), sources: list }));
+}
+
+/** When the CVE last gained `key` in the recorded changes (null when no change gave it). */
+function hasSince(key: string, changes: readonly KeyChange[]): Date | null {
+  let since: Date | null = null;
+  for (const c of changes) {
+    if (c.removed.includes(key)) since = null;
+    if (c.added.includes(key) && since === null) since = c.at;
+  }
+  return since;
+}
+
+/** The subscribed keys near the CVE's keys (none of them matches). */
+export function nearKeys(cveKeys: readonly string[], candidates: readonly SubscribedKey[]): NearKey[] {
+  const own = new Set(cveKeys);
+  const split = cveKeys.map((k) => ({ key: k, ...splitVendorKey(k) }));
+  const near: NearKey[] = [];
+  for (const { key } of candidates) {
+    if (own.has(key)) continue;
+    const { vendor, product } = splitVendorKey(key);
+    const sameVendor =
+      product !== undefined && split.find((k) => k.product === undefined && k.vendor === vendor);
+    const sameProduct = product !== undefined && split.find((k) => k.product === product);
+    const similar = split.find((k) => k.product === undefined && squash(k.vendor) === squash(vendor));
+    if (sameVendor) near.push({ subscribed: key, cveKey: sameVendor.key, relation: 'same_vendor' });
+    else if (sameProduct) near.push({ subscribed: key, cveKey: sameProduct.key, relation: 'same_product' });
+    else if (similar) near.push({ subscribed: key, cveKey: similar.key, relation: 'similar_vendor' });
+    if (near.length >= NEAR_KEYS_SHOWN) break;
+  }
+  return near;
+}
+
+/** The answer for each project of the facts, in their order. */
+export function explainMatches(facts: MatchFacts): ProjectMatch[] {
+  const { cve } = facts;
+  const keys = keySources(cve.vendors, facts.statements);
+  const byKey = new Map(keys.map((k) => [k.key, k]));
+  return facts.projects.map((p) => {
+    const matched: MatchedKey[] = p.candidates
+      .filter((s) => byKey.has(s.key))
+      .map((s) => ({
+        ...byKey.get(s.key)!,
+        subscribedAt: s.since,
+        cveHasSince: hasSince(s.key, facts.keyChanges),
+      }));
+    const rejected = cve.state === 'REJECTED';
+    const outcome: MatchOutcome = matched.length
+      ? rejected
+        ? 'rejected'
+        : 'matched'
+      : cve.vendors.length === 0
+        ? 'no_keys'
+        : p.subscriptionsCount === 0
+          ? 'no_subscriptions'
+          : 'no_subscribed_key';
+    let entered: ProjectMatch['entered'] = null;
+    if (outcome === 'matched')
+      for (const m of matched) {
+        const has = m.cveHasSince ?? cve.published;
+        const at = m.subscribedAt > has ? m.subscribedAt : has;
+        const cause = m.subscribedAt > has ? 'subscribed' : m.cveHasSince ? 'cve_gained_key' : 'published';
+        if (!entered || at < entered.at) entered = { at, key: m.key, cause };
+      }
+    return {
+      cveId: cve.cveId,
+      project: p.name,
+      inProject: outcome === 'matched',
+      outcome,
+      matched,
+      entered,
+      keys,
+      near: matched.length ? [] : nearKeys(cve.vendors, p.candidates),
+      subscriptionsCount: p.subscriptionsCount,
+    };
+  });
+}
