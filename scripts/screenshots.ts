@@ -36,6 +36,9 @@ const PAGES: Shot[] = [
   { name: 'members', url: '/org/acme/members' },
   { name: 'tokens', url: '/org/acme/tokens' },
   { name: 'audit-log', url: '/org/acme/audit' },
+  { name: 'project-dashboard', url: '/org/acme/projects/web-apps' },
+  { name: 'tracker', url: '/org/acme/projects/web-apps/cves' },
+  { name: 'project-cve', url: '/org/acme/projects/web-apps/cves/CVE-2021-44228' },
   { name: 'sign-in', url: '/login', anonymous: true },
   { name: 'cve-list-default', url: '/cves', review: true },
   { name: 'cve-list-bad-query', url: '/cves?q=cvss31%3E%3D9%20AND%20(kev%3Dtrue', review: true },
@@ -49,6 +52,26 @@ const PAGES: Shot[] = [
   { name: 'account-security', url: '/account/security', review: true },
   { name: 'not-found', url: '/cves/CVE-1999-99999', review: true },
   { name: 'password-reset', url: '/password-reset', anonymous: true, review: true },
+  { name: 'projects', url: '/org/acme/projects', review: true },
+  { name: 'org-overview', url: '/org/acme/overview', review: true },
+  { name: 'org-weekly-report', url: '/org/acme/reports', review: true },
+  { name: 'new-project', url: '/org/acme/new-project', review: true },
+  { name: 'subscriptions', url: '/org/acme/projects/web-apps/subscriptions', review: true },
+  {
+    name: 'tracker-in-progress',
+    url: '/org/acme/projects/web-apps/cves?status=analysis_in_progress',
+    review: true,
+  },
+  { name: 'notifications', url: '/org/acme/projects/web-apps/notifications', review: true },
+  { name: 'automations', url: '/org/acme/projects/web-apps/automations', review: true },
+  {
+    name: 'automation-builder',
+    url: '/org/acme/projects/web-apps/automations/new-critical-or-kev-cve/edit',
+    review: true,
+  },
+  { name: 'reports', url: '/org/acme/projects/web-apps/reports', review: true },
+  { name: 'project-settings', url: '/org/acme/projects/web-apps/settings', review: true },
+  { name: 'project-cve-not-in', url: '/org/acme/projects/web-apps/cves/CVE-2024-3094', review: true },
 ];
 
 async function waitForStatistics(tab: Page): Promise<void> {
@@ -90,7 +113,53 @@ try {
   await page.getByRole('button', { name: 'Invite' }).click();
   await page.goto(`${server.baseUrl}/org/acme/tokens`);
   await page.getByLabel('Name').fill('ci-scanner');
+  await page.getByLabel('Mode').selectOption('write');
   await page.getByRole('button', { name: 'Create token' }).click();
+  const token = await page.locator('#new-token').inputValue();
+  // A project made through the onboarding (apache and atlassian, an email alert, a weekly report),
+  // some of its CVEs triaged and a comment through API v2, so the project pages have content.
+  await page.goto(`${server.baseUrl}/org/acme/new-project`);
+  await page.getByLabel('Name', { exact: true }).fill('web-apps');
+  await page.getByLabel('Description (optional)').fill('Our public web applications');
+  await page.getByRole('button', { name: 'Next: vendors and products' }).click();
+  for (const vendor of ['apache', 'atlassian']) {
+    await page.goto(`${server.baseUrl}/org/acme/new-project/vendors?search=${vendor}`);
+    await page.getByRole('button', { name: `Add ${vendor}`, exact: true }).click();
+    await page.getByRole('button', { name: `Remove ${vendor}`, exact: true }).waitFor();
+  }
+  await page.getByRole('link', { name: 'Next: alerts and report' }).click();
+  await page.getByRole('radio', { name: 'Email' }).check();
+  await page.getByLabel('Email address or webhook URL').fill('alice@example.com');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  await page.waitForURL(/\/org\/acme\/projects\/web-apps/);
+  const api = async (method: string, url: string, body: unknown) => {
+    const response = await fetch(`${server.baseUrl}/api/v2/organizations/acme/projects/web-apps${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  };
+  const listed = (await (
+    await fetch(`${server.baseUrl}/api/v2/organizations/acme/projects/web-apps/cves?page_size=40`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).json()) as { results: { cve_id: string }[] };
+  const ids = listed.results.map((r) => r.cve_id);
+  await api('PATCH', '/cves', {
+    cve_ids: ids.slice(0, 8),
+    status: 'analysis_in_progress',
+    assignee: 'alice@example.com',
+  });
+  await api('PATCH', '/cves', { cve_ids: ids.slice(8, 12), status: 'resolved' });
+  await api('PATCH', '/cves', {
+    cve_ids: ['CVE-2021-44228'],
+    status: 'remediation_in_progress',
+    assignee: 'alice@example.com',
+  });
+  await api('POST', '/cves/CVE-2021-44228/comments', {
+    body: 'Patched on the **public** gateways; the internal wiki still runs `log4j-core 2.14.1`.\n\n- upgrade to 2.17.1\n- see <https://logging.apache.org/log4j/2.x/security.html>',
+  });
   if (values.all) {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
