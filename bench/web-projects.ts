@@ -93,6 +93,9 @@ export function projectPages(org: string, bench: ProjectBench): { name: string; 
     { name: `tracker, ${bench.project} (${BUSY_VENDORS} busy vendors)`, url: `${base}/cves` },
     { name: 'tracker, status = analysis_in_progress', url: `${base}/cves?status=analysis_in_progress` },
     { name: 'tracker, highest CVSS first', url: `${base}/cves?ordering=-cvss` },
+    // Counted on every request (a status or assignee filter is not cached by catalog version).
+    { name: 'tracker, no status', url: `${base}/cves?status=no_status` },
+    { name: 'tracker, nobody assigned', url: `${base}/cves?assignee=none` },
     { name: 'project dashboard', url: base },
   ];
 }
