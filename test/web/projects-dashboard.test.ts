@@ -159,6 +159,9 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       expect(rows.length).toBe(Math.min(50, firstVisitCves));
       expect(rows.length).toBeGreaterThan(0);
       for (const row of rows) expect(row.events).toContain('entered the project');
+      // Each row opens the CVE in this project (its triage, comments and why it is here).
+      const href = firstVisit.html.querySelector('.dash-feed tbody tr td a')!.getAttribute('href');
+      expect(href).toBe(`${dashboard}/cves/${rows[0]!.cve}`);
     });
 
     it('shows since the previous visit only what changed after it, with the kind of each change', () => {

@@ -267,7 +267,7 @@ function leafForm(leaf: { type: unknown; value?: unknown }): LeafForm {
       kind: 'leaf',
       type,
       version: '3.1',
-      value: v === false ? 'no' : v === undefined || v === null || v === true ? '' : String(v),
+      value: v === false ? 'no' : v === undefined || v === null || v === true ? 'yes' : String(v),
     };
   return {
     kind: 'leaf',
@@ -386,7 +386,7 @@ export function templateForm(key: TemplateKey, notification: string, email: stri
         ...EMPTY_FORM,
         name: 'New KEV CVE',
         triggers: ['cve_enters_project', 'kev_added'],
-        conditions: { kind: 'group', operator: 'AND', children: [leaf('kev_present')] },
+        conditions: { kind: 'group', operator: 'AND', children: [leaf('kev_present', 'yes')] },
         actions: [notify],
       };
     case 'weekly':
@@ -409,7 +409,7 @@ export function templateForm(key: TemplateKey, notification: string, email: stri
         conditions: {
           kind: 'group',
           operator: 'AND',
-          children: [leaf('kev_present'), leaf('cve_unassigned')],
+          children: [leaf('kev_present', 'yes'), leaf('cve_unassigned')],
         },
         actions: [
           { type: 'change_status', value: 'to_evaluate' },

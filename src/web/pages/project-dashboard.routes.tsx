@@ -62,7 +62,19 @@ export function ScoreBadge({ cve }: { cve: Pick<FeedCveFacts, 'highest_cvss'> })
   );
 }
 
-function FeedTable({ cves, ctx }: { cves: FeedCve[]; ctx: PageContext }) {
+/** A CVE's page in this project: its triage, comments and why it is here. */
+const projectCvePath = (access: ProjectAccess, id: string) =>
+  projectPath(access.membership.name, access.project.name, `cves/${id}`);
+
+function FeedTable({
+  cves,
+  ctx,
+  cvePage,
+}: {
+  cves: FeedCve[];
+  ctx: PageContext;
+  cvePage: (id: string) => string;
+}) {
   return (
     <div class="table-wrap">
       <table class="data dash-feed">
@@ -78,7 +90,7 @@ function FeedTable({ cves, ctx }: { cves: FeedCve[]; ctx: PageContext }) {
           {cves.map((cve) => (
             <tr>
               <td class="nowrap">
-                <a href={`/cves/${cve.cve_id}`}>{cve.cve_id}</a>
+                <a href={cvePage(cve.cve_id)}>{cve.cve_id}</a>
                 {cve.kev && (
                   <>
                     {' '}
@@ -111,7 +123,15 @@ function FeedTable({ cves, ctx }: { cves: FeedCve[]; ctx: PageContext }) {
   );
 }
 
-function FeedSection({ ctx, dash }: { ctx: PageContext; dash: ProjectDashboard }) {
+function FeedSection({
+  ctx,
+  access,
+  dash,
+}: {
+  ctx: PageContext;
+  access: ProjectAccess;
+  dash: ProjectDashboard;
+}) {
   const { feed } = dash;
   return (
     <section class="card" aria-labelledby="feed-title">
@@ -126,7 +146,9 @@ function FeedSection({ ctx, dash }: { ctx: PageContext; dash: ProjectDashboard }
         {feed.total > feed.cves.length && `; the ${feed.cves.length} latest are listed`}
         {feed.truncated && ' (a very busy period: only its latest changes were read)'}.
       </p>
-      {feed.cves.length > 0 && <FeedTable cves={feed.cves} ctx={ctx} />}
+      {feed.cves.length > 0 && (
+        <FeedTable cves={feed.cves} ctx={ctx} cvePage={(id) => projectCvePath(access, id)} />
+      )}
     </section>
   );
 }
@@ -245,7 +267,7 @@ function KevSection({ access, dash }: { access: ProjectAccess; dash: ProjectDash
                 {dash.openKev.map((cve) => (
                   <tr>
                     <td>
-                      <a href={`/cves/${cve.cve_id}`}>{cve.cve_id}</a>
+                      <a href={projectCvePath(access, cve.cve_id)}>{cve.cve_id}</a>
                       <div class="small">{cveSummary(cve)}</div>
                     </td>
                     <td>
@@ -459,7 +481,7 @@ function DashboardPage({
       <div class="two-col">
         <div>
           <KevSection access={access} dash={dash} />
-          <FeedSection ctx={ctx} dash={dash} />
+          <FeedSection ctx={ctx} access={access} dash={dash} />
         </div>
         <div>
           <CountsSection access={access} dash={dash} />
