@@ -171,7 +171,7 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       const log4shell = page.html
         .querySelector('a[href="/org/acme/projects/web/cves/CVE-2021-44228"]')!
         .closest('tr')!;
-      expect(log4shell.text).toContain('resolved');
+      expect(log4shell.text).toContain('Resolved');
       expect(page.text).toContain('No CVE entered or changed this week.');
     });
 

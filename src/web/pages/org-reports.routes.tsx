@@ -17,7 +17,7 @@ import { TRIAGE_STATUSES, NO_STATUS } from '../../domain/triage.ts';
 import type { OrganizationWeek, WeekProject } from '../../services/report.service.ts';
 import { Time } from '../components.tsx';
 import { Severity } from '../cve-sections.tsx';
-import { formatCount, formatDay } from '../format.ts';
+import { formatCount, formatDay, statusLabel } from '../format.ts';
 import { sendPage, type PageContext } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import { field, orgAccess, orgPath, OrgPage, type OrgAccess } from './org-shared.tsx';
@@ -28,8 +28,6 @@ const STATUSES = [...TRIAGE_STATUSES, NO_STATUS];
 /** CVEs listed per project; the project's tracker has them all. */
 const LISTED = 50;
 
-const statusLabel = (s: string) => (s === NO_STATUS ? 'no status' : s.replaceAll('_', ' '));
-
 function Counts({ counts, kind }: { counts: Record<string, number>; kind: 'severity' | 'status' }) {
   const keys = kind === 'severity' ? SEVERITIES : STATUSES;
   const shown = keys.filter((k) => (counts[k] ?? 0) > 0);
@@ -38,7 +36,7 @@ function Counts({ counts, kind }: { counts: Record<string, number>; kind: 'sever
     <span class="severity-counts">
       {shown.map((k) => (
         <span class={kind === 'severity' ? `badge sev-${k}` : 'chip'}>
-          {counts[k]} {kind === 'severity' ? k : statusLabel(k)}
+          {counts[k]} {kind === 'severity' ? k : statusLabel(k).toLowerCase()}
         </span>
       ))}
     </span>
@@ -89,7 +87,7 @@ function ProjectWeek({ org, p }: { org: string; p: WeekProject }) {
                     )}{' '}
                     {c.kev_added && <span class="badge kev">added to KEV</span>}
                   </td>
-                  <td>{statusLabel(c.status ?? NO_STATUS)}</td>
+                  <td>{statusLabel(c.status)}</td>
                 </tr>
               ))}
             </tbody>

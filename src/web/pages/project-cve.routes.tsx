@@ -8,6 +8,7 @@
  * "why was I not alerted?" deserves an answer, not a bare 404. A CVE the catalog does not list is a 404
  * saying so. Every member of the organization triages and comments (docs/web-ui.md).
  */
+import { statusLabel } from '../format.ts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { ProjectMatch } from '../../domain/project-match.ts';
@@ -23,18 +24,6 @@ import { field } from './org-shared.tsx';
 import { projectAccess, projectPath, ProjectPage, type ProjectAccess } from './project-shared.tsx';
 
 const CVE_ID = /^cve-\d{4}-\d{4,19}$/i;
-
-/** How statuses read on the page. */
-export const STATUS_LABELS: Record<string, string> = {
-  to_evaluate: 'To evaluate',
-  pending_review: 'Pending review',
-  analysis_in_progress: 'Analysis in progress',
-  remediation_in_progress: 'Remediation in progress',
-  evaluated: 'Evaluated',
-  resolved: 'Resolved',
-  not_applicable: 'Not applicable',
-  risk_accepted: 'Risk accepted',
-};
 
 /** Fixed notices after a form (never text from the request). */
 const DONE: Record<string, string> = {
@@ -104,7 +93,7 @@ function TriageForm({
           value={status}
           options={[
             { value: '', label: 'No status' },
-            ...TRIAGE_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] ?? s })),
+            ...TRIAGE_STATUSES.map((s) => ({ value: s, label: statusLabel(s) })),
           ]}
           errors={errors}
         />

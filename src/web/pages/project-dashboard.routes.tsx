@@ -5,6 +5,7 @@
  * tracker), KEV CVEs not yet fixed, the last reports, the subscriptions, and the user's own Atom
  * feed URL of the project (`POST …/feed` makes it, or replaces it: the old URL stops working).
  */
+import { statusLabel } from '../format.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { CvssLevel } from '../../domain/cvss.ts';
 import { eventLabel, FEED_DAYS, type FeedCve, type FeedCveFacts } from '../../domain/dashboard.ts';
@@ -21,18 +22,6 @@ const DONE: Record<string, string> = {
   feed: 'Your feed URL is ready. Any earlier URL of yours for this project no longer works.',
 };
 
-const STATUS_LABELS: Record<string, string> = {
-  no_status: 'No status',
-  to_evaluate: 'To evaluate',
-  pending_review: 'Pending review',
-  analysis_in_progress: 'Analysis in progress',
-  remediation_in_progress: 'Remediation in progress',
-  evaluated: 'Evaluated',
-  resolved: 'Resolved',
-  not_applicable: 'Not applicable',
-  risk_accepted: 'Risk accepted',
-};
-
 export const SEVERITY_LABELS: Record<CvssLevel, string> = {
   critical: 'Critical',
   high: 'High',
@@ -40,8 +29,6 @@ export const SEVERITY_LABELS: Record<CvssLevel, string> = {
   low: 'Low',
   empty: 'No CVSS 3.1 score',
 };
-
-export const statusLabel = (status: string | null) => STATUS_LABELS[status ?? 'no_status'] ?? status;
 
 const SUMMARY_MAX = 140;
 

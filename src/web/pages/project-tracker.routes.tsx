@@ -24,7 +24,7 @@ import {
   type FormErrors,
   doneText,
 } from '../components.tsx';
-import { formatCount } from '../format.ts';
+import { formatCount, statusLabel } from '../format.ts';
 import { Csrf, isHtmx, sendFragment, sendPage, type PageContext, type PageShortcut } from '../page.tsx';
 import type { WebOptions } from '../web.plugin.ts';
 import {
@@ -44,12 +44,6 @@ import {
 } from '../cve-list-view.tsx';
 import { field, fields } from './org-shared.tsx';
 import { projectAccess, projectPath, ProjectPage, type ProjectAccess } from './project-shared.tsx';
-
-/** A status as people read it: `to_evaluate` → "To evaluate". */
-export const statusLabel = (status: string): string => {
-  const words = status.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};
 
 /** The catalog filters folded under "More filters" (the query box stays in view). */
 const CATALOG_FIELDS = FILTER_FIELDS.filter((name) => name !== 'q');
