@@ -24,6 +24,7 @@ import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
+import { VendorAliasService } from './services/vendor-alias.service.ts';
 import { ProjectMatchService } from './services/project-match.service.ts';
 import { TagService } from './services/tag.service.ts';
 import { BasicAuthService } from './services/basic-auth.service.ts';
@@ -82,6 +83,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const jobRepository = new JobRepository(database.db);
   // After an import that changed the catalog, the event processor runs (one job; a busy sync queues many, each cheap).
   // An import run holds a lease as jobs do (JOB_LEASE_SECONDS): a run whose process died is seen as interrupted.
+  const vendorAliases = new VendorAliasService(database.db);
   const imports = new ImportService(
     database.db,
     async () => {
@@ -143,6 +145,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     projects,
     tracker,
     projectMatch: new ProjectMatchService(database.db),
+    vendorAliases,
     tags,
     basicAuth: new BasicAuthService(
       database.db,

@@ -423,6 +423,34 @@ export interface ProjectFeedTable {
   created_at: Generated<Date>;
 }
 
+/** The learned CNA-text alias table, one row (migration 0029): `domain/vendor-aliases.ts`'s AliasTable. */
+export interface VendorAliasTableTable {
+  id: Generated<number>;
+  aliases: Json<Record<string, unknown>>;
+  /** `shipped`: learned from the bundled sample and loaded at first start; `learned`: from this catalog. */
+  origin: 'shipped' | 'learned';
+  /** How many records taught it. */
+  learned_from: number;
+  learned_at: Generated<Date>;
+  /** Moves on every change of the table or of an override: processes reload on a new revision. */
+  revision: Generated<string>;
+}
+
+/** An operator's own alias (`add`) or veto of a CNA text → key mapping (migration 0029). */
+export interface VendorAliasOverrideTable {
+  id: Generated<string>;
+  /** The CNA vendor text as the operator typed it. */
+  vendor_text: string;
+  /** The CNA product text; null: the override is about the vendor text alone. */
+  product_text: string | null;
+  key: string;
+  action: 'add' | 'veto';
+  /** The normalized text (`aliasLookup`): unique with `key`. */
+  lookup: string;
+  created_by: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface WeaknessCveCountTable {
   cwe_id: string;
   cve_count: number;
@@ -454,6 +482,8 @@ export interface DB {
   catalog_state: CatalogStateTable;
   computed_result: ComputedResultTable;
   cve_vendor: CveVendorTable;
+  vendor_alias_table: VendorAliasTableTable;
+  vendor_alias_override: VendorAliasOverrideTable;
   epss_move: EpssMoveTable;
   event_cursor: EventCursorTable;
   notification: NotificationTable;

@@ -60,7 +60,9 @@ export type KeyEvidence =
   | { source: 'cpe:cna'; cpe: string }
   | { source: 'cna-text'; rule: 'alias'; text: string; support: number; records: number }
   | { source: 'cna-text'; rule: 'name'; text: string }
-  | { source: 'cna-text'; rule: 'description'; text: string };
+  | { source: 'cna-text'; rule: 'description'; text: string }
+  /** An operator's own alias (`vulntrack vendors alias add`, domain/vendor-alias-overrides.ts). */
+  | { source: 'cna-text'; rule: 'operator'; text: string };
 
 export interface MappedKeys {
   vendors: string[];
@@ -178,7 +180,8 @@ export function cnaCpes(containers: Cve5Containers | undefined): string[] {
   return entries(containers).flatMap(cpesOf);
 }
 
-const PAIR = '\u241f';
+/** Joins a vendor text and a product text into one lookup key of `AliasTable.products`. */
+export const PAIR = '\u241f';
 
 function bump(map: Record<string, AliasEvidence>, text: string, keys: Iterable<string>): void {
   const evidence = (map[text] ??= { records: 0, keys: {} });

@@ -1,0 +1,190 @@
+/**
+ * The learned CNA-text alias table and the operator's overrides (migration 0029; docs/catalog.md,
+ * "From CNA text to vendor keys").
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.ts';
+
+export interface StoredAliasTable {
+  aliases: Record<string, unknown>;
+  origin: 'shipped' | 'learned';
+  learnedFrom: number;
+  learnedAt: Date;
+  revision: string;
+}
+
+export interface StoredOverride {
+  id: string;
+  vendorText: string;
+  productText: string | null;
+  key: string;
+  action: 'add' | 'veto';
+  createdBy: string | null;
+  createdAt: Date;
+}
+
+export interface NewOverride {
+  vendorText: string;
+  productText: string | null;
+  key: string;
+  action: 'add' | 'veto';
+  lookup: string;
+  createdBy: string | null;
+}
+
+export class VendorAliasRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** The revision of the table and overrides; '0' before any table was stored. */
+  async revision(): Promise<string> {
+    const row = await this.db
+      .selectFrom('vendor_alias_table')
+      .select('revision')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return row ? String(row.revision) : '0';
+  }
+
+  async table(): Promise<StoredAliasTable | undefined> {
+    const row = await this.db
+      .selectFrom('vendor_alias_table')
+      .selectAll()
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      aliases: row.aliases,
+      origin: row.origin,
+      learnedFrom: row.learned_from,
+      learnedAt: row.learned_at,
+      revision: String(row.revision),
+    };
+  }
+
+  /**
+   * Stores a table in place of the one before (moving the revision). `onlyIfEmpty`: only when no table
+   * is stored yet (the shipped table at first start never replaces a learned one); returns whether it
+   * was stored.
+   */
+  async saveTable(
+    table: { aliases: Record<string, unknown>; origin: 'shipped' | 'learned'; learnedFrom: number },
+    onlyIfEmpty = false,
+  ): Promise<boolean> {
+    const values = {
+      id: 1,
+      aliases: JSON.stringify(table.aliases),
+      origin: table.origin,
+      learned_from: table.learnedFrom,
+    };
+    const insert = this.db.insertInto('vendor_alias_table').values(values);
+    // Only the placeholder row an override created before any table counts as empty.
+    const done = onlyIfEmpty
+      ? await insert
+          .onConflict((oc) =>
+            oc
+              .column('id')
+              .doUpdateSet({
+                aliases: values.aliases,
+                origin: values.origin,
+                learned_from: values.learned_from,
+                learned_at: sql`now()`,
+                revision: sql`vendor_alias_table.revision + 1`,
+              })
+              .where('vendor_alias_table.learned_from', '=', 0)
+              .where(sql<boolean>`vendor_alias_table.aliases = '{}'::jsonb`),
+          )
+          .executeTakeFirst()
+      : await insert
+          .onConflict((oc) =>
+            oc.column('id').doUpdateSet({
+              aliases: values.aliases,
+              origin: values.origin,
+              learned_from: values.learned_from,
+              learned_at: sql`now()`,
+              revision: sql`vendor_alias_table.revision + 1`,
+            }),
+          )
+          .executeTakeFirst();
+    return Number(done.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async overrides(): Promise<StoredOverride[]> {
+    const rows = await this.db
+      .selectFrom('vendor_alias_override')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      vendorText: r.vendor_text,
+      productText: r.product_text,
+      key: r.key,
+      action: r.action,
+      createdBy: r.created_by,
+      createdAt: r.created_at,
+    }));
+  }
+
+  /**
+   * Adds an override, or changes the action of the one for the same text and key; moves the revision
+   * (creating an empty table row when none exists, so the revision has somewhere to live).
+   */
+  async saveOverride(override: NewOverride): Promise<StoredOverride> {
+    return this.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .insertInto('vendor_alias_override')
+        .values({
+          vendor_text: override.vendorText,
+          product_text: override.productText,
+          key: override.key,
+          action: override.action,
+          lookup: override.lookup,
+          created_by: override.createdBy,
+        })
+        .onConflict((oc) =>
+          oc.columns(['lookup', 'key']).doUpdateSet({
+            action: override.action,
+            vendor_text: override.vendorText,
+            product_text: override.productText,
+            created_by: override.createdBy,
+            created_at: sql`now()`,
+          }),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await bumpRevision(tx);
+      return {
+        id: row.id,
+        vendorText: row.vendor_text,
+        productText: row.product_text,
+        key: row.key,
+        action: row.action,
+        createdBy: row.created_by,
+        createdAt: row.created_at,
+      };
+    });
+  }
+
+  /** Removes the override for this text and key; returns whether there was one. */
+  async deleteOverride(lookup: string, key: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      const done = await tx
+        .deleteFrom('vendor_alias_override')
+        .where('lookup', '=', lookup)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (Number(done.numDeletedRows) === 0) return false;
+      await bumpRevision(tx);
+      return true;
+    });
+  }
+}
+
+async function bumpRevision(db: Kysely<DB>): Promise<void> {
+  await db
+    .insertInto('vendor_alias_table')
+    .values({ id: 1, aliases: '{}', origin: 'learned', learned_from: 0 })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ revision: sql`vendor_alias_table.revision + 1` }))
+    .execute();
+}
