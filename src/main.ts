@@ -37,6 +37,7 @@ import {
   notificationSchedules,
   purgeSchedule,
   statisticsSchedule,
+  vendorAliasSchedule,
   syncSchedules,
   tickKey,
 } from './jobs/scheduler.ts';
@@ -218,6 +219,7 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
     notifications: services.notifications,
     reports: services.reports,
     statistics: services.statistics,
+    vendorAliases: services.vendorAliases,
     logger,
   });
   const { sync } = services.config;
@@ -236,6 +238,7 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
   const schedules = [
     purgeSchedule,
     statisticsSchedule,
+    vendorAliasSchedule,
     ...notificationSchedules,
     ...syncSchedules(sync.sources, sync.schedules),
   ];

@@ -76,6 +76,13 @@ const COMMANDS: CliCommand[] = [
   S.memberRemove,
   S.tagSet,
   S.tagList,
+  S.vendorsLearn,
+  S.vendorsStatus,
+  S.vendorsAliasShow,
+  S.vendorsAliasList,
+  S.vendorsAliasAdd,
+  S.vendorsAliasVeto,
+  S.vendorsAliasRemove,
   S.migrateFromOpencve,
 ];
 
@@ -87,6 +94,8 @@ const GROUPS: Record<string, string> = {
   token: 'organization API tokens',
   member: 'members and invitations of an organization',
   tag: "a user's own tags on CVEs (API v1's `tag` filter)",
+  vendors: 'CNA vendor and product text mapped to catalog keys (learned aliases, overrides)',
+  alias: "how a CNA text maps, and the operator's own aliases and vetoes",
 };
 
 /** Adds a declared command to the program: its arguments and options, and its action. */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { getConfig } from '../config.ts';
 import { lockHolder } from '../db/data-dir-lock.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, ERROR_CATALOG } from '../domain/errors.ts';
 import type { Services } from '../services/services.ts';
 import { cancelControl, sendControl, socketPath, type ErrorClassifier } from './control-socket.ts';
 import { EXIT, UsageError, type Output } from './output.ts';
@@ -16,7 +16,15 @@ export const classifyError: ErrorClassifier = (err) => {
     const parts = Object.entries(err.details).map(([field, messages]) => `${field}: ${messages.join('; ')}`);
     return { message: parts.join(', '), usage: true };
   }
-  if (err instanceof AppError && err.code === 'not_found') return { message: 'not found', usage: true };
+  if (err instanceof AppError && err.code === 'validation_error')
+    return { message: err.message, usage: true };
+  // A service's own sentence ("No alias … to remove.") says more than the catalog's "Not found.".
+  if (err instanceof AppError && err.code === 'not_found') {
+    return {
+      message: err.message === ERROR_CATALOG.not_found.message ? 'not found' : err.message,
+      usage: true,
+    };
+  }
   return { message: err instanceof Error ? err.message : String(err), usage: false };
 };
 

@@ -16,6 +16,7 @@ import { EXIT, formatNumber, UsageError } from './output.ts';
 import { commandKey, serviceCommand, type CommandResult, type ServiceCommand } from './command.ts';
 import { SYNC_SOURCE_NAMES, type SyncSourceName } from '../config.ts';
 import type { SyncReport } from '../services/sync.service.ts';
+import { VENDOR_COMMANDS } from './vendor-commands.ts';
 
 export type { CommandResult };
 
@@ -730,6 +731,7 @@ export const SERVICE_COMMANDS = {
   memberRemove,
   tagSet,
   tagList,
+  ...VENDOR_COMMANDS,
 } satisfies Record<string, ServiceCommand>;
 
 /**

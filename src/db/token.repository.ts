@@ -118,4 +118,20 @@ export class TokenRepository {
       .where('id', '=', id)
       .execute();
   }
+
+  /**
+   * The creator of a live token, when that user is a server administrator: who may
+   * change what every organization shares, such as the catalog's vendor aliases.
+   */
+  async administratorCreator(id: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('api_token')
+      .innerJoin('app_user', 'app_user.id', 'api_token.created_by')
+      .select('app_user.username')
+      .where('api_token.id', '=', id)
+      .where('api_token.revoked_at', 'is', null)
+      .where('app_user.is_admin', '=', true)
+      .executeTakeFirst();
+    return row?.username;
+  }
 }

@@ -188,3 +188,49 @@ async function bumpRevision(db: Kysely<DB>): Promise<void> {
     .onConflict((oc) => oc.column('id').doUpdateSet({ revision: sql`vendor_alias_table.revision + 1` }))
     .execute();
 }
+
+/** One CVE's statements that teach aliases: the CNA's (`mitre`), CISA-ADP's and NVD's documents. */
+export interface TeachingStatements {
+  cveId: string;
+  documents: Partial<Record<TeachingProvider, Record<string, unknown>>>;
+}
+
+export const TEACHING_PROVIDERS = ['mitre', 'vulnrichment', 'nvd'] as const;
+export type TeachingProvider = (typeof TEACHING_PROVIDERS)[number];
+
+/**
+ * Every CVE's teaching statements, in CVE id order, `batch` CVEs at a time (keyset on the statements'
+ * primary key, so each read is an index range however large the catalog).
+ */
+export async function* teachingStatements(
+  db: Kysely<DB>,
+  batch = 2_000,
+): AsyncGenerator<TeachingStatements[]> {
+  let after = '';
+  // A page holds at least two CVEs' statements (three at most each), so a cut page never comes back empty.
+  batch = Math.max(2, batch);
+  for (;;) {
+    const rows = await db
+      .selectFrom('cve_source')
+      .select(['cve_id', 'provider', 'data'])
+      .where('provider', 'in', [...TEACHING_PROVIDERS])
+      .where('cve_id', '>', after)
+      .orderBy('cve_id')
+      .orderBy('provider')
+      .limit(batch * TEACHING_PROVIDERS.length)
+      .execute();
+    if (rows.length === 0) return;
+    const full = rows.length === batch * TEACHING_PROVIDERS.length;
+    // A full page may end inside a CVE's statements: that CVE starts the next page.
+    const last = rows.at(-1)!.cve_id;
+    const kept = full ? rows.filter((r) => r.cve_id !== last) : rows;
+    const out: TeachingStatements[] = [];
+    for (const row of kept) {
+      if (out.at(-1)?.cveId !== row.cve_id) out.push({ cveId: row.cve_id, documents: {} });
+      out.at(-1)!.documents[row.provider as TeachingProvider] = row.data;
+    }
+    yield out;
+    after = out.at(-1)!.cveId;
+    if (!full) return;
+  }
+}

@@ -11,6 +11,7 @@ import { DELIVER_JOB, PURGE_DELIVERIES_JOB, type DeliveryService } from '../serv
 import { CONFIRM_EMAIL_JOB, type NotificationService } from '../services/notification.service.ts';
 import { REPORTS_DUE_JOB, type ReportService } from '../services/report.service.ts';
 import { COMPUTE_STATISTICS_JOB, type StatisticsService } from '../services/statistics.service.ts';
+import { LEARN_VENDOR_ALIASES_JOB, type VendorAliasService } from '../services/vendor-alias.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
 
 type Logger = Pick<pino.Logger, 'info' | 'warn'>;
@@ -23,6 +24,7 @@ export interface JobHandlerDeps {
   notifications: Pick<NotificationService, 'sendConfirmation'>;
   reports: Pick<ReportService, 'runDue'>;
   statistics: Pick<StatisticsService, 'compute'>;
+  vendorAliases: Pick<VendorAliasService, 'learn'>;
   logger?: Logger;
 }
 
@@ -147,6 +149,18 @@ export function handleComputeStatistics(deps: Pick<JobHandlerDeps, 'statistics' 
   };
 }
 
+/** `vendors.learn`: the CNA-text alias table learned anew from the catalog (daily). */
+export function handleLearnVendorAliases(deps: Pick<JobHandlerDeps, 'vendorAliases' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    const report = await deps.vendorAliases.learn();
+    logger.info(
+      { job: context.id, durationMs: report.durationMs, learnedFrom: report.learnedFrom, read: report.read },
+      'vendor alias table learned',
+    );
+  };
+}
+
 export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
   return {
     sync: handleSync(deps),
@@ -156,6 +170,7 @@ export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
     [CONFIRM_EMAIL_JOB]: handleConfirmEmail(deps),
     [REPORTS_DUE_JOB]: handleReportsDue(deps),
     [COMPUTE_STATISTICS_JOB]: handleComputeStatistics(deps),
+    [LEARN_VENDOR_ALIASES_JOB]: handleLearnVendorAliases(deps),
     noop: handleNoop(deps.jobs),
     'jobs.purge': handlePurge(deps.jobs),
   };

@@ -11,6 +11,7 @@ import { PROCESS_EVENTS_JOB } from '../services/event-processor.service.ts';
 import { PURGE_DELIVERIES_JOB } from '../services/delivery.service.ts';
 import { REPORTS_DUE_JOB } from '../services/report.service.ts';
 import { COMPUTE_STATISTICS_JOB } from '../services/statistics.service.ts';
+import { LEARN_VENDOR_ALIASES_JOB } from '../services/vendor-alias.service.ts';
 
 type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -54,6 +55,16 @@ export const statisticsSchedule: Schedule = {
   name: COMPUTE_STATISTICS_JOB,
   pattern: '17 * * * *',
   job: (tick) => ({ name: COMPUTE_STATISTICS_JOB, dedupeKey: `${COMPUTE_STATISTICS_JOB}:${tickKey(tick)}` }),
+};
+
+/** Daily: the CNA-text alias table learned anew from the catalog, which the day's imports taught more (docs/jobs.md). */
+export const vendorAliasSchedule: Schedule = {
+  name: LEARN_VENDOR_ALIASES_JOB,
+  pattern: '37 3 * * *',
+  job: (tick) => ({
+    name: LEARN_VENDOR_ALIASES_JOB,
+    dedupeKey: `${LEARN_VENDOR_ALIASES_JOB}:${tickKey(tick)}`,
+  }),
 };
 
 /**
