@@ -197,9 +197,15 @@ export class AliasLearner {
     this.table = { version: 1, threshold, vendorKeys: {}, productKeys: {}, vendors: {}, products: {} };
   }
 
-  /** Adds one record's evidence; returns whether it taught anything. */
-  learn(containers: Cve5Containers | undefined): boolean {
-    const { vendors, products } = keysOfCpes([...adpCpes(containers), ...cnaCpes(containers)]);
+  /**
+   * Adds one record's evidence; returns whether it taught anything. `otherCpes` are CPEs the catalog
+   * holds for the same CVE from elsewhere (NVD's configurations); they teach like the ADP's. Measured
+   * against CISA-ADP's CPEs this lowers recall (NVD often names another vendor for the same text:
+   * SourceCodester's projects under their authors, `oretnom23`, where CISA-ADP writes
+   * `sourcecodester`), so the bench leaves it off unless `--nvd-teaches`.
+   */
+  learn(containers: Cve5Containers | undefined, otherCpes: Iterable<string> = []): boolean {
+    const { vendors, products } = keysOfCpes([...adpCpes(containers), ...cnaCpes(containers), ...otherCpes]);
     if (vendors.size === 0) return false;
     for (const key of vendors) this.table.vendorKeys[key] = (this.table.vendorKeys[key] ?? 0) + 1;
     for (const key of products) this.table.productKeys[key] = (this.table.productKeys[key] ?? 0) + 1;
