@@ -109,7 +109,11 @@ function vendorSpellings(raw: unknown): string[] {
   const w = words(raw);
   if (!w) return [];
   const stripped = w.replace(LEGAL_SUFFIX, '') || w;
-  return unique([stripped.replace(/_/g, ''), stripped, w.replace(/_/g, ''), w, stripped.split('_')[0]!]);
+  // "Open Networking Foundation (ONF)": the name without the abbreviation that follows it.
+  const bare = typeof raw === 'string' && /\(.*\)/.test(raw) ? words(raw.replace(/\(.*?\)/g, ' ')) : undefined;
+  const spellings = [stripped.replace(/_/g, ''), stripped, w.replace(/_/g, ''), w];
+  if (bare) spellings.push(bare, bare.replace(/_/g, ''));
+  return unique([...spellings, stripped.split('_')[0]!]);
 }
 
 function productSpellings(raw: unknown, rawVendor: unknown): string[] {
@@ -276,13 +280,25 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
     const vendorText = typeof entry.vendor === 'string' ? entry.vendor : '';
     const text = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
     if (!text) continue;
-    const vendors = vendorKeysForText(table, text, entry);
-    for (const [key, evidence] of vendors) add(key, evidence);
     const productText = typeof entry.product === 'string' ? entry.product : '';
     const p = productTextKey(entry.product, entry.vendor);
-    if (!p) continue;
     const label = `${vendorText} / ${productText}`;
-    const learned = table.products[`${text}${PAIR}${p}`];
+    const learned = p ? table.products[`${text}${PAIR}${p}`] : undefined;
+    const vendors = vendorKeysForText(table, text, entry);
+    // An ambiguous or unseen vendor text whose (vendor, product) pair confidently gives product keys
+    // gives their vendors ("Hewlett Packard Enterprise (HPE)" / "ArubaOS" → `arubanetworks`).
+    if (vendors.length === 0 && learned) {
+      for (const [key, n] of confidentKeys(table, learned)) {
+        const vendor = splitVendorKey(key).vendor;
+        if (vendors.some(([v]) => v === vendor)) continue;
+        vendors.push([
+          vendor,
+          { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records },
+        ]);
+      }
+    }
+    for (const [key, evidence] of vendors) add(key, evidence);
+    if (!p) continue;
     const chosen = confidentKeys(table, learned).filter(([key]) =>
       vendors.some(([v]) => v === splitVendorKey(key).vendor),
     );
