@@ -60,7 +60,8 @@ export type KeyEvidence =
   | { source: 'cpe:cna'; cpe: string }
   | { source: 'cna-text'; rule: 'alias'; text: string; support: number; records: number }
   | { source: 'cna-text'; rule: 'name'; text: string }
-  | { source: 'cna-text'; rule: 'description'; text: string };
+  | { source: 'cna-text'; rule: 'description'; text: string }
+  | { source: 'cna-text'; rule: 'spelling'; text: string };
 
 export interface MappedKeys {
   vendors: string[];
@@ -110,8 +111,12 @@ function vendorSpellings(raw: unknown): string[] {
   if (!w) return [];
   const stripped = w.replace(LEGAL_SUFFIX, '') || w;
   // "Open Networking Foundation (ONF)": the name without the abbreviation that follows it.
-  const bare = typeof raw === 'string' && /\(.*\)/.test(raw) ? words(raw.replace(/\(.*?\)/g, ' ')) : undefined;
+  const bare =
+    typeof raw === 'string' && /\(.*\)/.test(raw) ? words(raw.replace(/\(.*?\)/g, ' ')) : undefined;
   const spellings = [stripped.replace(/_/g, ''), stripped, w.replace(/_/g, ''), w];
+  // CPE keeps hyphens and dots in vendor names too (`cs-cart`, `tp-link`).
+  const kept = typeof raw === 'string' ? normalizeName(raw.replace(/[,()'’"]/g, ' ')) : undefined;
+  if (kept) spellings.push(kept);
   if (bare) spellings.push(bare, bare.replace(/_/g, ''));
   return unique([...spellings, stripped.split('_')[0]!]);
 }
@@ -313,7 +318,12 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
       const key = productSpellings(entry.product, entry.vendor)
         .map((s) => vendorKey(v, s))
         .find((k) => table.productKeys[k] !== undefined);
-      if (key) add(key, { source: 'cna-text', rule: 'name', text: label });
+      if (key) {
+        add(key, { source: 'cna-text', rule: 'name', text: label });
+        continue;
+      }
+      const spelled = spelledProductKey(table, v, p);
+      if (spelled) add(spelled, { source: 'cna-text', rule: 'spelling', text: label });
     }
   }
   if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
@@ -397,7 +407,8 @@ function keysFromDescription(
   return [];
 }
 
-const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'of', 'from']);
+// Not "of": "… interface of Tenda AC15" names the vendor (measured: +36 right vendor keys, +5 wrong).
+const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'from']);
 
 /** "The Foo WordPress plugin": the plugin's author is the vendor, not WordPress. */
 const PLUGIN_MARKERS = new Set([
@@ -430,4 +441,45 @@ function vendorKeysForText(table: AliasTable, text: string, entry: AffectedEntry
   if (text.startsWith('?')) return [];
   const key = vendorSpellings(entry.vendor).find((s) => table.vendorKeys[s] !== undefined);
   return key ? [[key, { source: 'cna-text', rule: 'name', text: label }]] : [];
+}
+
+/** How a vendor's product keys are spelled from the CNA's product text, per learned pairs. */
+interface ProductSpelling {
+  pairs: number;
+  same: number;
+}
+
+const spellingCache = new WeakMap<AliasTable, Map<string, ProductSpelling>>();
+
+function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
+  let byVendor = spellingCache.get(table);
+  if (!byVendor) {
+    byVendor = new Map();
+    for (const [pair, evidence] of Object.entries(table.products)) {
+      const text = pair.slice(pair.indexOf(PAIR) + 1);
+      for (const [key] of confidentKeys(table, evidence)) {
+        const { vendor: v, product } = splitVendorKey(key);
+        const s = byVendor.get(v) ?? { pairs: 0, same: 0 };
+        s.pairs++;
+        if (product === text) s.same++;
+        byVendor.set(v, s);
+      }
+    }
+    spellingCache.set(table, byVendor);
+  }
+  return byVendor.get(vendor) ?? { pairs: 0, same: 0 };
+}
+
+const SPELLING_MIN_PAIRS = 3;
+const SPELLING_MIN_SHARE = 0.9;
+
+/**
+ * A product key no CPE has named yet, under a vendor whose learned product keys are (nearly) always
+ * the CNA's product text itself ("code-projects" / "Pharmacy Management System" →
+ * `code-projects$PRODUCT$pharmacy_management_system`).
+ */
+function spelledProductKey(table: AliasTable, vendor: string, productText: string): string | undefined {
+  const s = productSpellingOf(table, vendor);
+  if (s.pairs < SPELLING_MIN_PAIRS || s.same / s.pairs < SPELLING_MIN_SHARE) return undefined;
+  return vendorKey(vendor, productText);
 }
