@@ -31,9 +31,17 @@ export interface Cve5Containers {
 export interface Threshold {
   minSupport: number;
   minShare: number;
+  /** For (vendor, product) text pairs, when stricter than the vendors' (default: the same). */
+  productMinSupport?: number;
+  productMinShare?: number;
 }
 
-export const DEFAULT_THRESHOLD: Threshold = { minSupport: 2, minShare: 0.7 };
+export const DEFAULT_THRESHOLD: Threshold = {
+  minSupport: 2,
+  minShare: 0.7,
+  productMinSupport: 2,
+  productMinShare: 0.9,
+};
 
 /** Counts for one text: in how many learning records it appeared, and with which keys how often. */
 export interface AliasEvidence {
@@ -255,9 +263,15 @@ function productOnlyText(entry: AffectedEntry): string | undefined {
 }
 
 /** The keys a text's evidence supports under the table's threshold, most supported first. */
-export function confidentKeys(table: AliasTable, evidence: AliasEvidence | undefined): [string, number][] {
+export function confidentKeys(
+  table: AliasTable,
+  evidence: AliasEvidence | undefined,
+  kind: 'vendor' | 'product' = 'vendor',
+): [string, number][] {
   if (!evidence) return [];
-  const { minSupport, minShare } = table.threshold;
+  const t = table.threshold;
+  const minSupport = kind === 'product' ? (t.productMinSupport ?? t.minSupport) : t.minSupport;
+  const minShare = kind === 'product' ? (t.productMinShare ?? t.minShare) : t.minShare;
   return Object.entries(evidence.keys)
     .filter(([, n]) => n >= minSupport && n / evidence.records >= minShare)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -293,7 +307,7 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
     // An ambiguous or unseen vendor text whose (vendor, product) pair confidently gives product keys
     // gives their vendors ("Hewlett Packard Enterprise (HPE)" / "ArubaOS" → `arubanetworks`).
     if (vendors.length === 0 && learned) {
-      for (const [key, n] of confidentKeys(table, learned)) {
+      for (const [key, n] of confidentKeys(table, learned, 'product')) {
         const vendor = splitVendorKey(key).vendor;
         if (vendors.some(([v]) => v === vendor)) continue;
         vendors.push([
@@ -304,7 +318,7 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
     }
     for (const [key, evidence] of vendors) add(key, evidence);
     if (!p) continue;
-    const chosen = confidentKeys(table, learned).filter(([key]) =>
+    const chosen = confidentKeys(table, learned, 'product').filter(([key]) =>
       vendors.some(([v]) => v === splitVendorKey(key).vendor),
     );
     if (chosen.length > 0 && learned) {
@@ -457,7 +471,7 @@ function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
     byVendor = new Map();
     for (const [pair, evidence] of Object.entries(table.products)) {
       const text = pair.slice(pair.indexOf(PAIR) + 1);
-      for (const [key] of confidentKeys(table, evidence)) {
+      for (const [key] of confidentKeys(table, evidence, 'product')) {
         const { vendor: v, product } = splitVendorKey(key);
         const s = byVendor.get(v) ?? { pairs: 0, same: 0 };
         s.pairs++;
