@@ -19,7 +19,7 @@ export interface AffectedEntry {
 
 /** The parts of a CVE 5 record this module reads (CNA container and ADP containers). */
 export interface Cve5Containers {
-  cna?: { affected?: unknown; title?: unknown; descriptions?: unknown };
+  cna?: { affected?: unknown; title?: unknown; descriptions?: unknown; providerMetadata?: unknown };
   adp?: unknown;
 }
 
@@ -35,6 +35,13 @@ export interface Threshold {
   productMinSupport?: number;
   productMinShare?: number;
 }
+
+/**
+ * When the CNA itself stands for the vendor of a record that names none: stricter than a vendor
+ * text (Fedora's records named `moodle` 15 times of 21), measured on the bench (+11 right vendor
+ * keys, 5 wrong ones replaced).
+ */
+const CNA_THRESHOLD: Threshold = { minSupport: 5, minShare: 0.8 };
 
 export const DEFAULT_THRESHOLD: Threshold = {
   minSupport: 2,
@@ -237,6 +244,9 @@ export class AliasLearner {
     }
     for (const v of vendorTexts) bump(this.table.vendors, v, vendors);
     for (const pair of pairs) bump(this.table.products, pair, products);
+    const cna = cnaText(containers);
+    if (cna && !entries(containers).some((e) => vendorTextKey(e.vendor)))
+      bump(this.table.vendors, cna, vendors);
     return vendorTexts.size > 0;
   }
 
@@ -255,6 +265,18 @@ export class AliasLearner {
   }
 }
 
+/**
+ * The CNA that wrote the record ("@intel"), as a vendor text for the records where it names no
+ * vendor: a CNA that is a vendor may write "n/a" for its own products. MITRE, VulDB or WPScan name
+ * many vendors and never reach the threshold; Intel (113 of 135 records), VMware, Microsoft do.
+ */
+function cnaText(containers: Cve5Containers | undefined): string | undefined {
+  const meta = containers?.cna?.providerMetadata as { shortName?: unknown } | undefined;
+  return typeof meta?.shortName === 'string' && meta.shortName
+    ? `@${meta.shortName.toLowerCase()}`
+    : undefined;
+}
+
 /** With a placeholder vendor ("n/a" / "Foo Bar"), the product text stands in for the vendor's. */
 function productOnlyText(entry: AffectedEntry): string | undefined {
   if (vendorTextKey(entry.vendor) !== undefined) return undefined;
@@ -266,10 +288,11 @@ function productOnlyText(entry: AffectedEntry): string | undefined {
 export function confidentKeys(
   table: AliasTable,
   evidence: AliasEvidence | undefined,
-  kind: 'vendor' | 'product' = 'vendor',
+  kind: 'vendor' | 'product' | 'cna' = 'vendor',
 ): [string, number][] {
   if (!evidence) return [];
   const t = table.threshold;
+  if (kind === 'cna') return confidentKeys({ ...table, threshold: CNA_THRESHOLD }, evidence);
   const minSupport = kind === 'product' ? (t.productMinSupport ?? t.minSupport) : t.minSupport;
   const minShare = kind === 'product' ? (t.productMinShare ?? t.minShare) : t.minShare;
   return Object.entries(evidence.keys)
@@ -341,7 +364,15 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
     }
   }
   if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
-    for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
+    const cna = cnaText(containers);
+    const learned = cna ? table.vendors[cna] : undefined;
+    const chosen = confidentKeys(table, learned, 'cna');
+    for (const [key, n] of chosen) {
+      add(key, { source: 'cna-text', rule: 'alias', text: cna!, support: n, records: learned!.records });
+    }
+    if (chosen.length === 0) {
+      for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
+    }
   }
   return out;
 }
