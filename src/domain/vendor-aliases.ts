@@ -277,6 +277,29 @@ function cnaText(containers: Cve5Containers | undefined): string | undefined {
     : undefined;
 }
 
+/**
+ * The table to ship: the same answers from `mapCnaKeys` under the table's own threshold, without the
+ * keys no threshold of it can choose (fewer records than the smallest support, or a smaller share than
+ * the smallest). Every text stays, with its record count, so an ambiguous text stays ambiguous and a
+ * learned one is not taken for a new one. Learn further from the full table, not from this one.
+ */
+export function compactTable(table: AliasTable): AliasTable {
+  const t = table.threshold;
+  const support = Math.min(t.minSupport, t.productMinSupport ?? t.minSupport, CNA_THRESHOLD.minSupport);
+  const share = Math.min(t.minShare, t.productMinShare ?? t.minShare, CNA_THRESHOLD.minShare);
+  const prune = (map: Record<string, AliasEvidence>) => {
+    const out: Record<string, AliasEvidence> = {};
+    for (const [text, evidence] of Object.entries(map)) {
+      const keys = Object.entries(evidence.keys).filter(
+        ([, n]) => n >= support && n / evidence.records >= share,
+      );
+      out[text] = { records: evidence.records, keys: Object.fromEntries(keys) };
+    }
+    return out;
+  };
+  return { ...table, vendors: prune(table.vendors), products: prune(table.products) };
+}
+
 /** With a placeholder vendor ("n/a" / "Foo Bar"), the product text stands in for the vendor's. */
 function productOnlyText(entry: AffectedEntry): string | undefined {
   if (vendorTextKey(entry.vendor) !== undefined) return undefined;
