@@ -198,6 +198,7 @@ export async function run(args: string[]): Promise<void> {
   const productMisses = new Map<string, number>();
   const productWrong = new Map<string, number>();
   const rules = new Map<string, number>();
+  const rulesRight = new Map<string, number>();
 
   for (const [index, record] of evaluation.entries()) {
     const truth = keysOfCpes(adpCpes(record.containers));
@@ -234,7 +235,16 @@ export async function run(args: string[]): Promise<void> {
         upper.products.add(full.products, truth.products);
       }
     }
-    for (const key of [...mapped.vendors, ...mapped.products]) count(rules, ruleOf(mapped, key));
+    for (const key of mapped.vendors) {
+      count(rules, `vendor ${ruleOf(mapped, key)}`);
+      if (truth.vendors.has(key)) count(rulesRight, `vendor ${ruleOf(mapped, key)}`);
+    }
+    if (truth.products.size <= MAX_PRODUCTS) {
+      for (const key of mapped.products) {
+        count(rules, `product ${ruleOf(mapped, key)}`);
+        if (truth.products.has(key)) count(rulesRight, `product ${ruleOf(mapped, key)}`);
+      }
+    }
     const texts = cnaTexts(record);
     for (const key of truth.vendors)
       if (!mapped.vendors.includes(key)) count(vendorMisses, `${texts.vendors} → ${key}`);
@@ -377,9 +387,20 @@ export async function run(args: string[]): Promise<void> {
     `- Vendor precision ${verdict(rolling.vendors.precision, 0.97)}, recall ${verdict(rolling.vendors.recall, 0.92)}`,
     `- Product precision ${verdict(rolling.products.precision, 0.9)}, recall ${verdict(rolling.products.recall, 0.7)}`,
     '',
-    `Keys given by rule: ${top(rules, 10)
-      .map(([k, n]) => `${k} ${int(n)}`)
-      .join(', ')}.`,
+    'Keys given by rule (products over the records with at most 10):',
+    '',
+    table(
+      ['rule', 'given', 'right', 'precision'],
+      [...rules]
+        .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+        .map(([rule, n]) => [
+          rule,
+          int(n),
+          int(rulesRight.get(rule) ?? 0),
+          pct((rulesRight.get(rule) ?? 0) / n),
+        ]),
+      ['left', 'right', 'right', 'right'],
+    ),
     '',
     '## Worst vendor misses (CPE key not given)',
     '',
