@@ -68,6 +68,8 @@ export interface AliasTable {
   vendors: Record<string, AliasEvidence>;
   /** `vendorText␟productText` → evidence over product keys. */
   products: Record<string, AliasEvidence>;
+  /** How many records taught the table (optional: tables written before it lack it). */
+  learned?: number;
 }
 
 /** Why a key was given to a record, so that a "why" answer can cite it. */
@@ -242,6 +244,7 @@ export class AliasLearner {
       const p = productTextKey(entry.product, entry.vendor);
       if (p) pairs.add(`${v}${PAIR}${p}`);
     }
+    this.table.learned = (this.table.learned ?? 0) + 1;
     for (const v of vendorTexts) bump(this.table.vendors, v, vendors);
     for (const pair of pairs) bump(this.table.products, pair, products);
     const cna = cnaText(containers);
@@ -518,10 +521,12 @@ interface ProductSpelling {
   same: number;
 }
 
-const spellingCache = new WeakMap<AliasTable, Map<string, ProductSpelling>>();
+/** Per table, as of its `learned` count: a learner's live table changes as it learns. */
+const spellingCache = new WeakMap<AliasTable, { learned: number; byVendor: Map<string, ProductSpelling> }>();
 
 function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
-  let byVendor = spellingCache.get(table);
+  const cached = spellingCache.get(table);
+  let byVendor = cached?.learned === (table.learned ?? 0) ? cached.byVendor : undefined;
   if (!byVendor) {
     byVendor = new Map();
     for (const [pair, evidence] of Object.entries(table.products)) {
@@ -534,7 +539,7 @@ function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
         byVendor.set(v, s);
       }
     }
-    spellingCache.set(table, byVendor);
+    spellingCache.set(table, { learned: table.learned ?? 0, byVendor });
   }
   return byVendor.get(vendor) ?? { pairs: 0, same: 0 };
 }
