@@ -240,7 +240,7 @@ describe('vendor-aliases: rules measured on the vulnrichment corpus (issue 20)',
   it('gives the vendor of a confident (vendor, product) pair when the vendor text alone is ambiguous', () => {
     // "Hewlett Packard Enterprise (HPE)" gave `arubanetworks` 56 times of 82, `hpe` 20: ambiguous;
     // with "ArubaOS" it always gave `arubanetworks$PRODUCT$arubaos`.
-    const hpe = (product: string, keys: string[]) =>
+    const hpe = (product: string, keys: string[] = []) =>
       record([{ vendor: 'Hewlett Packard Enterprise (HPE)', product }], keys);
     const table = learn([
       ...times(3, hpe('ArubaOS', [cpe('arubanetworks', 'arubaos', 'o')])),

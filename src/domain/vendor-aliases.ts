@@ -4,9 +4,11 @@
  * `vendor$PRODUCT$product` keys that CPE names give (`qnap`, `qnap$PRODUCT$qts`).
  *
  * The mapping is learned, not guessed: every record that has both CNA text and CPEs (an ADP's, such
- * as CISA-ADP's, or the CNA's own) is evidence that "this text means this key". The table keeps the
- * counts; a text maps to a key only when the evidence is strong enough (see `DEFAULT_THRESHOLD`), and
- * a key is only ever one that some CPE in the learning data named. Pure: no I/O.
+ * as CISA-ADP's, the CNA's own, or NVD's when given) is evidence that "this text means this key". The
+ * table keeps the counts; a text maps to a key only when the evidence is strong enough (see
+ * `DEFAULT_THRESHOLD`), and a vendor key is only ever one that some CPE in the learning data named
+ * (a product key may be spelled from the text under such a vendor: see `spelledProductKey`). Rules
+ * and measured quality: docs/catalog.md, bench/RESULTS-vendor-mapping.md. Pure: no I/O.
  */
 import { normalizeName, splitVendorKey, vendorKey, vendorKeysOfCpe } from './cpe.ts';
 
@@ -43,6 +45,12 @@ export interface Threshold {
  */
 const CNA_THRESHOLD: Threshold = { minSupport: 5, minShare: 0.8 };
 
+/**
+ * 2 records and 70 % for a vendor text, 2 and 90 % for a (vendor, product) pair: each the loosest
+ * setting whose marginal keys were at least 80 % right on the bench (vendor keys between 70 and 75 %:
+ * 84.5 % right; between 65 and 70 %: 74 %; product keys between 80 and 90 %: 75 %), as a wrong key
+ * is worse than none.
+ */
 export const DEFAULT_THRESHOLD: Threshold = {
   minSupport: 2,
   minShare: 0.7,
