@@ -15,7 +15,11 @@ interface Node11 {
 }
 
 interface Feed11 {
-  CVE_Items?: { publishedDate?: string; configurations?: { nodes?: Node11[] } }[];
+  CVE_Items?: {
+    cve?: { CVE_data_meta?: { ID?: string } };
+    publishedDate?: string;
+    configurations?: { nodes?: Node11[] };
+  }[];
 }
 
 function collect(nodes: Node11[] | undefined, out: string[]): void {
@@ -31,10 +35,18 @@ export function nvdFeedDir(): string {
     : path.resolve(projectRoot, '../shared/data/nvd/feed-1.1');
 }
 
-/** One list of CPEs per CVE published before `before` (ISO date), with the feed files read. */
-export function nvdCpesBefore(before: string): { files: string[]; records: string[][] } {
+/**
+ * One list of CPEs per CVE published before `before` (ISO date), with the feed files read, and the
+ * same lists by CVE id (a CVE in two feeds keeps the last one read).
+ */
+export function nvdCpesBefore(before: string): {
+  files: string[];
+  records: string[][];
+  byCve: Map<string, string[]>;
+} {
   const dir = nvdFeedDir();
-  if (!fs.existsSync(dir)) return { files: [], records: [] };
+  const byCve = new Map<string, string[]>();
+  if (!fs.existsSync(dir)) return { files: [], records: [], byCve };
   const files = fs.readdirSync(dir).filter((f) => /^nvdcve-1\.1-.*\.json\.gz$/.test(f));
   const records: string[][] = [];
   for (const file of files) {
@@ -45,8 +57,11 @@ export function nvdCpesBefore(before: string): { files: string[]; records: strin
       if (!item.publishedDate || item.publishedDate >= before) continue;
       const cpes: string[] = [];
       collect(item.configurations?.nodes, cpes);
-      if (cpes.length) records.push(cpes);
+      if (!cpes.length) continue;
+      records.push(cpes);
+      const id = item.cve?.CVE_data_meta?.ID;
+      if (id) byCve.set(id, cpes);
     }
   }
-  return { files, records };
+  return { files, records, byCve };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   AliasLearner,
+  compactTable,
+  DEFAULT_THRESHOLD,
   mapCnaKeys,
   productTextKey,
   vendorTextKey,
@@ -19,11 +21,15 @@ function record(
   };
 }
 
-function learn(records: Cve5Containers[]): AliasTable {
+function learn(records: Cve5Containers[], vocabulary: string[][] = []): AliasTable {
   const learner = new AliasLearner();
   for (const r of records) learner.learn(r);
+  for (const cpes of vocabulary) learner.learnCpes(cpes);
   return JSON.parse(JSON.stringify(learner.toJSON())) as AliasTable;
 }
+
+const cpe = (vendor: string, product: string, part = 'a') =>
+  `cpe:2.3:${part}:${vendor}:${product}:*:*:*:*:*:*:*:*`;
 
 const times = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
 
@@ -175,5 +181,221 @@ describe('vendor-aliases: records whose CNA names no vendor', () => {
     const containers = described('', 'A flaw in Tenda AC6');
     (containers.cna as { affected: unknown }).affected = [{ vendor: 'Never Seen', product: 'x' }];
     expect(mapCnaKeys(table, containers).vendors).toEqual([]);
+  });
+});
+
+describe('vendor-aliases: rules measured on the vulnrichment corpus (issue 20)', () => {
+  it('follows the evidence for the issue’s examples, whichever spelling it favours', () => {
+    // Counts shaped like the corpus before 2024-08-01: "D-Link" gave `dlink` 151 times and `d-link`
+    // 60 (72 %), "ManageEngine" `manageengine` 16 and `zohocorp` 4, "Apple / macOS" `macos`.
+    const table = learn([
+      ...times(7, record([{ vendor: 'D-Link', product: 'DIR-605L' }], [cpe('dlink', 'dir-605l', 'h')])),
+      ...times(3, record([{ vendor: 'D-Link', product: 'DIR-605L' }], [cpe('d-link', 'dir-605l', 'h')])),
+      ...times(
+        4,
+        record(
+          [{ vendor: 'ManageEngine', product: 'ADManager Plus' }],
+          [cpe('manageengine', 'admanager_plus')],
+        ),
+      ),
+      record(
+        [{ vendor: 'ManageEngine', product: 'ADManager Plus' }],
+        [cpe('zohocorp', 'manageengine_admanager_plus')],
+      ),
+      ...times(
+        2,
+        record(
+          [{ vendor: 'Rockwell Automation', product: 'FactoryTalk View' }],
+          [cpe('rockwellautomation', 'factorytalk_view')],
+        ),
+      ),
+      ...times(2, record([{ vendor: 'Apple', product: 'macOS' }], [cpe('apple', 'macos', 'o')])),
+    ]);
+    expect(mapCnaKeys(table, record([{ vendor: 'D-Link', product: 'DIR-619L' }])).vendors).toEqual(['dlink']);
+    expect(
+      mapCnaKeys(table, record([{ vendor: 'ManageEngine', product: 'Endpoint Central' }])).vendors,
+    ).toEqual(['manageengine']);
+    expect(
+      mapCnaKeys(table, record([{ vendor: 'Rockwell Automation', product: 'FactoryTalk View' }])),
+    ).toMatchObject({
+      vendors: ['rockwellautomation'],
+      products: ['rockwellautomation$PRODUCT$factorytalk_view'],
+    });
+    expect(mapCnaKeys(table, record([{ vendor: 'Apple', product: 'macOS' }])).products).toEqual([
+      'apple$PRODUCT$macos',
+    ]);
+
+    // Where the evidence favours NVD's `zohocorp` (NVD's CPEs teaching), the text follows it.
+    const learner = new AliasLearner();
+    for (let i = 0; i < 3; i++) {
+      learner.learn(record([{ vendor: 'ManageEngine', product: 'ADManager Plus' }]), [
+        cpe('zohocorp', 'manageengine_admanager_plus'),
+      ]);
+    }
+    expect(
+      mapCnaKeys(learner.toJSON(), record([{ vendor: 'ManageEngine', product: 'OpManager' }])).vendors,
+    ).toEqual(['zohocorp']);
+  });
+
+  it('gives the vendor of a confident (vendor, product) pair when the vendor text alone is ambiguous', () => {
+    // "Hewlett Packard Enterprise (HPE)" gave `arubanetworks` 56 times of 82, `hpe` 20: ambiguous;
+    // with "ArubaOS" it always gave `arubanetworks$PRODUCT$arubaos`.
+    const hpe = (product: string, keys: string[] = []) =>
+      record([{ vendor: 'Hewlett Packard Enterprise (HPE)', product }], keys);
+    const table = learn([
+      ...times(3, hpe('ArubaOS', [cpe('arubanetworks', 'arubaos', 'o')])),
+      ...times(3, hpe('HPE OneView', [cpe('hpe', 'oneview')])),
+    ]);
+    const mapped = mapCnaKeys(table, hpe('ArubaOS'));
+    expect(mapped.vendors).toEqual(['arubanetworks']);
+    expect(mapped.products).toEqual(['arubanetworks$PRODUCT$arubaos']);
+    expect(mapped.evidence.arubanetworks).toMatchObject({ rule: 'alias', support: 3, records: 3 });
+    expect(mapCnaKeys(table, hpe('Aruba CX Switches')).vendors).toEqual([]);
+  });
+
+  it('spells an unseen vendor text without its parenthesized abbreviation, and with its hyphens', () => {
+    const table = learn(
+      [],
+      [
+        [cpe('open_networking_foundation', 'libfluid')],
+        [cpe('cs-cart', 'multi-vendor')],
+        [cpe('palo_alto', 'x')],
+      ],
+    );
+    expect(
+      mapCnaKeys(table, record([{ vendor: 'Open Networking Foundation (ONF)', product: 'libfluid' }])),
+    ).toMatchObject({
+      vendors: ['open_networking_foundation'],
+      products: ['open_networking_foundation$PRODUCT$libfluid'],
+    });
+    expect(mapCnaKeys(table, record([{ vendor: 'CS-Cart', product: 'Multi-Vendor' }])).vendors).toEqual([
+      'cs-cart',
+    ]);
+  });
+
+  it('spells a product no CPE named under a vendor whose products are always its text', () => {
+    // code-projects: CISA-ADP's product keys are the CNA's product text (32 of them before the cut).
+    const cp = (product: string, key?: string) =>
+      record([{ vendor: 'code-projects', product }], key ? [cpe('code-projects', key)] : []);
+    const table = learn([
+      ...times(2, cp('Blood Bank System', 'blood_bank_system')),
+      ...times(2, cp('Library System', 'library_system')),
+      ...times(2, cp('Online Book Store', 'online_book_store')),
+    ]);
+    const mapped = mapCnaKeys(table, cp('Pharmacy Management System'));
+    expect(mapped.vendors).toEqual(['code-projects']);
+    expect(mapped.products).toEqual(['code-projects$PRODUCT$pharmacy_management_system']);
+    expect(mapped.evidence['code-projects$PRODUCT$pharmacy_management_system']).toEqual({
+      source: 'cna-text',
+      rule: 'spelling',
+      text: 'code-projects / Pharmacy Management System',
+    });
+    // Apple's keys are not its product texts ("iOS and iPadOS" → `iphone_os`): nothing is spelled.
+    const apple = learn([
+      ...times(2, record([{ vendor: 'Apple', product: 'iOS and iPadOS' }], [cpe('apple', 'iphone_os', 'o')])),
+      ...times(2, record([{ vendor: 'Apple', product: 'macOS' }], [cpe('apple', 'macos', 'o')])),
+      ...times(2, record([{ vendor: 'Apple', product: 'Safari' }], [cpe('apple', 'safari')])),
+    ]);
+    expect(mapCnaKeys(apple, record([{ vendor: 'Apple', product: 'visionOS' }])).products).toEqual([]);
+  });
+
+  it('needs 90 % of a pair’s records for a product key (70 % for a vendor)', () => {
+    expect(DEFAULT_THRESHOLD).toMatchObject({ minSupport: 2, minShare: 0.7, productMinShare: 0.9 });
+    // "Mozilla / Firefox" records also named Thunderbird 4 times of 5: the vendor, not Thunderbird.
+    const firefox = (keys: string[]) => record([{ vendor: 'Mozilla', product: 'Firefox' }], keys);
+    const table = learn([
+      ...times(4, firefox([cpe('mozilla', 'firefox'), cpe('mozilla', 'thunderbird')])),
+      firefox([cpe('mozilla', 'firefox')]),
+    ]);
+    expect(mapCnaKeys(table, firefox([]))).toMatchObject({
+      vendors: ['mozilla'],
+      products: ['mozilla$PRODUCT$firefox'],
+    });
+  });
+
+  it('finds the vendor after "of" in a description, and a product of several words', () => {
+    const table = learn(
+      [
+        ...times(2, record([{ vendor: 'Tenda', product: 'AC15' }], [cpe('tenda', 'ac15_firmware', 'o')])),
+        ...times(2, record([{ vendor: 'Netgear', product: 'x' }], [cpe('netgear', 'x')])),
+      ],
+      [[cpe('netgear', 'prosafe_network_management_system')]],
+    );
+    const described = (value: string): Cve5Containers => ({
+      cna: { affected: [{ vendor: 'n/a', product: 'n/a' }], descriptions: [{ lang: 'en', value }] },
+    });
+    // CVE-2024-40891-like wording (MITRE).
+    expect(
+      mapCnaKeys(
+        table,
+        described(
+          'Command Injection vulnerability in goform/SetIPTVCfg interface of Tenda AC15 V15.03.05.20 allows …',
+        ),
+      ),
+    ).toMatchObject({ vendors: ['tenda'], products: ['tenda$PRODUCT$ac15_firmware'] });
+    expect(
+      mapCnaKeys(table, described('An issue in Netgear ProSAFE Network Management System 1.7.0.34 allows …'))
+        .products,
+    ).toEqual(['netgear$PRODUCT$prosafe_network_management_system']);
+  });
+
+  it('takes the CNA for the vendor of a record naming none when its records agree', () => {
+    // Intel's "n/a" records named `intel` 113 times of 135; MITRE's name thousands of vendors.
+    const byCna = (
+      shortName: string,
+      keys: string[] = [],
+      product = 'Intel(R) PROSet/Wireless WiFi Software',
+    ): Cve5Containers => ({
+      cna: {
+        providerMetadata: { shortName },
+        affected: [{ vendor: 'n/a', product }],
+        descriptions: [
+          {
+            lang: 'en',
+            value: 'Improper initialization in the Linux kernel mode driver for some Intel(R) Ethernet …',
+          },
+        ],
+      },
+      adp: keys.length ? [{ affected: [{ cpes: keys }] }] : [],
+    });
+    const table = learn([
+      ...times(
+        5,
+        byCna('intel', [cpe('intel', 'ethernet_controller')], 'Intel(R) Ethernet Network Controllers'),
+      ),
+      ...times(2, record([{ vendor: 'Linux', product: 'Linux' }], [cpe('linux', 'linux_kernel', 'o')])),
+    ]);
+    const mapped = mapCnaKeys(table, byCna('intel'));
+    expect(mapped.vendors).toEqual(['intel']);
+    expect(mapped.evidence.intel).toEqual({
+      source: 'cna-text',
+      rule: 'alias',
+      text: '@intel',
+      support: 5,
+      records: 5,
+    });
+    // Under the CNA threshold (5 records), the description's first vendor is all there is.
+    expect(
+      mapCnaKeys(
+        learn(times(2, record([{ vendor: 'Linux', product: 'Linux' }], [cpe('linux', 'linux_kernel', 'o')]))),
+        byCna('intel'),
+      ).vendors,
+    ).toEqual(['linux']);
+  });
+
+  it('ships a compact table that maps the same', () => {
+    const records = [
+      ...times(3, record([{ vendor: 'D-Link', product: 'DIR-605L' }], [cpe('dlink', 'dir-605l', 'h')])),
+      record([{ vendor: 'D-Link', product: 'DIR-605L' }], [cpe('d-link', 'dir-605l', 'h')]),
+      record([{ vendor: 'Acme', product: 'Widget' }], [cpe('acme', 'widget')]),
+    ];
+    const table = learn(records);
+    const compact = compactTable(table);
+    expect(compact.vendors.dlink).toEqual({ records: 4, keys: { dlink: 3 } });
+    // A text seen once keeps its count: it is known, not new.
+    expect(compact.vendors.acme).toEqual({ records: 1, keys: {} });
+    for (const r of [...records, record([{ vendor: 'ACME', product: 'Widget' }])]) {
+      expect(mapCnaKeys(compact, r)).toEqual(mapCnaKeys(table, r));
+    }
   });
 });

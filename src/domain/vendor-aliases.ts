@@ -4,9 +4,11 @@
  * `vendor$PRODUCT$product` keys that CPE names give (`qnap`, `qnap$PRODUCT$qts`).
  *
  * The mapping is learned, not guessed: every record that has both CNA text and CPEs (an ADP's, such
- * as CISA-ADP's, or the CNA's own) is evidence that "this text means this key". The table keeps the
- * counts; a text maps to a key only when the evidence is strong enough (see `DEFAULT_THRESHOLD`), and
- * a key is only ever one that some CPE in the learning data named. Pure: no I/O.
+ * as CISA-ADP's, the CNA's own, or NVD's when given) is evidence that "this text means this key". The
+ * table keeps the counts; a text maps to a key only when the evidence is strong enough (see
+ * `DEFAULT_THRESHOLD`), and a vendor key is only ever one that some CPE in the learning data named
+ * (a product key may be spelled from the text under such a vendor: see `spelledProductKey`). Rules
+ * and measured quality: docs/catalog.md, bench/RESULTS-vendor-mapping.md. Pure: no I/O.
  */
 import { normalizeName, splitVendorKey, vendorKey, vendorKeysOfCpe } from './cpe.ts';
 
@@ -19,7 +21,7 @@ export interface AffectedEntry {
 
 /** The parts of a CVE 5 record this module reads (CNA container and ADP containers). */
 export interface Cve5Containers {
-  cna?: { affected?: unknown; title?: unknown; descriptions?: unknown };
+  cna?: { affected?: unknown; title?: unknown; descriptions?: unknown; providerMetadata?: unknown };
   adp?: unknown;
 }
 
@@ -31,9 +33,30 @@ export interface Cve5Containers {
 export interface Threshold {
   minSupport: number;
   minShare: number;
+  /** For (vendor, product) text pairs, when stricter than the vendors' (default: the same). */
+  productMinSupport?: number;
+  productMinShare?: number;
 }
 
-export const DEFAULT_THRESHOLD: Threshold = { minSupport: 2, minShare: 0.7 };
+/**
+ * When the CNA itself stands for the vendor of a record that names none: stricter than a vendor
+ * text (Fedora's records named `moodle` 15 times of 21), measured on the bench (+11 right vendor
+ * keys, 5 wrong ones replaced).
+ */
+const CNA_THRESHOLD: Threshold = { minSupport: 5, minShare: 0.8 };
+
+/**
+ * 2 records and 70 % for a vendor text, 2 and 90 % for a (vendor, product) pair: each the loosest
+ * setting whose marginal keys were at least 80 % right on the bench (vendor keys between 70 and 75 %:
+ * 84.5 % right; between 65 and 70 %: 74 %; product keys between 80 and 90 %: 75 %), as a wrong key
+ * is worse than none.
+ */
+export const DEFAULT_THRESHOLD: Threshold = {
+  minSupport: 2,
+  minShare: 0.7,
+  productMinSupport: 2,
+  productMinShare: 0.9,
+};
 
 /** Counts for one text: in how many learning records it appeared, and with which keys how often. */
 export interface AliasEvidence {
@@ -53,6 +76,8 @@ export interface AliasTable {
   vendors: Record<string, AliasEvidence>;
   /** `vendorText␟productText` → evidence over product keys. */
   products: Record<string, AliasEvidence>;
+  /** How many records taught the table (optional: tables written before it lack it). */
+  learned?: number;
 }
 
 /** Why a key was given to a record, so that a "why" answer can cite it. */
@@ -61,6 +86,7 @@ export type KeyEvidence =
   | { source: 'cna-text'; rule: 'alias'; text: string; support: number; records: number }
   | { source: 'cna-text'; rule: 'name'; text: string }
   | { source: 'cna-text'; rule: 'description'; text: string }
+  | { source: 'cna-text'; rule: 'spelling'; text: string }
   /** An operator's own alias (`vulntrack vendors alias add`, domain/vendor-alias-overrides.ts). */
   | { source: 'cna-text'; rule: 'operator'; text: string };
 
@@ -111,7 +137,15 @@ function vendorSpellings(raw: unknown): string[] {
   const w = words(raw);
   if (!w) return [];
   const stripped = w.replace(LEGAL_SUFFIX, '') || w;
-  return unique([stripped.replace(/_/g, ''), stripped, w.replace(/_/g, ''), w, stripped.split('_')[0]!]);
+  // "Open Networking Foundation (ONF)": the name without the abbreviation that follows it.
+  const bare =
+    typeof raw === 'string' && /\(.*\)/.test(raw) ? words(raw.replace(/\(.*?\)/g, ' ')) : undefined;
+  const spellings = [stripped.replace(/_/g, ''), stripped, w.replace(/_/g, ''), w];
+  // CPE keeps hyphens and dots in vendor names too (`cs-cart`, `tp-link`).
+  const kept = typeof raw === 'string' ? normalizeName(raw.replace(/[,()'’"]/g, ' ')) : undefined;
+  if (kept) spellings.push(kept);
+  if (bare) spellings.push(bare, bare.replace(/_/g, ''));
+  return unique([...spellings, stripped.split('_')[0]!]);
 }
 
 function productSpellings(raw: unknown, rawVendor: unknown): string[] {
@@ -200,9 +234,15 @@ export class AliasLearner {
     this.table = { version: 1, threshold, vendorKeys: {}, productKeys: {}, vendors: {}, products: {} };
   }
 
-  /** Adds one record's evidence; returns whether it taught anything. */
-  learn(containers: Cve5Containers | undefined): boolean {
-    const { vendors, products } = keysOfCpes([...adpCpes(containers), ...cnaCpes(containers)]);
+  /**
+   * Adds one record's evidence; returns whether it taught anything. `otherCpes` are CPEs the catalog
+   * holds for the same CVE from elsewhere (NVD's configurations); they teach like the ADP's. Measured
+   * against CISA-ADP's CPEs this lowers recall (NVD often names another vendor for the same text:
+   * SourceCodester's projects under their authors, `oretnom23`, where CISA-ADP writes
+   * `sourcecodester`), so the bench leaves it off unless `--nvd-teaches`.
+   */
+  learn(containers: Cve5Containers | undefined, otherCpes: Iterable<string> = []): boolean {
+    const { vendors, products } = keysOfCpes([...adpCpes(containers), ...cnaCpes(containers), ...otherCpes]);
     if (vendors.size === 0) return false;
     for (const key of vendors) this.table.vendorKeys[key] = (this.table.vendorKeys[key] ?? 0) + 1;
     for (const key of products) this.table.productKeys[key] = (this.table.productKeys[key] ?? 0) + 1;
@@ -215,8 +255,12 @@ export class AliasLearner {
       const p = productTextKey(entry.product, entry.vendor);
       if (p) pairs.add(`${v}${PAIR}${p}`);
     }
+    this.table.learned = (this.table.learned ?? 0) + 1;
     for (const v of vendorTexts) bump(this.table.vendors, v, vendors);
     for (const pair of pairs) bump(this.table.products, pair, products);
+    const cna = cnaText(containers);
+    if (cna && !entries(containers).some((e) => vendorTextKey(e.vendor)))
+      bump(this.table.vendors, cna, vendors);
     return vendorTexts.size > 0;
   }
 
@@ -235,6 +279,41 @@ export class AliasLearner {
   }
 }
 
+/**
+ * The CNA that wrote the record ("@intel"), as a vendor text for the records where it names no
+ * vendor: a CNA that is a vendor may write "n/a" for its own products. MITRE, VulDB or WPScan name
+ * many vendors and never reach the threshold; Intel (113 of 135 records), VMware, Microsoft do.
+ */
+function cnaText(containers: Cve5Containers | undefined): string | undefined {
+  const meta = containers?.cna?.providerMetadata as { shortName?: unknown } | undefined;
+  return typeof meta?.shortName === 'string' && meta.shortName
+    ? `@${meta.shortName.toLowerCase()}`
+    : undefined;
+}
+
+/**
+ * The table to ship: the same answers from `mapCnaKeys` under the table's own threshold, without the
+ * keys no threshold of it can choose (fewer records than the smallest support, or a smaller share than
+ * the smallest). Every text stays, with its record count, so an ambiguous text stays ambiguous and a
+ * learned one is not taken for a new one. Learn further from the full table, not from this one.
+ */
+export function compactTable(table: AliasTable): AliasTable {
+  const t = table.threshold;
+  const support = Math.min(t.minSupport, t.productMinSupport ?? t.minSupport, CNA_THRESHOLD.minSupport);
+  const share = Math.min(t.minShare, t.productMinShare ?? t.minShare, CNA_THRESHOLD.minShare);
+  const prune = (map: Record<string, AliasEvidence>) => {
+    const out: Record<string, AliasEvidence> = {};
+    for (const [text, evidence] of Object.entries(map)) {
+      const keys = Object.entries(evidence.keys).filter(
+        ([, n]) => n >= support && n / evidence.records >= share,
+      );
+      out[text] = { records: evidence.records, keys: Object.fromEntries(keys) };
+    }
+    return out;
+  };
+  return { ...table, vendors: prune(table.vendors), products: prune(table.products) };
+}
+
 /** With a placeholder vendor ("n/a" / "Foo Bar"), the product text stands in for the vendor's. */
 function productOnlyText(entry: AffectedEntry): string | undefined {
   if (vendorTextKey(entry.vendor) !== undefined) return undefined;
@@ -243,9 +322,16 @@ function productOnlyText(entry: AffectedEntry): string | undefined {
 }
 
 /** The keys a text's evidence supports under the table's threshold, most supported first. */
-export function confidentKeys(table: AliasTable, evidence: AliasEvidence | undefined): [string, number][] {
+export function confidentKeys(
+  table: AliasTable,
+  evidence: AliasEvidence | undefined,
+  kind: 'vendor' | 'product' | 'cna' = 'vendor',
+): [string, number][] {
   if (!evidence) return [];
-  const { minSupport, minShare } = table.threshold;
+  const t = table.threshold;
+  if (kind === 'cna') return confidentKeys({ ...table, threshold: CNA_THRESHOLD }, evidence);
+  const minSupport = kind === 'product' ? (t.productMinSupport ?? t.minSupport) : t.minSupport;
+  const minShare = kind === 'product' ? (t.productMinShare ?? t.minShare) : t.minShare;
   return Object.entries(evidence.keys)
     .filter(([, n]) => n >= minSupport && n / evidence.records >= minShare)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -273,14 +359,26 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
     const vendorText = typeof entry.vendor === 'string' ? entry.vendor : '';
     const text = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
     if (!text) continue;
-    const vendors = vendorKeysForText(table, text, entry);
-    for (const [key, evidence] of vendors) add(key, evidence);
     const productText = typeof entry.product === 'string' ? entry.product : '';
     const p = productTextKey(entry.product, entry.vendor);
-    if (!p) continue;
     const label = `${vendorText} / ${productText}`;
-    const learned = table.products[`${text}${PAIR}${p}`];
-    const chosen = confidentKeys(table, learned).filter(([key]) =>
+    const learned = p ? table.products[`${text}${PAIR}${p}`] : undefined;
+    const vendors = vendorKeysForText(table, text, entry);
+    // An ambiguous or unseen vendor text whose (vendor, product) pair confidently gives product keys
+    // gives their vendors ("Hewlett Packard Enterprise (HPE)" / "ArubaOS" → `arubanetworks`).
+    if (vendors.length === 0 && learned) {
+      for (const [key, n] of confidentKeys(table, learned, 'product')) {
+        const vendor = splitVendorKey(key).vendor;
+        if (vendors.some(([v]) => v === vendor)) continue;
+        vendors.push([
+          vendor,
+          { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records },
+        ]);
+      }
+    }
+    for (const [key, evidence] of vendors) add(key, evidence);
+    if (!p) continue;
+    const chosen = confidentKeys(table, learned, 'product').filter(([key]) =>
       vendors.some(([v]) => v === splitVendorKey(key).vendor),
     );
     if (chosen.length > 0 && learned) {
@@ -294,11 +392,24 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
       const key = productSpellings(entry.product, entry.vendor)
         .map((s) => vendorKey(v, s))
         .find((k) => table.productKeys[k] !== undefined);
-      if (key) add(key, { source: 'cna-text', rule: 'name', text: label });
+      if (key) {
+        add(key, { source: 'cna-text', rule: 'name', text: label });
+        continue;
+      }
+      const spelled = spelledProductKey(table, v, p);
+      if (spelled) add(spelled, { source: 'cna-text', rule: 'spelling', text: label });
     }
   }
   if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
-    for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
+    const cna = cnaText(containers);
+    const learned = cna ? table.vendors[cna] : undefined;
+    const chosen = confidentKeys(table, learned, 'cna');
+    for (const [key, n] of chosen) {
+      add(key, { source: 'cna-text', rule: 'alias', text: cna!, support: n, records: learned!.records });
+    }
+    if (chosen.length === 0) {
+      for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
+    }
   }
   return out;
 }
@@ -328,8 +439,9 @@ const DESCRIPTION_WORDS = 40;
 /**
  * When no affected entry names a vendor ("n/a", as most MITRE-assigned records do), the first run of
  * one to three words of the title or description that is a learned vendor text or a CPE vendor's
- * spelling ("… discovered in Y Soft SAFEQ 6" → `ysoft`), and the product key that follows it when a
- * CPE named it ("Tenda AC6" → `tenda$PRODUCT$ac6_firmware`).
+ * spelling ("… discovered in Y Soft SAFEQ 6" → `ysoft`), and the product that follows it when a CPE
+ * named it (see `productFromDescription`). A lower-case word is never taken for a vendor (measured:
+ * allowing vendors that 3 or more records named gave 11 right keys of 23).
  */
 function keysFromDescription(
   table: AliasTable,
@@ -363,13 +475,13 @@ function keysFromDescription(
         k,
         { source: 'cna-text', rule: 'description', text: phrase },
       ]);
-      const next = ws[i + n];
-      if (next) {
-        for (const v of vendors) {
-          const key = [`${next}_firmware`, next]
-            .map((p) => vendorKey(v, p))
-            .find((k) => table.productKeys[k] !== undefined);
-          if (key) out.push([key, { source: 'cna-text', rule: 'description', text: `${phrase} ${next}` }]);
+      for (const v of vendors) {
+        const product = productFromDescription(table, v, ws.slice(i + n, i + n + 6));
+        if (product) {
+          out.push([
+            product[0],
+            { source: 'cna-text', rule: 'description', text: `${phrase} ${product[1]}` },
+          ]);
         }
       }
       return out;
@@ -378,7 +490,8 @@ function keysFromDescription(
   return [];
 }
 
-const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'of', 'from']);
+// Not "of": "… interface of Tenda AC15" names the vendor (measured: +36 vendor keys, all right).
+const PLATFORM_MARKERS = new Set(['for', 'on', 'with', 'via', 'under', 'using', 'running', 'from']);
 
 /** "The Foo WordPress plugin": the plugin's author is the vendor, not WordPress. */
 const PLUGIN_MARKERS = new Set([
@@ -411,4 +524,79 @@ function vendorKeysForText(table: AliasTable, text: string, entry: AffectedEntry
   if (text.startsWith('?')) return [];
   const key = vendorSpellings(entry.vendor).find((s) => table.vendorKeys[s] !== undefined);
   return key ? [[key, { source: 'cna-text', rule: 'name', text: label }]] : [];
+}
+
+/** How a vendor's product keys are spelled from the CNA's product text, per learned pairs. */
+interface ProductSpelling {
+  pairs: number;
+  same: number;
+}
+
+/** Per table, as of its `learned` count: a learner's live table changes as it learns. */
+const spellingCache = new WeakMap<AliasTable, { learned: number; byVendor: Map<string, ProductSpelling> }>();
+
+function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
+  const cached = spellingCache.get(table);
+  let byVendor = cached?.learned === (table.learned ?? 0) ? cached.byVendor : undefined;
+  if (!byVendor) {
+    byVendor = new Map();
+    for (const [pair, evidence] of Object.entries(table.products)) {
+      const text = pair.slice(pair.indexOf(PAIR) + 1);
+      for (const [key] of confidentKeys(table, evidence, 'product')) {
+        const { vendor: v, product } = splitVendorKey(key);
+        const s = byVendor.get(v) ?? { pairs: 0, same: 0 };
+        s.pairs++;
+        if (product === text) s.same++;
+        byVendor.set(v, s);
+      }
+    }
+    spellingCache.set(table, { learned: table.learned ?? 0, byVendor });
+  }
+  return byVendor.get(vendor) ?? { pairs: 0, same: 0 };
+}
+
+/**
+ * A vendor's learned pairs needed for the spelling rule: at least 3, and 80 % of them spelled as the
+ * text (at 90 %: 112 keys, 84 % right; the 120 more at 80 % are 82 % right).
+ */
+const SPELLING_MIN_PAIRS = 3;
+const SPELLING_MIN_SHARE = 0.8;
+
+/**
+ * A product key no CPE has named yet, under a vendor whose learned product keys are mostly
+ * the CNA's product text itself ("code-projects" / "Pharmacy Management System" →
+ * `code-projects$PRODUCT$pharmacy_management_system`).
+ */
+function spelledProductKey(table: AliasTable, vendor: string, productText: string): string | undefined {
+  const s = productSpellingOf(table, vendor);
+  if (s.pairs < SPELLING_MIN_PAIRS || s.same / s.pairs < SPELLING_MIN_SHARE) return undefined;
+  return vendorKey(vendor, productText);
+}
+
+/** Words that end a product's name in running text: a version, or the sentence going on. */
+const PRODUCT_END =
+  /^(v?\d[\w.]*|version|before|through|up|prior|and|allows?|via|has|is|was|in|on|for|to|of|contains?|could|may|did|does|when|the|a|an)$/;
+
+/**
+ * The product named right after a vendor in running text: the longest run of up to 5 words that a
+ * CPE named under that vendor (also as `_firmware`, run together or hyphenated), stopping at a
+ * version or the sentence going on ("Tenda AC15 V15.03…" → `tenda$PRODUCT$ac15_firmware`). (Spelling
+ * a product no CPE named from these words, as for the CNA's product text, was measured: 8 right keys
+ * of 14.)
+ */
+function productFromDescription(
+  table: AliasTable,
+  vendor: string,
+  ws: string[],
+): [string, string] | undefined {
+  const end = ws.findIndex((w) => PRODUCT_END.test(w));
+  const run = ws.slice(0, end < 0 ? Math.min(ws.length, 5) : Math.min(end, 5));
+  for (let n = run.length; n >= 1; n--) {
+    const text = run.slice(0, n).join('_');
+    const key = [`${text}_firmware`, text, text.replace(/_/g, ''), text.replace(/_/g, '-')]
+      .map((p) => vendorKey(vendor, p))
+      .find((k) => table.productKeys[k] !== undefined);
+    if (key) return [key, run.slice(0, n).join(' ')];
+  }
+  return undefined;
 }

@@ -30,6 +30,7 @@ import {
 } from '../domain/vendor-alias-overrides.ts';
 import {
   AliasLearner,
+  compactTable,
   confidentKeys,
   DEFAULT_THRESHOLD,
   type AliasTable,
@@ -61,7 +62,7 @@ export async function aliasTableOfCve5File(
       if (learner.learn(record.containers)) learnedFrom++;
     }
   }
-  return { learnedFrom, table: learner.toJSON() };
+  return { learnedFrom, table: compactTable(learner.toJSON()) };
 }
 
 /** Maps CNA (or ADP) containers to catalog keys with one revision of the table and overrides. */
@@ -252,7 +253,8 @@ export class VendorAliasService {
       read += batch.length;
       progress?.(read);
     }
-    const table = learner.toJSON();
+    // Without the keys no threshold of the table can choose: the same answers, less than half the size.
+    const table = compactTable(learner.toJSON());
     await this.aliases.saveTable({
       aliases: table as unknown as Record<string, unknown>,
       origin: 'learned',
