@@ -35,6 +35,7 @@ import type { InvitationService } from './invitation.service.ts';
 import type { StatisticsService } from './statistics.service.ts';
 import type { OnboardingService } from './onboarding.service.ts';
 import type { ProjectMatchService } from './project-match.service.ts';
+import type { InventoryMatchService } from './inventory-match.service.ts';
 
 import type { DashboardService } from './dashboard.service.ts';
 
@@ -53,6 +54,8 @@ export interface Services {
   tracker: TrackerService;
   /** Why a CVE is (or is not) in a project: matched keys, their sources, when it entered. */
   projectMatch: ProjectMatchService;
+  /** Which CVEs affect each component of an inventory, at its version (`POST /api/v2/match`). */
+  inventoryMatch: InventoryMatchService;
   /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
   tags: TagService;
   /** API v1's HTTP Basic authentication, with its credential cache. */

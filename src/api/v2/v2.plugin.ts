@@ -24,6 +24,7 @@ import { projectMatchRoutes } from './project-match.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
 import { automationRoutes } from './automations.routes.ts';
 import { invitationRoutes } from './invitations.routes.ts';
+import { matchRoutes } from './match.routes.ts';
 
 /** A v2 route and what it requires: the input of the OpenAPI descriptions and of the route-walking tests. */
 export interface V2Route {
@@ -92,4 +93,5 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(notificationRoutes);
   await register(automationRoutes);
   await register(invitationRoutes);
+  await register(matchRoutes);
 };
