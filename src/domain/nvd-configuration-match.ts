@@ -44,14 +44,41 @@ function boundsOf(m: CpeMatch): VersionBounds {
   return b;
 }
 
+/** A criterion's CPE fields, read once per criterion string (a call matches many components against the same CVEs). */
+interface CriterionName {
+  part: string;
+  key: string;
+}
+const criterionNames = new Map<string, CriterionName | null>();
+const CRITERION_CACHE_LIMIT = 200_000;
+
+function criterionName(criteria: string): CriterionName | null {
+  let name = criterionNames.get(criteria);
+  if (name === undefined) {
+    const cpe = parseCpe(criteria);
+    name = cpe ? { part: cpe.part, key: `${cpe.vendor.toLowerCase()}:${cpe.product.toLowerCase()}` } : null;
+    if (criterionNames.size >= CRITERION_CACHE_LIMIT) criterionNames.clear();
+    criterionNames.set(criteria, name);
+  }
+  return name;
+}
+
 /** Whether a criterion names the component's product (vendor, product, and part when both give one). */
 export function namesComponent(criteria: string, component: InventoryComponent): boolean {
-  const cpe = parseCpe(criteria);
-  if (!cpe) return false;
-  if (component.part && meaningful(cpe.part) && cpe.part !== component.part) return false;
-  const vendor = cpe.vendor.toLowerCase();
-  const product = cpe.product.toLowerCase();
-  return component.names.some((n) => n.vendor === vendor && n.product === product);
+  const name = criterionName(criteria);
+  if (!name) return false;
+  if (component.part && meaningful(name.part) && name.part !== component.part) return false;
+  return component.names.some((n) => `${n.vendor}:${n.product}` === name.key);
+}
+
+/** Whether any criterion of the configuration names one of the component's products (a cheap first look). */
+function mentions(configuration: NvdConfiguration, keys: ReadonlySet<string>): boolean {
+  for (const node of configuration.nodes)
+    for (const m of node.cpeMatch) {
+      const name = criterionName(m.criteria);
+      if (name && keys.has(name.key)) return true;
+    }
+  return false;
 }
 
 /**
@@ -92,7 +119,9 @@ export function matchNvdConfigurations(
   component: InventoryComponent,
 ): NvdRuleMatch[] {
   const out: NvdRuleMatch[] = [];
+  const keys = new Set(component.names.map((n) => `${n.vendor}:${n.product}`));
   configurations.forEach((configuration, index) => {
+    if (!mentions(configuration, keys)) return;
     const hits: CpeMatch[] = [];
     const unknown: string[] = [];
     const nodeValues = configuration.nodes.map((node) => {
