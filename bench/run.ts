@@ -48,7 +48,8 @@ const benchmarks: Record<string, Benchmark> = {
     load: () => import('./index-cost.bench.ts'),
   },
   match: {
-    summary: 'inventory matching: POST /api/v2/match with 1,000 components on a 300k-CVE catalog (--size, --runs, --keep)',
+    summary:
+      'inventory matching: POST /api/v2/match with 1,000 components on a 300k-CVE catalog (--size, --runs, --keep)',
     load: () => import('./match.bench.ts'),
   },
   'vendor-mapping': {
