@@ -11,6 +11,9 @@ import type { DB } from './schema.ts';
 /** The indexed expression of migration 0031: the statement's package names, lower-cased. */
 const PACKAGE_NAMES_SQL = sql`(lower(jsonb_path_query_array(s.data, '$.affected[*].packageName')::text)::jsonb)`;
 
+/** Ids read per statement when a call has many candidates. */
+const MATCHABLE_SLICE = 8000;
+
 export class InventoryMatchRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -39,8 +42,20 @@ export class InventoryMatchRepository {
     return rows.rows.map((r) => r.cve_id);
   }
 
-  /** NVD's configurations and the CNA's affected products of published CVEs, by id. */
+  /**
+   * NVD's configurations and the CNA's affected products of published CVEs, by id. A long list is
+   * read in slices on several pooled connections at once, so the server decompresses and sends them
+   * on more than one core while this process parses what has arrived.
+   */
   async matchable(cveIds: readonly string[]): Promise<MatchableCve[]> {
+    if (cveIds.length <= MATCHABLE_SLICE) return this.matchableSlice(cveIds);
+    const slices: string[][] = [];
+    for (let i = 0; i < cveIds.length; i += MATCHABLE_SLICE)
+      slices.push(cveIds.slice(i, i + MATCHABLE_SLICE));
+    return (await Promise.all(slices.map((s) => this.matchableSlice(s)))).flat();
+  }
+
+  private async matchableSlice(cveIds: readonly string[]): Promise<MatchableCve[]> {
     if (!cveIds.length) return [];
     const rows = await sql<{ cve_id: string; nvd_configurations: unknown; affected: unknown }>`
       SELECT c.cve_id, c.nvd_configurations, s.data->'affected' AS affected

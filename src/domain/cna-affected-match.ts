@@ -69,30 +69,61 @@ function readEntry(value: unknown): CnaVersionEntry | undefined {
   return out;
 }
 
-function tiedBy(
-  entry: AffectedProduct,
-  component: InventoryComponent,
-): CnaRuleMatch['matchedBy'] | undefined {
-  const has = (vendor: string | undefined, product: string | undefined) =>
-    vendor !== undefined &&
-    product !== undefined &&
-    component.names.some((n) => n.vendor === vendor && n.product === product);
+/** What matching needs of an entry, read once per entry object (a call matches many components against the same CVEs). */
+interface CompiledEntry {
+  /** `vendor:product` pairs the entry is known by: normalized names, names as written, its CPEs. */
+  names: Map<string, CnaRuleMatch['matchedBy']>;
+  /** Lower-cased packageName, when the entry has one. */
+  packageName?: string;
+  namesVendor: boolean;
+  versions: CnaVersionEntry[];
+}
+const compiled = new WeakMap<AffectedProduct, CompiledEntry>();
+
+const lowerName = (s: string | undefined) => s?.trim().toLowerCase().replace(/\s+/g, '_');
+
+function compile(entry: AffectedProduct): CompiledEntry {
+  let c = compiled.get(entry);
+  if (c) return c;
+  const names = new Map<string, CnaRuleMatch['matchedBy']>();
   const vendor = normalizeVendorName(entry.vendor);
   const product = normalizeProductName(entry.product, entry.vendor);
-  if (
-    has(vendor, product) ||
-    has(
-      entry.vendor?.trim().toLowerCase().replace(/\s+/g, '_'),
-      entry.product?.trim().toLowerCase().replace(/\s+/g, '_'),
-    )
-  )
-    return 'vendor_product';
-  for (const c of entry.cpes ?? []) {
-    const cpe = parseCpe(c);
-    if (cpe && has(cpe.vendor.toLowerCase(), cpe.product.toLowerCase())) return 'cpe';
+  if (vendor && product) names.set(`${vendor}:${product}`, 'vendor_product');
+  const rawVendor = lowerName(entry.vendor);
+  const rawProduct = lowerName(entry.product);
+  if (rawVendor && rawProduct) names.set(`${rawVendor}:${rawProduct}`, 'vendor_product');
+  for (const text of Array.isArray(entry.cpes) ? entry.cpes : []) {
+    const cpe = typeof text === 'string' ? parseCpe(text) : undefined;
+    const key = cpe && `${cpe.vendor.toLowerCase()}:${cpe.product.toLowerCase()}`;
+    if (key && !names.has(key)) names.set(key, 'cpe');
   }
-  const pkg = entry.packageName?.toLowerCase();
-  if (pkg !== undefined && component.packageNames.includes(pkg) && (component.kind === 'purl' || !vendor))
+  c = {
+    names,
+    namesVendor: vendor !== undefined,
+    versions: (Array.isArray(entry.versions) ? entry.versions : [])
+      .map(readEntry)
+      .filter((v): v is CnaVersionEntry => v !== undefined),
+  };
+  if (typeof entry.packageName === 'string' && entry.packageName)
+    c.packageName = entry.packageName.toLowerCase();
+  compiled.set(entry, c);
+  return c;
+}
+
+function tiedBy(
+  c: CompiledEntry,
+  component: InventoryComponent,
+  keys: readonly string[],
+): CnaRuleMatch['matchedBy'] | undefined {
+  for (const key of keys) {
+    const by = c.names.get(key);
+    if (by) return by;
+  }
+  if (
+    c.packageName !== undefined &&
+    component.packageNames.includes(c.packageName) &&
+    (component.kind === 'purl' || !c.namesVendor)
+  )
     return 'package_name';
   return undefined;
 }
@@ -141,8 +172,11 @@ export function matchCnaAffected(
   component: InventoryComponent,
 ): CnaRuleMatch[] {
   const out: CnaRuleMatch[] = [];
+  const keys = component.names.map((n) => `${n.vendor}:${n.product}`);
   affected.forEach((entry, index) => {
-    const matchedBy = tiedBy(entry, component);
+    if (!entry || typeof entry !== 'object') return;
+    const c = compile(entry);
+    const matchedBy = tiedBy(c, component, keys);
     if (!matchedBy) return;
     const base: CnaRuleMatch = { source: 'cna', entry: index, matchedBy, decidedBy: 'version' };
     if (entry.vendor) base.vendor = entry.vendor;

@@ -71,6 +71,8 @@ export function namesComponent(criteria: string, component: InventoryComponent):
   return component.names.some((n) => `${n.vendor}:${n.product}` === name.key);
 }
 
+const componentKeys = new WeakMap<InventoryComponent, Set<string>>();
+
 /** Whether any criterion of the configuration names one of the component's products (a cheap first look). */
 function mentions(configuration: NvdConfiguration, keys: ReadonlySet<string>): boolean {
   for (const node of configuration.nodes)
@@ -119,7 +121,9 @@ export function matchNvdConfigurations(
   component: InventoryComponent,
 ): NvdRuleMatch[] {
   const out: NvdRuleMatch[] = [];
-  const keys = new Set(component.names.map((n) => `${n.vendor}:${n.product}`));
+  let keys = componentKeys.get(component);
+  if (!keys)
+    componentKeys.set(component, (keys = new Set(component.names.map((n) => `${n.vendor}:${n.product}`))));
   configurations.forEach((configuration, index) => {
     if (!mentions(configuration, keys)) return;
     const hits: CpeMatch[] = [];

@@ -37,7 +37,21 @@ const PRE_RANK: Record<string, number> = {
 const SILENT = new Set(['final', 'ga', 'release']);
 const SINGLE_LETTER_PRE = new Set(['a', 'b', 'c', 'm']);
 
+/** Versions already read, as a call compares the same bounds for many components. */
+const tokenCache = new Map<string, Token[]>();
+const TOKEN_CACHE_LIMIT = 100_000;
+
 function tokens(version: string): Token[] {
+  let cached = tokenCache.get(version);
+  if (!cached) {
+    cached = readTokens(version);
+    if (tokenCache.size >= TOKEN_CACHE_LIMIT) tokenCache.clear();
+    tokenCache.set(version, cached);
+  }
+  return cached;
+}
+
+function readTokens(version: string): Token[] {
   const text = version
     .trim()
     .toLowerCase()
