@@ -162,3 +162,21 @@ describe('matchNvdConfigurations', () => {
     expect(rules).toMatchObject([{ configuration: 0, conditions: 'unknown', unknownConditions: [] }]);
   });
 });
+
+describe('matchNvdConfigurations on odd stored data', () => {
+  it('skips nodes and criteria that are not what NVD writes, without throwing', () => {
+    const odd = [
+      {
+        nodes: [
+          null,
+          { operator: 'OR', negate: false },
+          { operator: 'OR', negate: false, cpeMatch: [{}, m('cpe:2.3:a:v:p:1.0:*:*:*:*:*:*:*', true)] },
+        ],
+      },
+      { nodes: 'x' },
+    ] as unknown as NvdConfiguration[];
+    expect(
+      matchNvdConfigurations(odd, component({ vendor: 'v', product: 'p', version: '1.0' })),
+    ).toHaveLength(1);
+  });
+});

@@ -71,12 +71,19 @@ export function namesComponent(criteria: string, component: InventoryComponent):
   return component.names.some((n) => `${n.vendor}:${n.product}` === name.key);
 }
 
+type Node = NvdConfiguration['nodes'][number];
+/** A stored configuration as a list of nodes, each of criteria with a text `criteria` (never throws on odd data). */
+const nodesOf = (c: NvdConfiguration): Node[] =>
+  Array.isArray(c?.nodes) ? c.nodes.filter((n) => n && typeof n === 'object') : [];
+const matchesOf = (n: Node): CpeMatch[] =>
+  Array.isArray(n.cpeMatch) ? n.cpeMatch.filter((m) => m && typeof m.criteria === 'string') : [];
+
 const componentKeys = new WeakMap<InventoryComponent, Set<string>>();
 
 /** Whether any criterion of the configuration names one of the component's products (a cheap first look). */
 function mentions(configuration: NvdConfiguration, keys: ReadonlySet<string>): boolean {
-  for (const node of configuration.nodes)
-    for (const m of node.cpeMatch) {
+  for (const node of nodesOf(configuration))
+    for (const m of matchesOf(node)) {
       const name = criterionName(m.criteria);
       if (name && keys.has(name.key)) return true;
     }
@@ -128,10 +135,10 @@ export function matchNvdConfigurations(
     if (!mentions(configuration, keys)) return;
     const hits: CpeMatch[] = [];
     const unknown: string[] = [];
-    const nodeValues = configuration.nodes.map((node) => {
+    const nodeValues = nodesOf(configuration).map((node) => {
       const hitsBefore = hits.length;
       const others: string[] = [];
-      const values = node.cpeMatch.map((m): Tri => {
+      const values = matchesOf(node).map((m): Tri => {
         if (!namesComponent(m.criteria, component)) {
           others.push(m.criteria);
           return 'unknown';
