@@ -47,6 +47,11 @@ const benchmarks: Record<string, Benchmark> = {
       'what some indexes of cve cost a first import on PostgreSQL: time and WAL, with and without (--indexes, --rounds)',
     load: () => import('./index-cost.bench.ts'),
   },
+  match: {
+    summary:
+      'inventory matching: POST /api/v2/match with 1,000 components on a 300k-CVE catalog (--size, --runs, --keep)',
+    load: () => import('./match.bench.ts'),
+  },
   'vendor-mapping': {
     summary: 'CNA vendor/product text → CPE keys: precision and recall against CISA-ADP CPEs (--cut DATE)',
     load: () => import('./vendor-mapping.bench.ts'),

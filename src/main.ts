@@ -26,6 +26,7 @@ import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
 import { VendorAliasService } from './services/vendor-alias.service.ts';
 import { ProjectMatchService } from './services/project-match.service.ts';
+import { InventoryMatchService } from './services/inventory-match.service.ts';
 import { TagService } from './services/tag.service.ts';
 import { BasicAuthService } from './services/basic-auth.service.ts';
 import { ApiV1Service } from './services/api-v1.service.ts';
@@ -147,6 +148,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tracker,
     projectMatch: new ProjectMatchService(database.db),
     vendorAliases,
+    inventoryMatch: new InventoryMatchService(database.db),
     tags,
     basicAuth: new BasicAuthService(
       database.db,

@@ -102,6 +102,10 @@ export interface AffectedProduct {
   defaultStatus?: string;
   versions?: unknown[];
   cpes?: string[];
+  /** The package as its ecosystem names it (`xz`, `org.apache.logging.log4j:log4j-core`). */
+  packageName?: string;
+  /** Where that package is published (a registry or repository URL). */
+  collectionURL?: string;
 }
 
 export type CveState = 'PUBLISHED' | 'REJECTED';

@@ -36,6 +36,7 @@ import type { StatisticsService } from './statistics.service.ts';
 import type { OnboardingService } from './onboarding.service.ts';
 import type { ProjectMatchService } from './project-match.service.ts';
 import type { VendorAliasService } from './vendor-alias.service.ts';
+import type { InventoryMatchService } from './inventory-match.service.ts';
 
 import type { DashboardService } from './dashboard.service.ts';
 
@@ -56,6 +57,8 @@ export interface Services {
   projectMatch: ProjectMatchService;
   /** CNA vendor/product text → catalog keys: the learned alias table and the operator's overrides. */
   vendorAliases: VendorAliasService;
+  /** Which CVEs affect each component of an inventory, at its version (`POST /api/v2/match`). */
+  inventoryMatch: InventoryMatchService;
   /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
   tags: TagService;
   /** API v1's HTTP Basic authentication, with its credential cache. */

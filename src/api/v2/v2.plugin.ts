@@ -25,6 +25,7 @@ import { notificationRoutes } from './notifications.routes.ts';
 import { automationRoutes } from './automations.routes.ts';
 import { invitationRoutes } from './invitations.routes.ts';
 import { vendorAliasRoutes } from './vendor-aliases.routes.ts';
+import { matchRoutes } from './match.routes.ts';
 
 /** A v2 route and what it requires: the input of the OpenAPI descriptions and of the route-walking tests. */
 export interface V2Route {
@@ -94,4 +95,5 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(automationRoutes);
   await register(invitationRoutes);
   await register(vendorAliasRoutes);
+  await register(matchRoutes);
 };

@@ -111,6 +111,8 @@ function affectedOf(container: Json): { cpes: string[]; vendors: string[]; affec
     if (asString(item.defaultStatus)) entry.defaultStatus = String(item.defaultStatus);
     if (Array.isArray(item.versions)) entry.versions = item.versions;
     if (itemCpes.length) entry.cpes = itemCpes;
+    if (asString(item.packageName)) entry.packageName = String(item.packageName);
+    if (asString(item.collectionURL)) entry.collectionURL = String(item.collectionURL);
     affected.push(entry);
   }
   return { cpes: [...cpes].sort(), vendors: [...vendors].sort(), affected };

@@ -1,0 +1,72 @@
+/**
+ * What inventory matching reads (`POST /api/v2/match`): candidate CVEs from indexes only (the
+ * `cve_vendor` keys, the CNA package names of migration 0031), then the matching data of those CVEs
+ * (NVD's configurations on `cve`, the CNA's `affected[]` of the `mitre` statement) by primary key.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { AffectedProduct, NvdConfiguration } from '../domain/cve.ts';
+import type { MatchableCve } from '../domain/inventory-match.ts';
+import type { DB } from './schema.ts';
+
+/** The indexed expression of migration 0031: the statement's package names, lower-cased. */
+const PACKAGE_NAMES_SQL = sql`(lower(jsonb_path_query_array(s.data, '$.affected[*].packageName')::text)::jsonb)`;
+
+/** Ids read per statement when a call has many candidates. */
+const MATCHABLE_SLICE = 8000;
+
+export class InventoryMatchRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** The CVE ids listed under each of the vendor keys (`vendor$PRODUCT$product`), one index range each. */
+  async cveIdsByKey(keys: readonly string[]): Promise<Map<string, string[]>> {
+    const byKey = new Map<string, string[]>();
+    if (!keys.length) return byKey;
+    const rows = await sql<{ vendor_key: string; cve_id: string }>`
+      SELECT vendor_key, cve_id FROM cve_vendor WHERE vendor_key = ANY(${[...keys]}::text[])`.execute(
+      this.db,
+    );
+    for (const r of rows.rows) {
+      const list = byKey.get(r.vendor_key);
+      if (list) list.push(r.cve_id);
+      else byKey.set(r.vendor_key, [r.cve_id]);
+    }
+    return byKey;
+  }
+
+  /** The CVEs whose CNA names one of these packages (lower case) in `affected[].packageName`. */
+  async cveIdsByPackageName(names: readonly string[]): Promise<string[]> {
+    if (!names.length) return [];
+    const rows = await sql<{ cve_id: string }>`
+      SELECT s.cve_id FROM cve_source s
+      WHERE s.provider = 'mitre' AND ${PACKAGE_NAMES_SQL} ?| ${[...names]}::text[]`.execute(this.db);
+    return rows.rows.map((r) => r.cve_id);
+  }
+
+  /**
+   * NVD's configurations and the CNA's affected products of published CVEs, by id. A long list is
+   * read in slices on several pooled connections at once, so the server decompresses and sends them
+   * on more than one core while this process parses what has arrived.
+   */
+  async matchable(cveIds: readonly string[]): Promise<MatchableCve[]> {
+    if (cveIds.length <= MATCHABLE_SLICE) return this.matchableSlice(cveIds);
+    const slices: string[][] = [];
+    for (let i = 0; i < cveIds.length; i += MATCHABLE_SLICE)
+      slices.push(cveIds.slice(i, i + MATCHABLE_SLICE));
+    return (await Promise.all(slices.map((s) => this.matchableSlice(s)))).flat();
+  }
+
+  private async matchableSlice(cveIds: readonly string[]): Promise<MatchableCve[]> {
+    if (!cveIds.length) return [];
+    const rows = await sql<{ cve_id: string; nvd_configurations: unknown; affected: unknown }>`
+      SELECT c.cve_id, c.nvd_configurations, s.data->'affected' AS affected
+      FROM cve c LEFT JOIN cve_source s ON s.cve_id = c.cve_id AND s.provider = 'mitre'
+      WHERE c.cve_id = ANY(${[...cveIds]}::text[]) AND c.state <> 'REJECTED'`.execute(this.db);
+    return rows.rows.map((r) => ({
+      cveId: r.cve_id,
+      nvdConfigurations: Array.isArray(r.nvd_configurations)
+        ? (r.nvd_configurations as NvdConfiguration[])
+        : null,
+      affected: Array.isArray(r.affected) ? (r.affected as AffectedProduct[]) : null,
+    }));
+  }
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { componentKeys, parseComponent } from './inventory-component.ts';
+
+describe('parseComponent', () => {
+  it('reads a CPE 2.3 name, its version and update', () => {
+    const r = parseComponent('cpe:2.3:a:apache:log4j:2.0:beta9:*:*:*:*:*:*');
+    expect(r).toMatchObject({ ok: true, component: { kind: 'cpe', part: 'a', version: '2.0-beta9' } });
+    if (r.ok) expect(componentKeys(r.component)).toEqual(['apache$PRODUCT$log4j']);
+  });
+  it('reads * and - in a CPE version as no version', () => {
+    const r = parseComponent('cpe:2.3:a:openssl:openssl:*:*:*:*:*:*:*:*');
+    expect(r.ok && r.component.version).toBeUndefined();
+  });
+  it('reads an object in the catalog spelling and the CNA spelling', () => {
+    const r = parseComponent({
+      vendor: 'Apache Software Foundation',
+      product: 'Apache Log4j2',
+      version: '2.14.1',
+    });
+    expect(r.ok && componentKeys(r.component)).toEqual([
+      'apache_software_foundation$PRODUCT$apache_log4j2',
+      'apache$PRODUCT$log4j2',
+    ]);
+  });
+  it('says why a component cannot be read', () => {
+    const reason = (v: unknown) => {
+      const r = parseComponent(v);
+      return r.ok ? undefined : r.reason;
+    };
+    expect(reason('log4j 2.14')).toMatch(/CPE 2\.3 name.*package URL/);
+    expect(reason('cpe:2.3:a:*:*:1.0')).toMatch(/vendor and product/);
+    expect(reason('cpe:/a:apache:log4j:2.0')).toMatch(/not a CPE 2\.3 name/);
+    expect(reason({ vendor: 'x' })).toMatch(/needs a vendor and a product/);
+    expect(reason({ vendor: 'x', product: 'y', version: 2 })).toMatch(/version must be a text/);
+    expect(reason({ vendor: 'x', product: 'y', versoin: '1' })).toMatch(/unknown field "versoin"/);
+    expect(reason(42)).toMatch(/a component is a CPE/);
+    expect(reason(null)).toMatch(/a component is a CPE/);
+    expect(reason('pkg:hex/x@1')).toMatch(/not a package URL we can read/);
+  });
+});

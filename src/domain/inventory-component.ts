@@ -1,0 +1,137 @@
+/**
+ * One component of an inventory (`POST /api/v2/match`): a CPE 2.3 name, a `{vendor, product, version}`
+ * object or a package URL, read into the names the catalog knows it by. Never throws: a component
+ * that cannot be read gets a reason a person understands, and the rest of the inventory is matched.
+ */
+import { catalogName, normalizeProductName, normalizeVendorName, parseCpe, vendorKey } from './cpe.ts';
+import { parsePurl, purlCpeNames, purlPackageNames, type Purl } from './purl.ts';
+
+export interface CpeProductName {
+  vendor: string;
+  product: string;
+}
+
+export interface InventoryComponent {
+  kind: 'cpe' | 'product' | 'purl';
+  /** The CPE part (`a`, `o`, `h`) when the component is a CPE name that gives one. */
+  part?: string;
+  /** The (vendor, product) pairs, lower case, that CPE names and vendor keys use; most likely first. */
+  names: CpeProductName[];
+  /** Names a CNA's `packageName` may give it, lower case. */
+  packageNames: string[];
+  /** Absent: the component cannot be version-matched (no version, or `*`/`-` in a CPE). */
+  version?: string;
+  purl?: Purl;
+}
+
+export type ParsedComponent = { ok: true; component: InventoryComponent } | { ok: false; reason: string };
+
+const MAX_TEXT = 1000;
+
+function meaningful(value: string | undefined): value is string {
+  return value !== undefined && value !== '' && value !== '*' && value !== '-';
+}
+
+/** A CPE field as text: escapes (`\.`, `\:`) dropped. */
+function unescape(value: string): string {
+  return value.replace(/\\(.)/g, '$1');
+}
+
+function uniqueNames(names: CpeProductName[]): CpeProductName[] {
+  const seen = new Set<string>();
+  return names.filter((n) => {
+    if (!n.vendor || !n.product) return false;
+    const key = vendorKey(n.vendor, n.product);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function fromCpe(text: string): ParsedComponent {
+  const cpe = parseCpe(text);
+  if (!cpe || !text.startsWith('cpe:2.3:'))
+    return { ok: false, reason: 'not a CPE 2.3 name (cpe:2.3:part:vendor:product:version:…).' };
+  if (!meaningful(cpe.vendor) || !meaningful(cpe.product))
+    return { ok: false, reason: 'a CPE name to match must name its vendor and product (not * or -).' };
+  const fields = text.split(/(?<!\\):/);
+  const update = fields[6];
+  const component: InventoryComponent = {
+    kind: 'cpe',
+    names: [{ vendor: cpe.vendor.toLowerCase(), product: cpe.product.toLowerCase() }],
+    packageNames: [unescape(cpe.product).toLowerCase()],
+  };
+  if (/^[aoh]$/.test(cpe.part)) component.part = cpe.part;
+  if (meaningful(cpe.version))
+    component.version = unescape(cpe.version) + (meaningful(update) ? `-${unescape(update)}` : '');
+  return { ok: true, component };
+}
+
+function fromObject(value: Record<string, unknown>): ParsedComponent {
+  const { vendor, product, version } = value;
+  const unknown = Object.keys(value).filter((k) => k !== 'vendor' && k !== 'product' && k !== 'version');
+  if (unknown.length)
+    return {
+      ok: false,
+      reason: `unknown field ${JSON.stringify(unknown[0])}: a component object has vendor, product and version.`,
+    };
+  if (typeof vendor !== 'string' || !vendor.trim() || typeof product !== 'string' || !product.trim())
+    return { ok: false, reason: 'a component object needs a vendor and a product, each a non-empty text.' };
+  if (version !== undefined && version !== null && typeof version !== 'string')
+    return { ok: false, reason: 'version must be a text, such as "2.14.1".' };
+  if (vendor.length > 200 || product.length > 200 || (typeof version === 'string' && version.length > 200))
+    return { ok: false, reason: 'vendor, product and version are at most 200 characters each.' };
+  const names = uniqueNames([
+    { vendor: catalogName(vendor), product: catalogName(product) },
+    { vendor: normalizeVendorName(vendor) ?? '', product: normalizeProductName(product, vendor) ?? '' },
+  ]);
+  if (!names.length)
+    return { ok: false, reason: 'the vendor and product name nothing the catalog can look up.' };
+  const component: InventoryComponent = {
+    kind: 'product',
+    names,
+    packageNames: [product.trim().toLowerCase()],
+  };
+  if (typeof version === 'string' && meaningful(version.trim())) component.version = version.trim();
+  return { ok: true, component };
+}
+
+function fromPurl(text: string): ParsedComponent {
+  const parsed = parsePurl(text);
+  if (!parsed.ok) return { ok: false, reason: `not a package URL we can read: ${parsed.reason}` };
+  const { purl } = parsed;
+  const component: InventoryComponent = {
+    kind: 'purl',
+    names: uniqueNames(purlCpeNames(purl)),
+    packageNames: purlPackageNames(purl),
+    purl,
+  };
+  if (purl.version !== undefined) component.version = purl.version;
+  return { ok: true, component };
+}
+
+/** Reads one component of an inventory as the client sent it. */
+export function parseComponent(value: unknown): ParsedComponent {
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (text.length > MAX_TEXT)
+      return { ok: false, reason: `a component is at most ${MAX_TEXT} characters.` };
+    if (/^cpe:/i.test(text)) return fromCpe(text);
+    if (/^pkg:/i.test(text)) return fromPurl(text);
+    return {
+      ok: false,
+      reason: 'a text component is a CPE 2.3 name ("cpe:2.3:…") or a package URL ("pkg:…").',
+    };
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return fromObject(value as Record<string, unknown>);
+  return {
+    ok: false,
+    reason: 'a component is a CPE 2.3 name, a package URL, or an object {vendor, product, version}.',
+  };
+}
+
+/** The catalog's vendor keys (`vendor$PRODUCT$product`) a component's CVEs are listed under. */
+export function componentKeys(component: InventoryComponent): string[] {
+  return component.names.map((n) => vendorKey(n.vendor, n.product));
+}
