@@ -134,14 +134,14 @@ export class CatalogWriteRepository {
    * filter, join and sort on. The large JSON columns (statements, raw records, metrics, change
    * details) are left out: no query filters on them, and sampling them meant reading and
    * decompressing every sampled document (a quarter of a first import's server time). `search_text`
-   * tells the planner how common a searched piece of text is (`search=micro` walks the newest CVEs,
-   * `search=log4j` reads the trigram index).
+   * and `search_words` tell the planner how common a searched piece of text and the words holding it
+   * are (`search=micro` walks the newest CVEs, `search=log4j` reads the word index).
    */
   async analyze(): Promise<void> {
     await sql`
       ANALYZE cve_source (cve_id, provider),
               cve (cve_id, state, created_at, updated_at, cvss20, cvss30, cvss31, cvss40, kev, epss,
-                   vendors, weaknesses, search_text),
+                   vendors, weaknesses, search_text, search_words),
               cve_vendor, cve_change (cve_id, created_at, seq), cve_input (source, cve_id)`.execute(this.db);
   }
 

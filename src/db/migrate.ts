@@ -27,6 +27,7 @@ import * as m0022 from './migrations/0022-score-orderings.ts';
 import * as m0025 from './migrations/0025-comment-edits.ts';
 
 import * as m0028 from './migrations/0028-project-dashboard.ts';
+import * as m0030 from './migrations/0030-search-words.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0022-score-orderings': m0022,
   '0025-comment-edits': m0025,
   '0028-project-dashboard': m0028,
+  '0030-search-words': m0030,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
