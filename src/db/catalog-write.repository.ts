@@ -8,6 +8,7 @@ import type { DB } from './schema.ts';
 import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
 import type { ImportedChange, CveChange } from '../domain/cve-change.ts';
 import type { WeaknessRecord } from '../sources/source.ts';
+import { cveSearchWords } from '../domain/search-words.ts';
 
 /** Any stable 64-bit number: the lock every catalog write batch takes. */
 const CATALOG_WRITE_LOCK = 7_352_901_004;
@@ -312,23 +313,30 @@ export class CatalogWriteTransaction {
       const rows = batch.cves.map(toRow);
       await sql`
         INSERT INTO cve (cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
-                         cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers)
+                         cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
+                         search_words)
         SELECT cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
-               cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers
+               cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
+               string_to_array(lower(search_words), ' ')
           FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(
             cve_id text, state text, title text, description text, created_at timestamptz, updated_at timestamptz,
             metrics jsonb, cvss20 float8, cvss30 float8, cvss31 float8, cvss40 float8, kev boolean, epss float8,
             vendors text[], weaknesses text[], cpes text[], "references" jsonb, nvd_configurations jsonb,
-            providers text[])
+            providers text[], search_words text)
         ON CONFLICT (cve_id) DO UPDATE SET
           state = excluded.state, title = excluded.title, description = excluded.description,
           created_at = excluded.created_at, updated_at = excluded.updated_at, metrics = excluded.metrics,
           cvss20 = excluded.cvss20, cvss30 = excluded.cvss30, cvss31 = excluded.cvss31, cvss40 = excluded.cvss40,
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
-          nvd_configurations = excluded.nvd_configurations, providers = excluded.providers, modified_at = now()`.execute(
-        tx,
-      );
+          nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
+          search_words = excluded.search_words, modified_at = now()`.execute(tx);
+      // The dictionary of the catalog's words (migration 0030): each word of the batch once.
+      const words = new Set(rows.flatMap((r) => r.search_words.split(' ')));
+      words.delete('');
+      await sql`
+        INSERT INTO search_word (word) SELECT DISTINCT lower(w) FROM unnest(${[...words]}::text[]) AS w
+        ON CONFLICT DO NOTHING`.execute(tx);
     }
     if (batch.cves.length) {
       // Cached list counts are keyed by this version (see CountCache).
@@ -453,5 +461,7 @@ function toRow(cve: MergedCve) {
     references: cve.references,
     nvd_configurations: cve.nvdConfigurations,
     providers: cve.providers,
+    // Without blanks (they separate words), so joined with one the database splits them again.
+    search_words: cveSearchWords(cve).join(' '),
   };
 }

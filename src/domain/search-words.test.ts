@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchPieces, searchWords } from './search-words.ts';
+import { cveSearchWords, searchPieces, searchWords } from './search-words.ts';
 
 describe('searchWords', () => {
   it('splits on any blanks and keeps each word once, in any case', () => {
@@ -47,5 +47,36 @@ describe('searchPieces', () => {
     ]);
     expect(searchPieces('100%')).toEqual([{ text: '100', openStart: true, openEnd: false }]);
     expect(searchPieces('%_.')).toEqual([]);
+  });
+});
+
+describe('cveSearchWords', () => {
+  it('has each word of three characters or more of the id, title, description and names once, as written', () => {
+    const words = cveSearchWords({
+      cveId: 'CVE-2021-44228',
+      title: 'Log4Shell in Apache Log4j2',
+      description: 'Apache Log4j2 2.0-beta9 through 2.15.0 (excluding 2.12.2) JNDI features… in Log4j2',
+      vendors: ['apache', 'apache$PRODUCT$log4j'],
+    });
+    expect(words).toEqual([
+      'CVE',
+      '2021',
+      '44228',
+      'Log4Shell',
+      'Apache',
+      'Log4j2',
+      'beta9',
+      'through',
+      'excluding',
+      'JNDI',
+      'features…',
+      'apache',
+      'log4j',
+    ]);
+  });
+
+  it('counts the characters of the word in lower case', () => {
+    // "İx" is two characters, three in lower case ("i̇x").
+    expect(cveSearchWords({ cveId: 'İx', title: null, description: 'ab xy', vendors: [] })).toEqual(['İx']);
   });
 });

@@ -47,3 +47,31 @@ export function searchPieces(text: string): SearchPiece[] {
   });
   return pieces;
 }
+
+/**
+ * The distinct words of a CVE's searchable text (its id, title, description and vendor and product
+ * names, as migration 0014's `cve_search_text` joins them) as written, each once, for `search_words`:
+ * the database lower-cases them (its `lower()` is the one `search_text` uses). Words shorter than
+ * three characters are left out: no piece the index looks up is shorter (cve-search.ts).
+ */
+export function cveSearchWords(cve: {
+  cveId: string;
+  title: string | null;
+  description: string | null;
+  vendors: readonly string[];
+}): string[] {
+  const words = new Set<string>();
+  const texts = [
+    cve.cveId,
+    cve.title ?? '',
+    cve.description ?? '',
+    ...cve.vendors.map((key) => key.replaceAll('$PRODUCT$', ' ')),
+  ];
+  for (const text of texts) {
+    for (const word of text.split(SEPARATORS)) {
+      // Lower case can be longer than the word as written (İ), never shorter.
+      if (word.length >= 3 || (word && [...word.toLowerCase()].length >= 3)) words.add(word);
+    }
+  }
+  return [...words];
+}
