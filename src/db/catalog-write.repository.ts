@@ -74,14 +74,26 @@ export interface OpenWriteTransaction {
 }
 
 export class CatalogWriteRepository {
+  /**
+   * Words this repository's committed transactions wrote to `search_word`: a batch sends only the
+   * others (a first import's batches repeat most words; probing them all cost ~2 s of server CPU on
+   * the 44,130-record corpus). Words are never removed from `search_word`, so a word known here stays
+   * there; a transaction's words are added only once it has committed.
+   */
+  private readonly knownWords = new Set<string>();
+
   constructor(private readonly db: Kysely<DB>) {}
 
   /** Runs `fn` in one transaction holding the catalog write lock. */
   async inWriteTransaction<T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(async (tx) => {
+    let written: CatalogWriteTransaction | undefined;
+    const result = await this.db.transaction().execute(async (tx) => {
       await this.lock(tx);
-      return fn(new CatalogWriteTransaction(tx));
+      written = new CatalogWriteTransaction(tx, this.knownWords);
+      return fn(written);
     });
+    written?.committed();
+    return result;
   }
 
   /**
@@ -97,10 +109,14 @@ export class CatalogWriteRepository {
       await trx.rollback().execute();
       throw err;
     }
+    const tx = new CatalogWriteTransaction(trx, this.knownWords);
     return {
-      tx: new CatalogWriteTransaction(trx),
+      tx,
       db: trx,
-      commit: () => trx.commit().execute(),
+      commit: async () => {
+        await trx.commit().execute();
+        tx.committed();
+      },
       rollback: () => trx.rollback().execute(),
     };
   }
@@ -208,7 +224,21 @@ export class CatalogWriteTransaction {
   /** Changes written so far in this transaction (see `write`). */
   private changesWritten = 0;
 
-  constructor(private readonly tx: Transaction<DB>) {}
+  /** Words this transaction wrote to `search_word`, known once it commits. */
+  private readonly newWords: string[] = [];
+
+  constructor(
+    private readonly tx: Transaction<DB>,
+    private readonly knownWords: Set<string> = new Set(),
+  ) {}
+
+  /** Called once the transaction has committed: its dictionary words are known to be stored. */
+  committed(): void {
+    // Bounded: past a million words (tens of MB), start again (the words are sent again, no harm).
+    if (this.knownWords.size + this.newWords.length > 1_000_000) this.knownWords.clear();
+    for (const word of this.newWords) this.knownWords.add(word);
+    this.newWords.length = 0;
+  }
 
   /** Hashes of the stored statements of these CVEs. */
   async sourceHashes(cveIds: string[]): Promise<Map<string, StoredSource[]>> {
@@ -331,12 +361,19 @@ export class CatalogWriteTransaction {
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
           search_words = excluded.search_words, modified_at = now()`.execute(tx);
-      // The dictionary of the catalog's words (migration 0030): each word of the batch once.
-      const words = new Set(rows.flatMap((r) => r.search_words.split(' ')));
-      words.delete('');
-      await sql`
-        INSERT INTO search_word (word) SELECT DISTINCT lower(w) FROM unnest(${[...words]}::text[]) AS w
-        ON CONFLICT DO NOTHING`.execute(tx);
+      // The dictionary of the catalog's words (migration 0030): each word of the batch once, unless
+      // an earlier transaction is known to have written it.
+      const words = new Set<string>();
+      for (const row of rows) {
+        for (const word of row.search_words.split(' '))
+          if (word && !this.knownWords.has(word)) words.add(word);
+      }
+      if (words.size) {
+        await sql`
+          INSERT INTO search_word (word) SELECT DISTINCT lower(w) FROM unnest(${[...words]}::text[]) AS w
+          ON CONFLICT DO NOTHING`.execute(tx);
+        for (const word of words) this.newWords.push(word);
+      }
     }
     if (batch.cves.length) {
       // Cached list counts are keyed by this version (see CountCache).
