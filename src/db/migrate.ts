@@ -28,6 +28,7 @@ import * as m0025 from './migrations/0025-comment-edits.ts';
 
 import * as m0028 from './migrations/0028-project-dashboard.ts';
 import * as m0029 from './migrations/0029-vendor-aliases.ts';
+import * as m0030 from './migrations/0030-search-words.ts';
 import * as m0031 from './migrations/0031-package-names.ts';
 
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0025-comment-edits': m0025,
   '0028-project-dashboard': m0028,
   '0029-vendor-aliases': m0029,
+  '0030-search-words': m0030,
   '0031-package-names': m0031,
 };
 

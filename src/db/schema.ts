@@ -29,6 +29,15 @@ export type CveTable = Omit<
   modified_at: Generated<Date>;
 };
 
+/**
+ * One word of three characters or more of the catalog's search texts (migration 0030). Table `cve`'s
+ * generated columns `search_text` and `search_words` are left out of CveTable: only the search's SQL
+ * (cve-search.ts) reads them, and no one writes them.
+ */
+export interface SearchWordTable {
+  word: string;
+}
+
 export interface CveSourceTable {
   cve_id: string;
   provider: string;
@@ -458,6 +467,7 @@ export interface WeaknessCveCountTable {
 
 export interface DB {
   cve: CveTable;
+  search_word: SearchWordTable;
   cve_source: CveSourceTable;
   cve_input: CveInputTable;
   cve_change: CveChangeTable;
