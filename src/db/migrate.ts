@@ -28,6 +28,7 @@ import * as m0025 from './migrations/0025-comment-edits.ts';
 
 import * as m0028 from './migrations/0028-project-dashboard.ts';
 import * as m0029 from './migrations/0029-vendor-aliases.ts';
+import * as m0032 from './migrations/0032-vendor-sources.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0025-comment-edits': m0025,
   '0028-project-dashboard': m0028,
   '0029-vendor-aliases': m0029,
+  '0032-vendor-sources': m0032,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
