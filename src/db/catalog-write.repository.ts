@@ -360,9 +360,7 @@ export class CatalogWriteTransaction {
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
-          vendor_sources = excluded.vendor_sources, modified_at = now()`.execute(
-        tx,
-      );
+          vendor_sources = excluded.vendor_sources, modified_at = now()`.execute(tx);
     }
     if (batch.cves.length) {
       // Cached list counts are keyed by this version (see CountCache).

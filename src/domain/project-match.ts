@@ -185,7 +185,8 @@ export function keySources(vendors: readonly string[], statements: readonly Stat
       }
     }
     for (const key of listed)
-      if (!explained.has(key)) sources.get(key)?.push({ provider: s.provider, via: 'stated', source: 'stated' });
+      if (!explained.has(key))
+        sources.get(key)?.push({ provider: s.provider, via: 'stated', source: 'stated' });
   }
   return [...sources].map(([key, list]) => ({ key, ...splitVendorKey(key), sources: list }));
 }
@@ -206,7 +207,10 @@ export function keySourceOf(origin: KeyOrigin): KeySource {
     case 'cna-text': {
       // Labels are "Vendor" or "Vendor / Product" as the CNA wrote them (a phrase of the description).
       const at = origin.rule === 'description' ? -1 : origin.text.indexOf(' / ');
-      const text = at < 0 ? { vendor: origin.text } : { vendor: origin.text.slice(0, at), product: origin.text.slice(at + 3) };
+      const text =
+        at < 0
+          ? { vendor: origin.text }
+          : { vendor: origin.text.slice(0, at), product: origin.text.slice(at + 3) };
       return {
         provider: origin.provider,
         via: 'cna_text',

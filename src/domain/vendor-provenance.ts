@@ -43,7 +43,11 @@ export interface KeyStatement {
   descriptionLang?: string | undefined;
   vendors: readonly string[];
   cpes: readonly string[];
-  affected?: readonly { vendor?: string | undefined; product?: string | undefined; cpes?: string[] | undefined }[];
+  affected?: readonly {
+    vendor?: string | undefined;
+    product?: string | undefined;
+    cpes?: string[] | undefined;
+  }[];
 }
 
 /** Maps CVE 5 containers to keys (`CnaKeyMapper.map`: the alias table with the operator's overrides). */

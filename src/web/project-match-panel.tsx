@@ -44,8 +44,8 @@ function RuleText({ source }: { source: Extract<KeySource, { via: 'cna_text' }> 
     case 'alias':
       return (
         <>
-          learned alias: {source.support} of {plural(source.records ?? 0, 'record')} naming this text had
-          this key in their CPEs
+          learned alias: {source.support} of {plural(source.records ?? 0, 'record')} naming this text had this
+          key in their CPEs
         </>
       );
     case 'name':
@@ -265,8 +265,8 @@ export function MatchExplanation({
       {match.retracted.length > 0 && (
         <details class="small match-retracted">
           <summary>
-            {plural(match.retracted.length, 'key')} from the CNA's text that NVD's CPEs contradict (not
-            this CVE's)
+            {plural(match.retracted.length, 'key')} from the CNA's text that NVD's CPEs contradict (not this
+            CVE's)
           </summary>
           <KeysTable keys={match.retracted} />
         </details>

@@ -30,12 +30,15 @@ const Source = Type.Object(
     vendor: Type.Optional(Type.String()),
     product: Type.Optional(Type.String()),
     rule: Type.Optional(
-      Type.Union(['alias', 'name', 'description', 'operator'].map((r) => Type.Literal(r)), {
-        description:
-          'How the text became the key: a learned `alias` (`support` of the `records` naming the text ' +
-          'had the key), the `name` spelled as a CPE names it, words of the `description`, an ' +
-          "`operator`'s alias. Absent for a CVE merged before provenance was stored.",
-      }),
+      Type.Union(
+        ['alias', 'name', 'description', 'operator'].map((r) => Type.Literal(r)),
+        {
+          description:
+            'How the text became the key: a learned `alias` (`support` of the `records` naming the text ' +
+            'had the key), the `name` spelled as a CPE names it, words of the `description`, an ' +
+            "`operator`'s alias. Absent for a CVE merged before provenance was stored.",
+        },
+      ),
     ),
     text: Type.Optional(Type.String({ description: 'The text read: "Vendor" or "Vendor / Product".' })),
     support: Type.Optional(Type.Integer()),

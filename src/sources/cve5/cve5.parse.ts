@@ -167,7 +167,10 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
       // The ADP's entries without CPEs, as text to map (those with CPEs gave their keys above).
       const text = a.affected
         .filter((e) => !e.cpes && (e.vendor || e.product))
-        .map((e) => ({ ...(e.vendor ? { vendor: e.vendor } : {}), ...(e.product ? { product: e.product } : {}) }));
+        .map((e) => ({
+          ...(e.vendor ? { vendor: e.vendor } : {}),
+          ...(e.product ? { product: e.product } : {}),
+        }));
       if (text.length) doc.affected = text;
       doc.references = referencesOf(adp);
       records.push({ cveId, provider: 'vulnrichment', doc });
