@@ -19,6 +19,8 @@ import type { ImportReport } from '../../src/domain/import-report.ts';
 import { cve5Source } from '../../src/sources/cve5/cve5.source.ts';
 import { parseCve5Record } from '../../src/sources/cve5/cve5.parse.ts';
 import { describeEachDatabase, openTestDatabase } from '../helpers/databases.ts';
+import { SAMPLE_RECORDS, learnAliasTable, storeAliasTable } from '../helpers/aliases.ts';
+import { mapCnaKeys } from '../../src/domain/vendor-aliases.ts';
 import { catalogSnapshot } from '../helpers/cve5-history.ts';
 
 const HISTORY = fileURLToPath(new URL('../fixtures/cve5/history/', import.meta.url));
@@ -66,7 +68,13 @@ function stable(value: unknown): string {
 /** The merged view of one CVE 5 record on its own (its mitre and vulnrichment statements). */
 function mergedViewOf(record: Json): MergedCve {
   const { cveId, records } = parseCve5Record(record);
-  return mergeCve(cveId, new Map<Provider, SourceDocument>(records.map((r) => [r.provider, r.doc])));
+  // Mapped with the table the imports use (learned from the bundled sample, as a new install's).
+  const table = learnAliasTable([SAMPLE_RECORDS]);
+  return mergeCve(
+    cveId,
+    new Map<Provider, SourceDocument>(records.map((r) => [r.provider, r.doc])),
+    (containers) => mapCnaKeys(table, containers),
+  );
 }
 
 /**
@@ -342,6 +350,7 @@ describeEachDatabase('ImportService (cve5 history replay)', (use, backend) => {
     beforeAll(async () => {
       dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vulntrack-history-'));
       commitFiles = await writeCommitFiles(dir);
+      await storeAliasTable(use().db, [SAMPLE_RECORDS]);
       const service = new ImportService(use().db);
       const watched = new Map<number, string[]>();
       for (const h of HAND_CHECKED)
@@ -505,6 +514,7 @@ describeEachDatabase('ImportService (cve5 history replay)', (use, backend) => {
     it('ends like the straight replay when a replay stopped half-way is resumed where it stopped', async () => {
       const database = await openTestDatabase(backend);
       try {
+        await storeAliasTable(database.db, [SAMPLE_RECORDS]);
         const service = new ImportService(database.db);
         const half = Math.floor(commitFiles.length / 2);
         await replay(service, commitFiles.slice(0, half));
