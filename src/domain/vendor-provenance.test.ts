@@ -88,7 +88,13 @@ describe('deriveVendorKeys', () => {
     const { vendors, provenance } = deriveVendorKeys(
       [
         ['mitre', statement({ affected: [{ vendor: 'Acme Corp', product: 'Rocket' }] })],
-        ['nvd', statement({ vendors: ['acme', 'acme$PRODUCT$anvil'], cpes: ['cpe:2.3:a:acme:anvil:2:*:*:*:*:*:*:*'] })],
+        [
+          'nvd',
+          statement({
+            vendors: ['acme', 'acme$PRODUCT$anvil'],
+            cpes: ['cpe:2.3:a:acme:anvil:2:*:*:*:*:*:*:*'],
+          }),
+        ],
       ],
       acme,
     );
