@@ -227,10 +227,10 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
     commit: 'bf219de1fc9914924dda8e2892bf71646a1da92a',
     cveId: 'CVE-2023-52447',
     change: {
-      types: ['first_time', 'weaknesses', 'cpes', 'vendors', 'metrics'],
+      types: ['weaknesses', 'cpes', 'metrics'],
       data: [
-        // "linux" is known already from the CNA's affected vendor "Linux".
-        { type: 'first_time', details: ['linux$PRODUCT$linux_kernel'] },
+        // Both keys are known already: the CNA's "Linux" / "Linux" maps to `linux` and
+        // `linux$PRODUCT$linux_kernel` (learned aliases), which CISA-ADP's CPEs now confirm.
         { type: 'weaknesses', details: { added: ['CWE-416'], removed: [] } },
         {
           type: 'cpes',
@@ -242,7 +242,6 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
             removed: [],
           },
         },
-        { type: 'vendors', details: { added: ['linux$PRODUCT$linux_kernel'], removed: [] } },
         {
           type: 'metrics',
           details: {

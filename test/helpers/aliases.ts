@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { VendorAliasRepository } from '../../src/db/vendor-alias.repository.ts';
+import { aliasLookup } from '../../src/domain/vendor-alias-overrides.ts';
 import { AliasLearner, type AliasTable } from '../../src/domain/vendor-aliases.ts';
 
 /** The CVE 5 records (one per line) of a `.jsonl` or `.jsonl.gz` file. */
@@ -51,3 +52,29 @@ export const SAMPLE_RECORDS = 'data/sample/cve5-sample.jsonl.gz';
 
 /** Small real records that teach "Apache Software Foundation", "Oracle / WebLogic Server", "SourceCodester / Employee Task Management System". */
 export const LEARNING_RECORDS = 'test/fixtures/cve5/alias-learning.jsonl';
+
+/**
+ * The test worlds' aliases: the table learned from the bundled sample (a new install's), and one
+ * operator alias, "Apache Software Foundation / Apache Log4j2" → `apache$PRODUCT$log4j2`. The worlds'
+ * subscriptions, lists and payloads name that key (the old text rule gave it to Log4Shell); no CPE of
+ * the sample names the product, so the table alone gives Log4Shell only `apache`, and an operator
+ * alias is how a deployment would keep the key.
+ */
+export async function storeTestAliases(db: Kysely<DB>): Promise<void> {
+  await storeAliasTable(db, [SAMPLE_RECORDS]);
+  const repository = new VendorAliasRepository(db);
+  const [vendorText, productText, key] = [
+    'Apache Software Foundation',
+    'Apache Log4j2',
+    'apache$PRODUCT$log4j2',
+  ];
+  if ((await repository.overrides()).some((o) => o.key === key)) return;
+  await repository.saveOverride({
+    vendorText,
+    productText,
+    key,
+    action: 'add',
+    lookup: aliasLookup(vendorText, productText)!,
+    createdBy: null,
+  });
+}
