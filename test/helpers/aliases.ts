@@ -62,19 +62,25 @@ export const LEARNING_RECORDS = 'test/fixtures/cve5/alias-learning.jsonl';
  */
 export async function storeTestAliases(db: Kysely<DB>): Promise<void> {
   await storeAliasTable(db, [SAMPLE_RECORDS]);
+  await addOperatorAlias(db, 'Apache Software Foundation', 'Apache Log4j2', 'apache$PRODUCT$log4j2');
+}
+
+/** An operator's alias (`vendor_alias_override`, action `add`), once. */
+export async function addOperatorAlias(
+  db: Kysely<DB>,
+  vendorText: string,
+  productText: string | undefined,
+  key: string,
+): Promise<void> {
   const repository = new VendorAliasRepository(db);
-  const [vendorText, productText, key] = [
-    'Apache Software Foundation',
-    'Apache Log4j2',
-    'apache$PRODUCT$log4j2',
-  ];
-  if ((await repository.overrides()).some((o) => o.key === key)) return;
+  const lookup = aliasLookup(vendorText, productText)!;
+  if ((await repository.overrides()).some((o) => o.key === key && o.vendorText === vendorText)) return;
   await repository.saveOverride({
     vendorText,
-    productText,
+    productText: productText ?? null,
     key,
     action: 'add',
-    lookup: aliasLookup(vendorText, productText)!,
+    lookup,
     createdBy: null,
   });
 }
