@@ -179,7 +179,7 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
 
     beforeAll(async () => {
       before = await executions();
-      await importAndProcess('nvd', fixture('nvd/feed-1.1-vendor-provenance.json'));
+      await importAndProcess('nvd', fixture('nvd/feed-1.1-vendor-provenance.json.gz'));
     });
 
     it('confirms the text-derived keys of WebLogic and sends nothing more', async () => {
