@@ -104,7 +104,7 @@ describeEachDatabase('web: a CVE in a project', (use) => {
       const why = page.html.querySelector('#why')!;
       const matched = why.querySelector('table.match-keys')!.text.replace(/\s+/g, ' ');
       expect(matched).toContain('tukaani xz (product)');
-      expect(matched).toMatch(/NVD: CPE cpe:2\.3:a:tukaani:xz:/);
+      expect(matched).toMatch(/NVD: NVD's CPE cpe:2\.3:a:tukaani:xz:/);
       // The CVE's other keys are one click away.
       expect(why.querySelector('details summary')?.text).toMatch(/All \d+ keys of this CVE/);
     });
