@@ -127,8 +127,8 @@ export class ImportService {
    * Merges the catalog's CVEs again with the current alias table (after a new table or override is
    * stored: `vulntrack vendors learn` calls it), in batches of one transaction each, writing those
    * whose keys or provenance moved and recording their changes (news, alerting projects a CVE enters,
-   * unless `silent`; see `remapCveBatch`). Reads every CVE's statements: about 1 minute per 100,000
-   * CVEs. Idempotent; an interrupted run leaves whole batches and the next run completes it.
+   * unless `silent`; see `remapCveBatch`). Reads every CVE's statements (not measured on a large
+   * catalog yet). Idempotent; an interrupted run leaves whole batches and the next run completes it.
    */
   async remapVendorKeys(options: RemapOptions = {}): Promise<RemapReport> {
     const started = Date.now();
