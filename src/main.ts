@@ -93,7 +93,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
         { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
       ]);
     },
-    { leaseMs: config.worker.leaseMs },
+    { leaseMs: config.worker.leaseMs, vendorAliases },
   );
   const metrics = new MetricsService(database.db, config.sync.sources);
   const sync = new SyncService(database.db, imports, config.sync, {

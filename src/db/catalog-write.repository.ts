@@ -171,6 +171,35 @@ export class CatalogWriteRepository {
     return rows.map((r) => r.cve_id);
   }
 
+  /**
+   * Up to `limit` CVE ids of the catalog after `after`, in id order (`legacy`: only those merged
+   * before migration 0032, without vendor provenance, read through its partial index).
+   */
+  async cveIdsAfter(after: string, limit: number, legacy: boolean): Promise<string[]> {
+    const { rows } = legacy
+      ? await sql<{ cve_id: string }>`
+          SELECT cve_id FROM cve WHERE vendor_sources IS NULL AND cve_id > ${after}
+           ORDER BY cve_id LIMIT ${limit}`.execute(this.db)
+      : await sql<{ cve_id: string }>`
+          SELECT cve_id FROM cve WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(this.db);
+    return rows.map((r) => r.cve_id);
+  }
+
+  /** How many CVEs were merged before migration 0032 (no vendor provenance), and how many in all. */
+  async vendorProvenanceCounts(): Promise<{ legacy: number; total: number }> {
+    const { rows } = await sql<{ legacy: number; total: number }>`
+      SELECT (SELECT count(*)::int FROM cve WHERE vendor_sources IS NULL) AS legacy,
+             (SELECT count(*)::int FROM cve) AS total`.execute(this.db);
+    return rows[0] ?? { legacy: 0, total: 0 };
+  }
+
+  /** Whether any CVE was merged before migration 0032 (an index lookup). */
+  async hasLegacyVendorKeys(): Promise<boolean> {
+    const { rows } = await sql<{ any: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM cve WHERE vendor_sources IS NULL) AS any`.execute(this.db);
+    return rows[0]?.any ?? false;
+  }
+
   /** Whether any raw record of this source was fingerprinted (none before a first import). */
   async hasInputs(source: string): Promise<boolean> {
     const result = await sql<{ any: boolean }>`
@@ -296,6 +325,7 @@ export class CatalogWriteTransaction {
         'references',
         'nvd_configurations',
         'providers',
+        'vendor_sources',
       ])
       .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
       .execute();
@@ -314,6 +344,7 @@ export class CatalogWriteTransaction {
         references: r.references as MergedCve['references'],
         nvdConfigurations: r.nvd_configurations as MergedCve['nvdConfigurations'],
         providers: r.providers as Provider[],
+        ...(r.vendor_sources ? { vendorSources: r.vendor_sources } : {}),
       });
     }
     return map;
@@ -344,15 +375,15 @@ export class CatalogWriteTransaction {
       await sql`
         INSERT INTO cve (cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                          cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
-                         search_words)
+                         vendor_sources, search_words)
         SELECT cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
-               string_to_array(lower(search_words), ' ')
+               vendor_sources, string_to_array(lower(search_words), ' ')
           FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(
             cve_id text, state text, title text, description text, created_at timestamptz, updated_at timestamptz,
             metrics jsonb, cvss20 float8, cvss30 float8, cvss31 float8, cvss40 float8, kev boolean, epss float8,
             vendors text[], weaknesses text[], cpes text[], "references" jsonb, nvd_configurations jsonb,
-            providers text[], search_words text)
+            providers text[], vendor_sources jsonb, search_words text)
         ON CONFLICT (cve_id) DO UPDATE SET
           state = excluded.state, title = excluded.title, description = excluded.description,
           created_at = excluded.created_at, updated_at = excluded.updated_at, metrics = excluded.metrics,
@@ -360,7 +391,7 @@ export class CatalogWriteTransaction {
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
-          search_words = excluded.search_words, modified_at = now()`.execute(tx);
+          vendor_sources = excluded.vendor_sources, search_words = excluded.search_words, modified_at = now()`.execute(tx);
       // The dictionary of the catalog's words (migration 0030): each word of the batch once, unless
       // an earlier transaction is known to have written it.
       const words = new Set<string>();
@@ -388,11 +419,12 @@ export class CatalogWriteTransaction {
         types: c.types,
         data: c.data,
         n: this.changesWritten++,
+        origin: c.origin ?? null,
       }));
       await sql`
-        INSERT INTO cve_change (cve_id, types, data, created_at)
-        SELECT cve_id, types, data, now() + n * interval '1 microsecond'
-          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb, n int)`.execute(
+        INSERT INTO cve_change (cve_id, types, data, created_at, origin)
+        SELECT cve_id, types, data, now() + n * interval '1 microsecond', origin
+          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb, n int, origin text)`.execute(
         tx,
       );
     }
@@ -498,6 +530,7 @@ function toRow(cve: MergedCve) {
     references: cve.references,
     nvd_configurations: cve.nvdConfigurations,
     providers: cve.providers,
+    vendor_sources: cve.vendorSources ?? null,
     // Without blanks (they separate words), so joined with one the database splits them again.
     search_words: cveSearchWords(cve).join(' '),
   };

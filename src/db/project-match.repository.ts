@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import { PRODUCT_SEPARATOR } from '../domain/cpe.ts';
 import type { KeyChange, MatchFacts, StatementKeys } from '../domain/project-match.ts';
+import type { VendorProvenance } from '../domain/vendor-provenance.ts';
 
 /** At most this many subscribed keys of one project are read (matching first, then near ones). */
 const CANDIDATES_PER_PROJECT = 60;
@@ -18,6 +19,7 @@ interface FactsRow {
   state: string;
   created_at: Date;
   vendors: string[];
+  vendor_sources: VendorProvenance | null;
   statements: { provider: string; vendors: unknown; cpes: unknown; affected: unknown }[];
   changes: { at: string; entries: { type?: unknown; details?: unknown }[] | null }[];
   projects: { name: string; count: number; candidates: { key: string; since: string }[] }[];
@@ -41,13 +43,13 @@ export class ProjectMatchRepository {
   ): Promise<MatchFacts | undefined> {
     const sep = PRODUCT_SEPARATOR;
     const { rows } = await sql<FactsRow>`
-      WITH c AS (SELECT cve_id, state, created_at, vendors FROM cve WHERE cve_id = ${cveId}),
+      WITH c AS (SELECT cve_id, state, created_at, vendors, vendor_sources FROM cve WHERE cve_id = ${cveId}),
       parts AS (
         SELECT split_part(k, ${sep}, 1) AS vendor,
                CASE WHEN strpos(k, ${sep}) > 0 THEN split_part(k, ${sep}, 2) END AS product
           FROM c, unnest(c.vendors) AS k
       )
-      SELECT c.cve_id, c.state, c.created_at, c.vendors,
+      SELECT c.cve_id, c.state, c.created_at, c.vendors, c.vendor_sources,
         (SELECT coalesce(jsonb_agg(jsonb_build_object(
                   'provider', s.provider,
                   'vendors', s.data->'vendors',
@@ -89,7 +91,13 @@ export class ProjectMatchRepository {
     const row = rows[0];
     if (!row) return undefined;
     return {
-      cve: { cveId: row.cve_id, state: row.state, published: row.created_at, vendors: row.vendors },
+      cve: {
+        cveId: row.cve_id,
+        state: row.state,
+        published: row.created_at,
+        vendors: row.vendors,
+        vendorSources: row.vendor_sources,
+      },
       statements: row.statements.map((s): StatementKeys => ({
         provider: s.provider,
         vendors: strings(s.vendors),

@@ -1,5 +1,6 @@
 /** Table types for Kysely. One interface per table; the migrations are the source of truth. */
 import type { CatalogCve } from '../domain/cve-facts.ts';
+import type { VendorProvenance } from '../domain/vendor-provenance.ts';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { ChannelType } from '../notifications/channel-registry.ts';
 import type { AutomationTrigger, ReportFrequency } from '../domain/automation.ts';
@@ -27,6 +28,8 @@ export type CveTable = Omit<
   nvd_configurations: Json<CatalogCve['nvd_configurations']>;
   inserted_at: Generated<Date>;
   modified_at: Generated<Date>;
+  /** Where each vendor key comes from (migration 0032); null for a CVE merged before it. */
+  vendor_sources: ColumnType<VendorProvenance | null, string | null | undefined, string | null>;
 };
 
 /**
@@ -510,7 +513,11 @@ export interface DB {
   project_feed: ProjectFeedTable;
 }
 
-export type CveRow = Selectable<CveTable>;
+/**
+ * A served row of `cve`. `vendor_sources` is not part of the CVE as the APIs serve it (SPEC's shape);
+ * the catalog writer and the "why (not) in this project" answer read it.
+ */
+export type CveRow = Omit<Selectable<CveTable>, 'vendor_sources'>;
 /** A row of `cve` is the domain's CatalogCve: the compiler refuses the two declarations disagreeing. */
 type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export type CveRowIsCatalogCve = Assert<Agree<CveRow, CatalogCve>>;

@@ -1,3 +1,5 @@
+import { deriveVendorKeys, type TextMapper, type VendorProvenance } from './vendor-provenance.ts';
+
 /**
  * The catalog's model of a CVE: what each provider says about it (a SourceDocument, normalized from
  * its upstream form) and the merged view built from all of them (docs/catalog.md).
@@ -165,6 +167,8 @@ export interface MergedCve {
   references: Reference[];
   nvdConfigurations: NvdConfiguration[] | null;
   providers: Provider[];
+  /** Where each key of `vendors` comes from; absent for a view stored before migration 0032. */
+  vendorSources?: VendorProvenance;
 }
 
 export function emptyDocument(): SourceDocument {
@@ -239,8 +243,15 @@ function mergeReferences(docs: Map<Provider, SourceDocument>): Reference[] {
   return [...byUrl.values()].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
 }
 
-/** Builds the merged view (docs/catalog.md) of one CVE from the documents of its providers. Pure. */
-export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>): MergedCve {
+/**
+ * Builds the merged view (docs/catalog.md) of one CVE from the documents of its providers. `mapText`
+ * maps the CNA's and ADPs' affected text to keys (the alias table); without it, text gives none. Pure.
+ */
+export function mergeCve(
+  cveId: string,
+  sources: Map<Provider, SourceDocument>,
+  mapText?: TextMapper,
+): MergedCve {
   const metric = (key: MetricKey | 'epss', order: readonly Provider[] = MERGE_ORDER): MetricView => {
     const found = firstBy(sources, order, (d) => d.metrics[key]);
     if (found) return { data: found.value, provider: found.provider };
@@ -259,6 +270,10 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
   // Only for a record without dates (the catalog merges none without a record).
   const fallback = created[0] ?? updated[0] ?? '1970-01-01T00:00:00.000Z';
   const nvd = sources.get('nvd');
+  const keys = deriveVendorKeys(
+    MERGE_ORDER.filter((p) => sources.has(p)).map((p) => [p, sources.get(p)!] as const),
+    mapText,
+  );
   return {
     cveId,
     state: firstBy(sources, MERGE_ORDER, (d) => d.state)?.value ?? 'PUBLISHED',
@@ -276,12 +291,13 @@ export function mergeCve(cveId: string, sources: Map<Provider, SourceDocument>):
       threat_severity: metric('threat_severity'),
       epss: metric('epss'),
     },
-    vendors: sortedUnion([...sources.values()].map((d) => d.vendors)),
+    vendors: keys.vendors,
     cpes: sortedUnion([...sources.values()].map((d) => d.cpes)),
     weaknesses: sortedUnion([...sources.values()].map((d) => d.weaknesses)),
     references: mergeReferences(sources),
     nvdConfigurations: nvd?.nvdConfigurations ?? null,
     providers: MERGE_ORDER.filter((p) => sources.has(p)),
+    vendorSources: keys.provenance,
   };
 }
 

@@ -40,12 +40,20 @@ describe('keySources', () => {
       vendor: 'php',
       product: 'php',
       sources: [
-        { provider: 'vulnrichment', via: 'cpe', example: 'cpe:2.3:a:php:php:*:*:*:*:*:*:*:*', count: 2 },
+        {
+          provider: 'vulnrichment',
+          via: 'cpe',
+          source: 'cpe',
+          example: 'cpe:2.3:a:php:php:*:*:*:*:*:*:*:*',
+          count: 2,
+        },
       ],
     });
     // "PHP Group" normalizes to `php`; the key the CNA's statement lists is `php_group` (an older rule
     // wrote it): what the statement lists and no rule gives is "stated".
-    expect(keys.find((k) => k.key === 'php_group')?.sources).toEqual([{ provider: 'mitre', via: 'stated' }]);
+    expect(keys.find((k) => k.key === 'php_group')?.sources).toEqual([
+      { provider: 'mitre', via: 'stated', source: 'stated' },
+    ]);
   });
 
   it('attributes normalized CNA text when the statement lists the key it gives', () => {
@@ -61,9 +69,86 @@ describe('keySources', () => {
       ],
     );
     expect(vendor!.sources).toEqual([
-      { provider: 'mitre', via: 'cna_text', vendor: 'Apache Software Foundation', product: 'Apache Log4j2' },
+      {
+        provider: 'mitre',
+        via: 'cna_text',
+        source: 'cna-text',
+        vendor: 'Apache Software Foundation',
+        product: 'Apache Log4j2',
+      },
     ]);
     expect(product!.sources).toEqual(vendor!.sources);
+  });
+});
+
+describe('explainMatches with stored provenance', () => {
+  it('names the stored origins, the CNA text with its alias evidence, and the retracted keys', () => {
+    const [answer] = explainMatches(
+      facts({
+        cve: {
+          cveId: 'CVE-2024-2555',
+          state: 'PUBLISHED',
+          published: at('2024-03-17'),
+          vendors: ['oretnom23'],
+          vendorSources: {
+            keys: {
+              oretnom23: [
+                {
+                  source: 'cpe:nvd',
+                  provider: 'nvd',
+                  cpe: 'cpe:2.3:a:oretnom23:x:1:*:*:*:*:*:*:*',
+                  count: 1,
+                },
+              ],
+            },
+            retracted: {
+              sourcecodester: [
+                {
+                  source: 'cna-text',
+                  rule: 'alias',
+                  text: 'SourceCodester',
+                  support: 3,
+                  records: 4,
+                  provider: 'mitre',
+                },
+              ],
+            },
+          },
+        },
+        projects: [
+          { name: 'p', subscriptionsCount: 1, candidates: [{ key: 'oretnom23', since: at('2024-01-01') }] },
+        ],
+      }),
+    );
+    expect(answer!.matched.map((k) => k.sources)).toEqual([
+      [
+        {
+          provider: 'nvd',
+          via: 'cpe',
+          source: 'cpe:nvd',
+          example: 'cpe:2.3:a:oretnom23:x:1:*:*:*:*:*:*:*',
+          count: 1,
+        },
+      ],
+    ]);
+    expect(answer!.retracted).toEqual([
+      {
+        key: 'sourcecodester',
+        vendor: 'sourcecodester',
+        sources: [
+          {
+            provider: 'mitre',
+            via: 'cna_text',
+            source: 'cna-text',
+            vendor: 'SourceCodester',
+            rule: 'alias',
+            text: 'SourceCodester',
+            support: 3,
+            records: 4,
+          },
+        ],
+      },
+    ]);
   });
 });
 

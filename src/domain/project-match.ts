@@ -4,10 +4,13 @@
  * when the CVE entered the project; for a CVE outside the project, the keys it has and the nearest
  * subscribed ones. Pure: the facts come from one repository read (`ProjectMatchRepository`).
  *
- * Provenance is recomputed from each provider's stored statement with the rules the importers use
- * (docs/catalog.md): a statement's CPEs give `vendor` and `vendor$PRODUCT$product`; a CNA or ADP
- * affected entry without CPEs gives its normalized vendor and product text. A key the statement lists
- * that neither rule gives (an OpenCVE KB section states its vendors as they are) is `stated`.
+ * Provenance is the one stored when the CVE was merged (`cve.vendor_sources`, docs/catalog.md "Vendor
+ * keys and their provenance"): a CPE of NVD, the CNA or an ADP, or the CNA's text mapped by the alias
+ * table with its evidence; and the text-derived keys NVD's CPEs retracted. For a CVE merged before
+ * that was stored, it is recomputed from each provider's statement with the rules of the time: a
+ * statement's CPEs give `vendor` and `vendor$PRODUCT$product`; a CNA or ADP affected entry without
+ * CPEs gives its normalized vendor and product text. A key the statement lists that neither rule
+ * gives (an OpenCVE KB section states its vendors as they are) is `stated`.
  */
 import {
   normalizeProductName,
@@ -16,15 +19,38 @@ import {
   vendorKey,
   vendorKeysOfCpe,
 } from './cpe.ts';
+import type { KeyOrigin, VendorProvenance } from './vendor-provenance.ts';
 
 /** Where a CVE's key comes from: one provider's statement, and how that statement gives it. */
 export type KeySource =
   /** From CPEs of the statement (NVD's configurations, or a CNA's or ADP's affected CPEs). */
-  | { provider: string; via: 'cpe'; example: string; count: number }
-  /** From the affected entry's vendor and product as the CNA (or ADP) wrote them, normalized. */
-  | { provider: string; via: 'cna_text'; vendor: string; product?: string }
+  | {
+      provider: string;
+      via: 'cpe';
+      /** Whose CPEs: NVD's, the CNA's or an ADP's. */
+      source: 'cpe:nvd' | 'cpe:cna' | 'cpe:adp' | 'cpe';
+      example: string;
+      count: number;
+    }
+  /**
+   * From the affected entry's vendor and product as the CNA (or ADP) wrote them: mapped by the alias
+   * table (`rule`: a learned `alias` with its `support` of `records`, the `name` spelled as a CPE
+   * names it, the `description`'s words, an `operator`'s alias; `text` what was read), or, for a CVE
+   * merged before provenance was stored, normalized (`rule` absent).
+   */
+  | {
+      provider: string;
+      via: 'cna_text';
+      source: 'cna-text';
+      vendor: string;
+      product?: string;
+      rule?: 'alias' | 'name' | 'spelling' | 'description' | 'operator';
+      text?: string;
+      support?: number;
+      records?: number;
+    }
   /** Listed by the statement as it is (an OpenCVE knowledge-base section). */
-  | { provider: string; via: 'stated' };
+  | { provider: string; via: 'stated'; source: 'stated' };
 
 /** One provider's statement, reduced to what gives vendor keys. */
 export interface StatementKeys {
@@ -49,7 +75,14 @@ export interface SubscribedKey {
 
 /** What the repository reads for one CVE and the projects asked about. */
 export interface MatchFacts {
-  cve: { cveId: string; state: string; published: Date; vendors: string[] };
+  cve: {
+    cveId: string;
+    state: string;
+    published: Date;
+    vendors: string[];
+    /** Stored provenance (`cve.vendor_sources`); null for a CVE merged before it was stored. */
+    vendorSources?: VendorProvenance | null;
+  };
   statements: StatementKeys[];
   keyChanges: KeyChange[];
   projects: { name: string; subscriptionsCount: number; candidates: SubscribedKey[] }[];
@@ -109,6 +142,8 @@ export interface ProjectMatch {
   entered: { at: Date; key: string; cause: 'cve_gained_key' | 'subscribed' | 'published' } | null;
   /** Every key of the CVE with where it comes from. */
   keys: CveKey[];
+  /** Keys the CNA's text gave that NVD's CPEs contradict: not the CVE's (docs/catalog.md). */
+  retracted: CveKey[];
   /** Subscribed keys close to one of the CVE's (only when not in the project). */
   near: NearKey[];
   subscriptionsCount: number;
@@ -136,7 +171,7 @@ export function keySources(vendors: readonly string[], statements: readonly Stat
       }
     }
     for (const [key, { example, count }] of cpeCounts)
-      sources.get(key)?.push({ provider: s.provider, via: 'cpe', example, count });
+      sources.get(key)?.push({ provider: s.provider, via: 'cpe', source: 'cpe', example, count });
     for (const a of s.affected) {
       if (a.cpes?.length) continue;
       const vendor = normalizeVendorName(a.vendor);
@@ -146,13 +181,56 @@ export function keySources(vendors: readonly string[], statements: readonly Stat
       for (const key of product ? [vendor, vendorKey(vendor, product)] : [vendor]) {
         if (!listed.has(key) || explained.has(key)) continue;
         explained.add(key);
-        sources.get(key)?.push({ provider: s.provider, via: 'cna_text', ...text });
+        sources.get(key)?.push({ provider: s.provider, via: 'cna_text', source: 'cna-text', ...text });
       }
     }
     for (const key of listed)
-      if (!explained.has(key)) sources.get(key)?.push({ provider: s.provider, via: 'stated' });
+      if (!explained.has(key))
+        sources.get(key)?.push({ provider: s.provider, via: 'stated', source: 'stated' });
   }
   return [...sources].map(([key, list]) => ({ key, ...splitVendorKey(key), sources: list }));
+}
+
+/** A stored origin (domain/vendor-provenance.ts) as a key source of the answer. */
+export function keySourceOf(origin: KeyOrigin): KeySource {
+  switch (origin.source) {
+    case 'cpe:nvd':
+    case 'cpe:cna':
+    case 'cpe:adp':
+      return {
+        provider: origin.provider,
+        via: 'cpe',
+        source: origin.source,
+        example: origin.cpe,
+        count: origin.count,
+      };
+    case 'cna-text': {
+      // Labels are "Vendor" or "Vendor / Product" as the CNA wrote them (a phrase of the description).
+      const at = origin.rule === 'description' ? -1 : origin.text.indexOf(' / ');
+      const text =
+        at < 0
+          ? { vendor: origin.text }
+          : { vendor: origin.text.slice(0, at), product: origin.text.slice(at + 3) };
+      return {
+        provider: origin.provider,
+        via: 'cna_text',
+        source: 'cna-text',
+        ...text,
+        rule: origin.rule,
+        text: origin.text,
+        ...(origin.rule === 'alias' ? { support: origin.support, records: origin.records } : {}),
+      };
+    }
+    case 'stated':
+      return { provider: origin.provider, via: 'stated', source: 'stated' };
+  }
+}
+
+/** The keys of a stored provenance record (`keys` or `retracted`), in key order. */
+function storedKeys(record: Record<string, KeyOrigin[]> | undefined): CveKey[] {
+  return Object.entries(record ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, origins]) => ({ key, ...splitVendorKey(key), sources: origins.map(keySourceOf) }));
 }
 
 /** When the CVE last gained `key` in the recorded changes (null when no change gave it). */
@@ -188,7 +266,12 @@ export function nearKeys(cveKeys: readonly string[], candidates: readonly Subscr
 /** The answer for each project of the facts, in their order. */
 export function explainMatches(facts: MatchFacts): ProjectMatch[] {
   const { cve } = facts;
-  const keys = keySources(cve.vendors, facts.statements);
+  const stored = cve.vendorSources;
+  const storedByKey = new Map(storedKeys(stored?.keys).map((k) => [k.key, k]));
+  const keys = stored
+    ? cve.vendors.map((key) => storedByKey.get(key) ?? { key, ...splitVendorKey(key), sources: [] })
+    : keySources(cve.vendors, facts.statements);
+  const retracted = storedKeys(stored?.retracted);
   const byKey = new Map(keys.map((k) => [k.key, k]));
   return facts.projects.map((p) => {
     const matched: MatchedKey[] = p.candidates
@@ -224,6 +307,7 @@ export function explainMatches(facts: MatchFacts): ProjectMatch[] {
       matched,
       entered,
       keys,
+      retracted,
       near: matched.length ? [] : nearKeys(cve.vendors, p.candidates),
       subscriptionsCount: p.subscriptionsCount,
     };

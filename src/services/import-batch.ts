@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
+import type { TextMapper } from '../domain/vendor-provenance.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
 import {
   hasRecord,
@@ -97,6 +98,7 @@ export async function applyCveBatch(
   tx: CatalogWriteTransaction,
   sourceName: string,
   items: CveItem[],
+  mapText?: TextMapper,
 ): Promise<{ counts: BatchCounts; changes: number }> {
   const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
   const ids = [...new Set(items.map((i) => i.cveId))];
@@ -177,6 +179,7 @@ export async function applyCveBatch(
     counts,
     [...inputs.values()],
     importedChanges,
+    mapText,
   );
   return { counts, changes: write };
 }
@@ -194,6 +197,7 @@ async function mergePending(
   counts: BatchCounts,
   inputs: InputFingerprint[],
   importedChanges: CatalogBatchWrite['importedChanges'],
+  mapText: TextMapper | undefined,
 ): Promise<number> {
   const cves = new Map<string, MergedCve>();
   const changes: CveChange[] = [];
@@ -223,7 +227,7 @@ async function mergePending(
       else counts.pending++;
       continue;
     }
-    const after = mergeCve(item.cveId, docs);
+    const after = mergeCve(item.cveId, docs, mapText);
     if (before && sameJson(before, after)) {
       counts.unchanged++;
       continue;
@@ -261,6 +265,56 @@ async function mergePending(
     importedChanges,
   });
   return changes.length;
+}
+
+/** What re-mapping a batch of CVEs did (`remapCveBatch`). */
+export interface RemapCounts {
+  /** CVEs whose merged view moved (keys or their provenance). */
+  remapped: number;
+  /** Changes recorded (a move of provenance alone records none). */
+  changes: number;
+}
+
+/**
+ * Merges these CVEs again from their stored statements with `mapText` (a new alias table), writing
+ * those whose view moved and recording their changes. A change of a CVE merged before migration 0032
+ * (no provenance stored: its keys followed the old text rule), or any change when `silent`, is
+ * recorded as history (`origin = 'vendor-remap'`): the event processor and reports pass over it, so
+ * keys that only change spelling alert nobody. Idempotent: a second run with the same table writes
+ * nothing.
+ */
+export async function remapCveBatch(
+  tx: CatalogWriteTransaction,
+  ids: string[],
+  mapText: TextMapper,
+  silent: boolean,
+): Promise<RemapCounts> {
+  const stored = await tx.sourceHashes(ids);
+  const documents = await tx.sourceDocuments(
+    new Map([...stored].map(([id, list]) => [id, list.map((s) => s.provider)])),
+  );
+  const views = await tx.mergedViews(ids);
+  const cves: MergedCve[] = [];
+  const changes: CveChange[] = [];
+  const vendorKeys = new Set<string>();
+  for (const id of ids) {
+    const docs = documents.get(id);
+    const before = views.get(id);
+    if (!docs || !before || !hasRecord(docs.keys())) continue;
+    const after = mergeCve(id, docs, mapText);
+    if (sameJson(before, after)) continue;
+    cves.push(after);
+    const change = diffCve(before, after);
+    if (change) {
+      if (silent || !before.vendorSources) change.origin = 'vendor-remap';
+      changes.push(change);
+    }
+    if (!sameJson(before.vendors, after.vendors)) after.vendors.forEach((k) => vendorKeys.add(k));
+  }
+  if (cves.length) {
+    await tx.write({ ...EMPTY_WRITE, cves, changes, vendorKeys: [...vendorKeys] });
+  }
+  return { remapped: cves.length, changes: changes.length };
 }
 
 /**

@@ -24,7 +24,9 @@ import type { DB } from '../db/schema.ts';
 import { inputFiles, type InputFile } from '../sources/input.ts';
 import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '../domain/import-report.ts';
-import { applyCveBatch, serialize, type CveItem } from './import-batch.ts';
+import type { TextMapper } from '../domain/vendor-provenance.ts';
+import { applyCveBatch, remapCveBatch, serialize, type CveItem } from './import-batch.ts';
+import { VendorAliasService, type CnaKeyMapper } from './vendor-alias.service.ts';
 
 export interface ImportOptions {
   batchSize?: number;
@@ -51,6 +53,39 @@ export interface ImportOptions {
 export interface ImportServiceSettings {
   /** How long an import run stays `running` without a heartbeat (JOB_LEASE_SECONDS); renewed every third of it. */
   leaseMs?: number;
+  /** The CNA-text alias mapper's source (the process's one, so its cache is shared); else one of its own. */
+  vendorAliases?: Pick<VendorAliasService, 'mapper'>;
+}
+
+/** Options of `ImportService.remapVendorKeys`. */
+export interface RemapOptions {
+  /** CVEs per transaction (500). */
+  batchSize?: number;
+  /** Only CVEs merged before migration 0032 (no provenance stored). */
+  legacyOnly?: boolean;
+  /**
+   * Every change recorded as history (`origin = 'vendor-remap'`), alerting nobody. Changes of CVEs
+   * merged before migration 0032 are always recorded so (their keys followed the old text rule).
+   */
+  silent?: boolean;
+  /** Called after each batch. */
+  onProgress?: (progress: RemapProgress) => void;
+}
+
+export interface RemapProgress {
+  /** CVEs looked at so far, of `total` (those the run will look at, counted at its start). */
+  examined: number;
+  total: number;
+  /** CVEs whose keys or provenance moved. */
+  remapped: number;
+  /** Changes recorded. */
+  changes: number;
+}
+
+export interface RemapReport extends RemapProgress {
+  /** The alias table revision the CVEs were mapped with. */
+  revision: string;
+  durationMs: number;
 }
 
 const MAX_PROBLEMS = 1000;
@@ -69,6 +104,9 @@ export class ImportService {
   private written = 0;
   private nextAnalyze = ANALYZE_FIRST_AFTER;
   private readonly leaseMs: number;
+  private readonly vendorAliases: Pick<VendorAliasService, 'mapper'>;
+  /** Set once no CVE merged before migration 0032 is left (see `importRun`). */
+  private legacyRemapped = false;
 
   /**
    * `afterImport` runs when an import wrote to the catalog (even one that failed later: its committed
@@ -82,6 +120,56 @@ export class ImportService {
     this.catalog = new CatalogWriteRepository(db);
     this.runs = new ImportRunRepository(db);
     this.leaseMs = settings.leaseMs ?? 60_000;
+    this.vendorAliases = settings.vendorAliases ?? new VendorAliasService(db);
+  }
+
+  /**
+   * Merges the catalog's CVEs again with the current alias table (after a new table or override is
+   * stored: `vulntrack vendors learn` calls it), in batches of one transaction each, writing those
+   * whose keys or provenance moved and recording their changes (news, alerting projects a CVE enters,
+   * unless `silent`; see `remapCveBatch`). Reads every CVE's statements (not measured on a large
+   * catalog yet). Idempotent; an interrupted run leaves whole batches and the next run completes it.
+   */
+  async remapVendorKeys(options: RemapOptions = {}): Promise<RemapReport> {
+    const started = Date.now();
+    const mapper = await this.vendorAliases.mapper();
+    const legacy = options.legacyOnly ?? false;
+    const batchSize = options.batchSize ?? 500;
+    const counts = await this.catalog.vendorProvenanceCounts();
+    const progress: RemapProgress = {
+      examined: 0,
+      total: legacy ? counts.legacy : counts.total,
+      remapped: 0,
+      changes: 0,
+    };
+    let after = '';
+    for (;;) {
+      const ids = await this.catalog.cveIdsAfter(after, batchSize, legacy);
+      if (!ids.length) break;
+      after = ids.at(-1)!;
+      const done = await this.catalog.inWriteTransaction((tx) =>
+        remapCveBatch(tx, ids, mapper.map, options.silent ?? false),
+      );
+      progress.examined += ids.length;
+      progress.remapped += done.remapped;
+      progress.changes += done.changes;
+      options.onProgress?.({ ...progress });
+    }
+    if (progress.remapped) this.wrote(progress.remapped);
+    if (progress.changes && !options.silent) await this.afterImport();
+    return { ...progress, revision: mapper.revision, durationMs: Date.now() - started };
+  }
+
+  /**
+   * The mapper an import run merges with, once the catalog has no CVE merged before migration 0032
+   * left: the first import after the upgrade re-maps them first, as history (`remapVendorKeys`).
+   */
+  private async runMapper(): Promise<CnaKeyMapper> {
+    if (!this.legacyRemapped) {
+      if (await this.catalog.hasLegacyVendorKeys()) await this.remapVendorKeys({ legacyOnly: true });
+      this.legacyRemapped = true;
+    }
+    return this.vendorAliases.mapper();
   }
 
   /**
@@ -137,7 +225,15 @@ export class ImportService {
     files: AsyncIterable<InputFile>,
     options: ImportOptions,
   ): Promise<ImportReport> {
-    const run = new ImportRun(source, options, this.catalog, (rows) => this.wrote(rows));
+    let mapper: CnaKeyMapper;
+    try {
+      mapper = await this.runMapper();
+    } catch (err) {
+      const counts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
+      await this.runs.finish(runId, 'failed', counts, [{ position: '', reason: (err as Error).message }]);
+      throw err;
+    }
+    const run = new ImportRun(source, options, this.catalog, (rows) => this.wrote(rows), mapper.map);
     try {
       await run.open();
       await run.read(files);
@@ -209,6 +305,8 @@ class ImportRun {
     private readonly catalog: CatalogWriteRepository,
     /** Counts rows written; true when an ANALYZE is due (ImportService.wrote). */
     private readonly wrote: (rows: number) => boolean,
+    /** Maps the CNA's and ADPs' affected text to keys, as each CVE is merged (one table revision per run). */
+    private readonly mapText: TextMapper,
   ) {
     this.reads = catalog;
     this.batches = new BatchWriter(
@@ -335,7 +433,7 @@ class ImportRun {
 
   /** Writes a CVE batch in its own transaction (an atomic import's, else one of its own). */
   private async writeCves(batch: CveItem[]): Promise<void> {
-    const apply = (tx: CatalogWriteTransaction) => applyCveBatch(tx, this.source.name, batch);
+    const apply = (tx: CatalogWriteTransaction) => applyCveBatch(tx, this.source.name, batch, this.mapText);
     const result = await (this.atomic ? apply(this.atomic.tx) : this.catalog.inWriteTransaction(apply));
     for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
       this.counts[k] += result.counts[k];

@@ -30,21 +30,53 @@ const splitKey = splitVendorKey;
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/** Whose CPEs, as a reader names them. */
+const CPE_OWNER: Record<string, string> = {
+  'cpe:nvd': "NVD's CPE",
+  'cpe:cna': "the CNA's own CPE",
+  'cpe:adp': "an ADP's CPE",
+  cpe: 'CPE',
+};
+
+/** How the alias table read the text. */
+function RuleText({ source }: { source: Extract<KeySource, { via: 'cna_text' }> }) {
+  switch (source.rule) {
+    case 'alias':
+      return (
+        <>
+          learned alias: {source.support} of {plural(source.records ?? 0, 'record')} naming this text had this
+          key in their CPEs
+        </>
+      );
+    case 'name':
+      return <>spelled as a CPE names it</>;
+    case 'spelling':
+      return <>the product's name as this vendor's products are spelled</>;
+    case 'description':
+      return <>read in the description</>;
+    case 'operator':
+      return <>an operator's alias</>;
+    case undefined:
+      return <>normalized, no CPE</>;
+  }
+}
+
 function SourceText({ source }: { source: KeySource }) {
   const who = providerName(source.provider);
   switch (source.via) {
     case 'cpe':
       return (
         <>
-          {who}: CPE <code>{source.example}</code>
+          {who}: {CPE_OWNER[source.source] ?? 'CPE'} <code>{source.example}</code>
           {source.count > 1 && ` and ${source.count - 1} more`}
         </>
       );
     case 'cna_text':
       return (
         <>
-          {who}: the affected product as written, “{source.vendor}”
-          {source.product !== undefined && <> / “{source.product}”</>} (normalized, no CPE)
+          {who}: {source.rule === 'description' ? 'the words' : 'the affected product as written'}, “
+          {source.vendor}”{source.product !== undefined && <> / “{source.product}”</>} (
+          <RuleText source={source} />)
         </>
       );
     case 'stated':
@@ -231,6 +263,15 @@ export function MatchExplanation({
             </>
           )}
         </>
+      )}
+      {match.retracted.length > 0 && (
+        <details class="small match-retracted">
+          <summary>
+            {plural(match.retracted.length, 'key')} from the CNA's text that NVD's CPEs contradict (not this
+            CVE's)
+          </summary>
+          <KeysTable keys={match.retracted} />
+        </details>
       )}
     </section>
   );

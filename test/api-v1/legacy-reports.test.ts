@@ -4,6 +4,7 @@
  * report automation run now. Every item is checked against the seed's shapes; another organization's
  * reports are invisible.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,8 @@ describeEachDatabase('API v1 legacy reports and alerts', (use) => {
     };
     api = await buildTestApi(use(), { API_V1_SHAPE: 'legacy' });
     const { services } = api;
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(services.database.db);
     await services.imports.importInputs(sources.cve5, [await write('base.jsonl', base)]);
     await services.events.processPending();
 

@@ -1,4 +1,5 @@
 /** A user's own tags on CVEs: the service, the CLI commands (the code `vulntrack tag` runs). */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceCommands } from '../../src/cli/service-commands.ts';
 import { AppError } from '../../src/domain/errors.ts';
@@ -13,6 +14,8 @@ describeEachDatabase('User tags', (use) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
     alice = (await createOrganization(api.services, 'tags-a')).user;
     bob = (await createOrganization(api.services, 'tags-b')).user;

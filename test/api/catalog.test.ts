@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { storeTestAliases } from '../helpers/aliases.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,8 @@ describeEachDatabase('API v2 catalog', (use) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
     await api.services.imports.importInputs(sources.nvd, NVD);
     const { org, actor } = await createOrganization(api.services, 'acme');
@@ -388,6 +391,8 @@ describeEachDatabase('API v2 advanced query', (use) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
     const { org, actor } = await createOrganization(api.services, 'queryco');
     auth = (await createToken(api.services, org.id, actor, { mode: 'read' })).header;

@@ -48,6 +48,7 @@ describeEachDatabase('API v2 project match', (use) => {
       expect(body.matched[0]!.sources).toContainEqual({
         provider: 'nvd',
         via: 'cpe',
+        source: 'cpe:nvd',
         cpe: expect.stringMatching(/^cpe:2\.3:a:tukaani:xz:/),
         count: expect.any(Number),
       });

@@ -17,6 +17,7 @@ import { buildTestApi, createOrganization, createToken, type TestApi } from '../
 import { basic, HEARTBLEED_FEED, PASSWORD } from '../helpers/api-v1.ts';
 import { changesOf, cveRow, fixture, mustCveRow, readJson, sourceRow, tempDir } from '../helpers/catalog.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
+import { SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
 
 type Json = Record<string, unknown>;
 
@@ -69,13 +70,14 @@ describeEachDatabase('A CVE enters the catalog with its record', (use) => {
   beforeAll(async () => {
     ({ dir, remove } = await tempDir());
     api = await buildTestApi(use());
+    await storeAliasTable(use().db, [SAMPLE_RECORDS]);
     legacy = await buildTestApi(use(), { API_V1_SHAPE: 'legacy' });
     const { org, user, actor } = await createOrganization(api.services, 'published');
     orgName = org.name;
     auth = (await createToken(api.services, org.id, actor, { mode: 'read' })).header;
     legacyAuth = basic(user.username, PASSWORD);
     createProject = () =>
-      api.services.projects.create(org.id, { name: 'java' }, actor, { products: { apache: ['log4j2'] } });
+      api.services.projects.create(org.id, { name: 'java' }, actor, { vendors: ['apache'] });
   });
   afterAll(async () => {
     await api.close();

@@ -20,6 +20,7 @@ import { parseQuery } from '../../src/domain/query-language.ts';
 import { ImportService } from '../../src/services/import.service.ts';
 import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
+import { SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
 
 const fixture = (...parts: string[]) =>
   fileURLToPath(new URL(`../fixtures/${parts.join('/')}`, import.meta.url));
@@ -47,6 +48,7 @@ describeEachDatabase('compileCveQuery', (use) => {
 
   beforeAll(async () => {
     const { db } = use();
+    await storeAliasTable(db, [SAMPLE_RECORDS]);
     const importer = new ImportService(db);
     await importer.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
     await importer.importInputs(
@@ -143,7 +145,9 @@ describeEachDatabase('compileCveQuery', (use) => {
     ['product=debian_linux', ['CVE-2022-20698', 'CVE-2023-4863']],
     ['product:enterprise_linux', ['CVE-2024-3094', 'CVE-2024-6387']],
     ['product="Enterprise Linux"', ['CVE-2024-3094', 'CVE-2024-6387']],
-    ['product:log4j', ['CVE-2021-44228']],
+    // Log4Shell's CNA names "Apache Log4j2", a product no CPE of the learning data names (NVD's is
+    // `log4j`, not in these fixtures): the alias table gives it the vendor key only.
+    ['product:log4j', []],
     [
       'product!=debian_linux AND cvss31>=8.8',
       ['CVE-2011-0611', 'CVE-2021-44228', 'CVE-2024-3094', 'CVE-2024-4577'],

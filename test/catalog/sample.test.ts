@@ -10,6 +10,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSample, SAMPLE_DIR } from '../../src/services/sample.service.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
+import { SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 
 interface Cve5Record {
@@ -64,6 +65,7 @@ describeEachDatabase('the bundled sample, loaded', (use) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    await storeAliasTable(use().db, [SAMPLE_RECORDS]);
     await loadSample(api.services.imports, () => {});
     const { org, actor } = await createOrganization(api.services, 'newcomer');
     auth = (await createToken(api.services, org.id, actor, { mode: 'read' })).header;

@@ -5,6 +5,7 @@
  * our API v2 and services; a re-run skips what exists; bad URL, refused token and unreachable server
  * are said in words. Both databases.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -104,6 +105,8 @@ describeEachDatabase('vulntrack migrate-from-opencve', (use) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
     await api.services.imports.importInputs(sources.nvd, NVD_FILES);
     const created = await createOrganization(api.services, 'acme');

@@ -5,6 +5,7 @@
  * v1 shapes over it. Also the seed's item shapes (§2) as JSON schemas, checked with ajv.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import { storeTestAliases } from './aliases.ts';
 import addFormatsModule from 'ajv-formats';
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { Response } from 'light-my-request';
@@ -54,6 +55,8 @@ export const basic = (login: string, password: string) =>
 /** Imports the real records every v1 test uses. */
 export async function importCatalog(api: TestApi): Promise<void> {
   const { imports } = api.services;
+  // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+  await storeTestAliases(api.services.database.db);
   await imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
   await imports.importInputs(sources.nvd, [...NVD_FILES, HEARTBLEED_FEED]);
   await imports.importInputs(sources.cwe, ['test/fixtures/cwe/cwe_v4.14_view_1000-excerpt.csv.gz']);

@@ -12,6 +12,7 @@ import type { Database } from '../../src/db/client.ts';
 import { AccountRepository } from '../../src/db/account.repository.ts';
 import { sources } from '../../src/sources/index.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from './api.ts';
+import { storeTestAliases } from './aliases.ts';
 
 export const NVD_FILES = fs
   .readdirSync('test/fixtures/nvd')
@@ -61,6 +62,8 @@ export interface ProjectWorld extends TestApi {
 export async function buildProjectWorld(database: Database, orgName: string): Promise<ProjectWorld> {
   const api = await buildTestApi(database);
   const { services } = api;
+  // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+  await storeTestAliases(database.db);
   await services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
   await services.imports.importInputs(sources.nvd, NVD_FILES);
   const rejected = rejectedRecordDir();

@@ -17,6 +17,7 @@ import { sources } from '../../src/sources/index.ts';
 import { ALERT_TRIGGERS } from '../../src/domain/automation.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
+import { addOperatorAlias, storeTestAliases } from '../helpers/aliases.ts';
 import { fixture, readJson } from '../helpers/catalog.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -110,6 +111,11 @@ describeEachDatabase('alert automations', (use) => {
   beforeAll(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vulntrack-automations-'));
     api = await buildTestApi(use(), { SYNC_SOURCES: 'none' });
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(use().db);
+    // The bundled sample names no Tukaani CPE: an operator maps the vendor the "new vendor" step adds.
+    await addOperatorAlias(use().db, 'Tukaani', undefined, 'tukaani');
+    await addOperatorAlias(use().db, 'Tukaani', 'xz', 'tukaani$PRODUCT$xz');
     const owner = await createOrganization(api.services, org);
     ownerEmail = owner.user.email;
     auth = { authorization: (await createToken(api.services, owner.org.id, owner.actor)).header };

@@ -5,6 +5,7 @@
  * whole, signed payload; deliveries expire with their entries after DELIVERY_RETENTION_DAYS; a
  * delivery stored whole (before entries existed) is still sent as it was stored.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,8 @@ describeEachDatabase('fan-out to many projects', (use) => {
   async function importLines(name: string, records: Json[]) {
     const file = path.join(dir, name);
     await fs.writeFile(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, [file]);
   }
 

@@ -22,6 +22,7 @@ import type { NotificationPayload } from '../../src/notifications/payload.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 import { loadHistory, type HistoryCommit, type Json } from '../helpers/cve5-history.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { startReceiver, type Receiver } from './receivers.ts';
 import { startSink, type Sink } from './smtp-sink.ts';
 
@@ -88,6 +89,8 @@ describeEachDatabase('notifications end to end', (use) => {
       JOB_POLL_INTERVAL_MS: '50',
     });
     const { services } = api;
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(use().db);
 
     // The catalog before: the base and the first upstream commit; their changes are processed now
     // (no automation exists yet, so they notify nobody).

@@ -8,6 +8,7 @@
  * Real records are imported (their changes become project events), then the events are put at
  * controlled instants in SQL, around the period boundaries.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -235,6 +236,8 @@ describeEachDatabase('report automations', (use) => {
     const records = await Promise.all(FILES.map((f) => readJson<Json>(f)));
     const file = path.join(dir, 'records.jsonl');
     await fs.writeFile(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     expect((await api.services.imports.importInputs(sources.cve5, [file])).counts.imported).toBe(5);
     // A second change of xz: its description.
     const xz = records[0]!;

@@ -5,6 +5,7 @@
  * CSRF token; the owner can do each action. The list of routes (`project-walk/*.ts`, one file per
  * area) is checked against the app's own route tree, so a new project page cannot be left out.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { sources } from '../../src/sources/index.ts';
@@ -45,6 +46,8 @@ describeEachDatabase('web: project tenancy walk', (use) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
     victim = await createOrganization(api.services, 'victim');
     const other = await createOrganization(api.services, 'intruder');

@@ -6,6 +6,7 @@
  * A form is posted as a browser would post it: every named field of the page's form with its value
  * (`formFields`), so "what the builder writes" is what the page shows, read back through API v2.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { sql } from 'kysely';
 import type { HTMLElement } from 'node-html-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,8 @@ describeEachDatabase('web: project automations', (use) => {
       { name: 'hook', type: 'webhook', configuration: { url: 'https://hooks.example.org/in' } },
       acme.actor,
     );
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
     await api.services.imports.importInputs(sources.kev, [
       fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),

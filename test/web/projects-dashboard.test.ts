@@ -5,6 +5,7 @@
  * the feed (parsed as XML: entries, escaping, secret rotation, 404s), the overview across two
  * projects, tenancy.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,6 +106,8 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vulntrack-dashboard-'));
     api = await buildTestApi(use());
     const { services } = api;
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(services.database.db);
     await services.imports.importInputs(sources.cve5, [await write('base.jsonl', base)]);
     acme = await createOrganization(services, 'acme');
     const globex = await createOrganization(services, 'globex');

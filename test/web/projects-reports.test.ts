@@ -2,6 +2,7 @@
  * The project's report pages (the list by period with the schedules and Generate now, the printable
  * report page, its CSV) and the organization's weekly report across projects.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { sources } from '../../src/sources/index.ts';
@@ -25,6 +26,8 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
     api = await buildTestApi(use(), { VULNTRACK_BASE_URL: 'https://vt.example.org' });
     owner = await createOrganization(api.services, 'acme');
     // The catalog, then the projects, made "long ago": the import counts as changes of theirs.
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
     await api.services.projects.create(owner.org.id, { name: 'web' }, owner.actor, { vendors: ['apache'] });
     await api.services.projects.create(owner.org.id, { name: 'quiet' }, owner.actor);

@@ -5,6 +5,7 @@
  * inline moves (htmx row and plain form), bulk edits (selected and all matching) as one audit entry,
  * validation beside the fields, the CSV export, roles and tenancy.
  */
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse } from 'node-html-parser';
 import { sql } from 'kysely';
@@ -49,6 +50,8 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
 
   beforeAll(async () => {
     api = await buildTestApi(use());
+    // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+    await storeTestAliases(api.services.database.db);
     await api.services.imports.importInputs(sources.cve5, ['test/fixtures/cve5/cves']);
     await api.services.imports.importInputs(sources.kev, [
       'test/fixtures/kev/known_exploited_vulnerabilities-excerpt.json',

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { storeTestAliases } from '../helpers/aliases.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJobs } from '../../src/main.ts';
 import { jobHandlers } from '../../src/jobs/handlers.ts';
@@ -62,6 +63,8 @@ describeEachDatabase('web: statistics', (use) => {
 
     beforeAll(async () => {
       const imports = api.services.imports;
+      // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
+      await storeTestAliases(api.services.database.db);
       await imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
       await imports.importInputs(sources.kev, [
         fixture('kev', 'known_exploited_vulnerabilities-excerpt.json'),

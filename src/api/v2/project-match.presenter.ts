@@ -13,13 +13,36 @@ const Source = Type.Object(
     via: Type.Union([Type.Literal('cpe'), Type.Literal('cna_text'), Type.Literal('stated')], {
       description:
         '`cpe`: from CPEs of the statement (`cpe` one of them, `count` how many); `cna_text`: from an ' +
-        "affected entry's vendor and product as written (`vendor`, `product`), normalized; `stated`: " +
-        'listed by the statement as it is.',
+        "affected entry's vendor and product as written (`vendor`, `product`), mapped by the alias " +
+        'table (`rule`, `text`, `support`, `records`); `stated`: listed by the statement as it is.',
     }),
+    source: Type.Union(
+      ['cpe:nvd', 'cpe:cna', 'cpe:adp', 'cpe', 'cna-text', 'stated'].map((s) => Type.Literal(s)),
+      {
+        description:
+          "Where the key comes from: NVD's CPEs (`cpe:nvd`), the CNA's (`cpe:cna`), an ADP's such as " +
+          "CISA-ADP's (`cpe:adp`), the CNA's (or an ADP's) text (`cna-text`), or `stated`; `cpe` for a " +
+          'CVE merged before provenance was stored.',
+      },
+    ),
     cpe: Type.Optional(Type.String()),
     count: Type.Optional(Type.Integer()),
     vendor: Type.Optional(Type.String()),
     product: Type.Optional(Type.String()),
+    rule: Type.Optional(
+      Type.Union(
+        ['alias', 'name', 'spelling', 'description', 'operator'].map((r) => Type.Literal(r)),
+        {
+          description:
+            'How the text became the key: a learned `alias` (`support` of the `records` naming the text ' +
+            'had the key), the `name` spelled as a CPE names it, words of the `description`, an ' +
+            "`operator`'s alias. Absent for a CVE merged before provenance was stored.",
+        },
+      ),
+    ),
+    text: Type.Optional(Type.String({ description: 'The text read: "Vendor" or "Vendor / Product".' })),
+    support: Type.Optional(Type.Integer()),
+    records: Type.Optional(Type.Integer()),
   },
   { description: 'Where a key comes from.' },
 );
@@ -66,6 +89,11 @@ export const ProjectMatchItem = Type.Object({
     ),
   ),
   keys: Type.Array(Key, { description: 'Every key of the CVE.' }),
+  retracted: Type.Array(Key, {
+    description:
+      "Keys the CNA's text gave that NVD's CPEs contradict (NVD names CPEs, none with this key): not " +
+      'the CVE’s keys; a project subscribed to one alone no longer lists the CVE.',
+  }),
   near: Type.Array(
     Type.Object({
       subscribed: Type.String(),
@@ -84,16 +112,20 @@ export const ProjectMatchItem = Type.Object({
 function source(s: KeySource) {
   switch (s.via) {
     case 'cpe':
-      return { provider: s.provider, via: s.via, cpe: s.example, count: s.count };
+      return { provider: s.provider, via: s.via, source: s.source, cpe: s.example, count: s.count };
     case 'cna_text':
       return {
         provider: s.provider,
         via: s.via,
+        source: s.source,
         vendor: s.vendor,
         ...(s.product ? { product: s.product } : {}),
+        ...(s.rule ? { rule: s.rule } : {}),
+        ...(s.text !== undefined ? { text: s.text } : {}),
+        ...(s.support !== undefined ? { support: s.support, records: s.records } : {}),
       };
     case 'stated':
-      return { provider: s.provider, via: s.via };
+      return { provider: s.provider, via: s.via, source: s.source };
   }
 }
 
@@ -117,6 +149,7 @@ export function projectMatchItem(m: ProjectMatch) {
     })),
     entered: m.entered ? { at: toMicrosZ(m.entered.at), key: m.entered.key, cause: m.entered.cause } : null,
     keys: m.keys.map(key),
+    retracted: m.retracted.map(key),
     near: m.near.map((n) => ({ subscribed: n.subscribed, cve_key: n.cveKey, relation: n.relation })),
     subscriptions_count: m.subscriptionsCount,
   };

@@ -3,7 +3,7 @@
  * container becomes the `mitre` statement (with the CVE Program ADP container's references), the
  * CISA-ADP container the `vulnrichment` statement.
  */
-import { normalizeProductName, normalizeVendorName, vendorKey, vendorKeysOfCpe } from '../../domain/cpe.ts';
+import { vendorKeysOfCpe } from '../../domain/cpe.ts';
 import { isCveId, normalizeCweId } from '../../domain/cve-id.ts';
 import {
   emptyDocument,
@@ -94,17 +94,10 @@ function affectedOf(container: Json): { cpes: string[]; vendors: string[]; affec
     if (!item) continue;
     const itemCpes = asArray(item.cpes).filter((c): c is string => typeof c === 'string');
     itemCpes.forEach((c) => cpes.add(c));
+    // Only CPEs give keys here. An entry without CPEs keeps its vendor and product text, which the
+    // import maps to keys with the alias table as it merges (docs/catalog.md, "Vendor keys and their
+    // provenance"), so a new table re-maps stored statements without parsing them again.
     for (const c of itemCpes) vendorKeysOfCpe(c).forEach((k) => vendors.add(k));
-    // beyond OpenCVE: without CPEs, the CNA's own vendor/product names (in CPE spelling), so a project
-    // hears of a CVE the day it is published, not weeks later when NVD adds CPEs.
-    if (!itemCpes.length) {
-      const vendor = normalizeVendorName(asString(item.vendor));
-      const product = normalizeProductName(asString(item.product), asString(item.vendor));
-      if (vendor) {
-        vendors.add(vendor);
-        if (product) vendors.add(vendorKey(vendor, product));
-      }
-    }
     const entry: AffectedProduct = {};
     if (asString(item.vendor)) entry.vendor = String(item.vendor);
     if (asString(item.product)) entry.product = String(item.product);
@@ -173,6 +166,14 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
       const a = affectedOf(adp);
       doc.cpes = a.cpes;
       doc.vendors = a.vendors;
+      // The ADP's entries without CPEs, as text to map (those with CPEs gave their keys above).
+      const text = a.affected
+        .filter((e) => !e.cpes && (e.vendor || e.product))
+        .map((e) => ({
+          ...(e.vendor ? { vendor: e.vendor } : {}),
+          ...(e.product ? { product: e.product } : {}),
+        }));
+      if (text.length) doc.affected = text;
       doc.references = referencesOf(adp);
       records.push({ cveId, provider: 'vulnrichment', doc });
     }
