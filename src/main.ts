@@ -25,6 +25,7 @@ import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
 import { VendorAliasService } from './services/vendor-alias.service.ts';
+import type { RemapReport } from './domain/import-report.ts';
 import { ProjectMatchService } from './services/project-match.service.ts';
 import { InventoryMatchService } from './services/inventory-match.service.ts';
 import { TagService } from './services/tag.service.ts';
@@ -85,7 +86,10 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const jobRepository = new JobRepository(database.db);
   // After an import that changed the catalog, the event processor runs (one job; a busy sync queues many, each cheap).
   // An import run holds a lease as jobs do (JOB_LEASE_SECONDS): a run whose process died is seen as interrupted.
-  const vendorAliases = new VendorAliasService(database.db);
+  // A new alias table re-maps the catalog (imports take their mapper from here, hence the closure).
+  const vendorAliases: VendorAliasService = new VendorAliasService(database.db, {
+    remap: (onProgress): Promise<RemapReport> => imports.remapVendorKeys({ onProgress }),
+  });
   const imports = new ImportService(
     database.db,
     async () => {

@@ -68,11 +68,18 @@ const learn = serviceCommand({
   description: 'learn the CNA-text alias table anew from the whole catalog',
   args: () => ({}),
   async run(services, _args, progress) {
-    const report = await services.vendorAliases.learn((read) =>
-      progress(`vendors learn: ${formatNumber(read)} CVEs read`),
+    const report = await services.vendorAliases.learn((step) =>
+      progress(
+        'read' in step
+          ? `vendors learn: ${formatNumber(step.read)} CVEs read`
+          : `vendors learn: re-mapping the catalog: ${formatNumber(step.remap.examined)} of ${formatNumber(step.remap.total)} CVEs, ${formatNumber(step.remap.remapped)} with new keys`,
+      ),
     );
+    const remap = report.remap
+      ? `\nre-mapped the catalog: ${formatNumber(report.remap.remapped)} of ${formatNumber(report.remap.examined)} CVEs got other keys, ${formatNumber(report.remap.changes)} changes recorded`
+      : '';
     return {
-      text: `${statusLine(report)} (${formatNumber(report.read)} CVEs read in ${(report.durationMs / 1000).toFixed(1)} s)`,
+      text: `${statusLine(report)} (${formatNumber(report.read)} CVEs read in ${(report.durationMs / 1000).toFixed(1)} s)${remap}`,
       data: report,
       exitCode: EXIT.ok,
     };

@@ -391,7 +391,9 @@ export class CatalogWriteTransaction {
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
-          vendor_sources = excluded.vendor_sources, search_words = excluded.search_words, modified_at = now()`.execute(tx);
+          vendor_sources = excluded.vendor_sources, search_words = excluded.search_words, modified_at = now()`.execute(
+        tx,
+      );
       // The dictionary of the catalog's words (migration 0030): each word of the batch once, unless
       // an earlier transaction is known to have written it.
       const words = new Set<string>();

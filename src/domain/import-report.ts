@@ -39,3 +39,20 @@ export interface ImportProgress {
   counts: ImportCounts;
   elapsedMs: number;
 }
+
+/** How far a re-map of the catalog's vendor keys (`ImportService.remapVendorKeys`) has come. */
+export interface RemapProgress {
+  /** CVEs looked at so far, of `total` (those the run will look at, counted at its start). */
+  examined: number;
+  total: number;
+  /** CVEs whose keys or provenance moved. */
+  remapped: number;
+  /** Changes recorded. */
+  changes: number;
+}
+
+export interface RemapReport extends RemapProgress {
+  /** The alias table revision the CVEs were mapped with. */
+  revision: string;
+  durationMs: number;
+}

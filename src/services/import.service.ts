@@ -57,6 +57,8 @@ export interface ImportServiceSettings {
   vendorAliases?: Pick<VendorAliasService, 'mapper'>;
 }
 
+import type { RemapProgress, RemapReport } from '../domain/import-report.ts';
+
 /** Options of `ImportService.remapVendorKeys`. */
 export interface RemapOptions {
   /** CVEs per transaction (500). */
@@ -70,22 +72,6 @@ export interface RemapOptions {
   silent?: boolean;
   /** Called after each batch. */
   onProgress?: (progress: RemapProgress) => void;
-}
-
-export interface RemapProgress {
-  /** CVEs looked at so far, of `total` (those the run will look at, counted at its start). */
-  examined: number;
-  total: number;
-  /** CVEs whose keys or provenance moved. */
-  remapped: number;
-  /** Changes recorded. */
-  changes: number;
-}
-
-export interface RemapReport extends RemapProgress {
-  /** The alias table revision the CVEs were mapped with. */
-  revision: string;
-  durationMs: number;
 }
 
 const MAX_PROBLEMS = 1000;

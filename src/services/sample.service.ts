@@ -5,8 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sources } from '../sources/index.ts';
-import type { SourceName } from '../sources/source.ts';
-import type { ImportService } from './import.service.ts';
+import type { Source, SourceName } from '../sources/source.ts';
 import type { ImportReport } from './../domain/import-report.ts';
 
 export const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/sample');
@@ -17,8 +16,13 @@ export const SAMPLE_FILES: readonly [SourceName, string][] = [
   ['kev', 'kev.json'],
 ];
 
+/** What loading needs of `ImportService` (named by shape: the alias service, which imports use, reads `SAMPLE_DIR`). */
+interface SampleImporter {
+  importInputs(source: Source, targets: string[]): Promise<ImportReport>;
+}
+
 export async function loadSample(
-  imports: ImportService,
+  imports: SampleImporter,
   log: (message: string) => void,
 ): Promise<ImportReport[]> {
   const reports: ImportReport[] = [];

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import type { RemapProgress, RemapReport } from '../domain/import-report.ts';
 import { TokenRepository } from '../db/token.repository.ts';
 import {
   teachingStatements,
@@ -92,6 +93,8 @@ export interface LearnReport extends AliasTableStatus {
   /** CVEs whose statements were read. */
   read: number;
   durationMs: number;
+  /** The catalog merged again with the new table: CVEs examined, those whose keys moved, changes recorded. */
+  remap: RemapReport | null;
 }
 
 /** How one text maps: the evidence the table holds for it and the keys a record with it gets. */
@@ -136,10 +139,22 @@ export class VendorAliasService {
   private readonly tokens: TokenRepository;
   private cached: { mapper: CnaKeyMapper; table: AliasTable; overrides: AliasOverride[] } | undefined;
 
+  private readonly shippedFile: string;
+  private readonly remap: ((progress: (line: RemapProgress) => void) => Promise<RemapReport>) | undefined;
+
+  /**
+   * `remap`: merges the catalog's CVEs again with the table just learned (`ImportService`'s
+   * `remapVendorKeys`; the composition root wires it, since imports take their mapper from here).
+   */
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly shippedFile: string = SHIPPED_ALIASES,
+    options: {
+      shippedFile?: string;
+      remap?: (progress: (line: RemapProgress) => void) => Promise<RemapReport>;
+    } = {},
   ) {
+    this.shippedFile = options.shippedFile ?? SHIPPED_ALIASES;
+    this.remap = options.remap;
     this.aliases = new VendorAliasRepository(db);
     this.tokens = new TokenRepository(db);
   }
@@ -236,10 +251,11 @@ export class VendorAliasService {
   /**
    * Learns the table anew from the whole catalog (every CVE with the CNA's text and CPE keys from
    * NVD, CISA-ADP or the CNA itself teaches; every CPE key is vocabulary) and stores it in place of
-   * the one before. `progress` hears after each batch of CVEs read. Re-mapping the catalog's CVEs
-   * with the new table is the caller's next step (`ImportService`).
+   * the one before; then merges the catalog's CVEs again with it (`remap`), so a CVE whose text now
+   * maps to another key gets it (a project it enters hears of it) or loses it (recorded, no alert).
+   * `progress` hears after each batch of CVEs read, then after each batch re-mapped.
    */
-  async learn(progress?: (read: number) => void): Promise<LearnReport> {
+  async learn(progress?: (step: { read: number } | { remap: RemapProgress }) => void): Promise<LearnReport> {
     const started = Date.now();
     const learner = new AliasLearner(DEFAULT_THRESHOLD);
     let read = 0;
@@ -251,7 +267,7 @@ export class VendorAliasService {
         else if (docs.nvd?.cpes.length) learner.learnCpes(docs.nvd.cpes);
       }
       read += batch.length;
-      progress?.(read);
+      progress?.({ read });
     }
     // Without the keys no threshold of the table can choose: the same answers, less than half the size.
     const table = compactTable(learner.toJSON());
@@ -260,7 +276,8 @@ export class VendorAliasService {
       origin: 'learned',
       learnedFrom: taught,
     });
-    return { ...(await this.status()), read, durationMs: Date.now() - started };
+    const remap = this.remap ? await this.remap((p) => progress?.({ remap: p })) : null;
+    return { ...(await this.status()), read, remap, durationMs: Date.now() - started };
   }
 
   /** What the table holds for a text, and the keys a record naming it gets now. */

@@ -71,7 +71,9 @@ describeEachDatabase('vendor aliases', (use) => {
   it('learns anew from the catalog: every CVE with CNA text and CPEs teaches', async () => {
     await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'aliases', 'teaching.jsonl')]);
     const progress: number[] = [];
-    const report = await api.services.vendorAliases.learn((read) => progress.push(read));
+    const report = await api.services.vendorAliases.learn((step) => {
+      if ('read' in step) progress.push(step.read);
+    });
     expect(report).toMatchObject({ origin: 'learned', read: 5, learnedFrom: 5 });
     expect(progress.at(-1)).toBe(5);
     const explained = await api.services.vendorAliases.explain('QNAP Systems Inc.', 'QTS');
