@@ -227,10 +227,11 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
     commit: 'bf219de1fc9914924dda8e2892bf71646a1da92a',
     cveId: 'CVE-2023-52447',
     change: {
-      types: ['weaknesses', 'cpes', 'metrics'],
+      types: ['first_time', 'weaknesses', 'cpes', 'vendors', 'metrics'],
       data: [
-        // Both keys are known already: the CNA's "Linux" / "Linux" maps to `linux` and
-        // `linux$PRODUCT$linux_kernel` (learned aliases), which CISA-ADP's CPEs now confirm.
+        // The CNA's "Linux" / "Linux" maps to `linux` (a learned alias); the sample's evidence for the
+        // product is below the pairs' 90 % share, so CISA-ADP's CPEs bring `linux_kernel` as news.
+        { type: 'first_time', details: ['linux$PRODUCT$linux_kernel'] },
         { type: 'weaknesses', details: { added: ['CWE-416'], removed: [] } },
         {
           type: 'cpes',
@@ -242,6 +243,7 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
             removed: [],
           },
         },
+        { type: 'vendors', details: { added: ['linux$PRODUCT$linux_kernel'], removed: [] } },
         {
           type: 'metrics',
           details: {

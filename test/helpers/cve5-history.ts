@@ -1,7 +1,7 @@
 /**
  * The cve5 history fixture (test/fixtures/cve5/history: 553 base records and 199 real upstream
  * commits of cisagov/vulnrichment) and the change history an import of it must record, computed
- * with the pure functions only (parseCve5Record → mergeCve → diffCve).
+ * with the pure functions only (parseCve5Record → mergeCve with the shipped alias table → diffCve).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +12,11 @@ import type { DB } from '../../src/db/schema.ts';
 import { diffCve } from '../../src/domain/cve-change.ts';
 import { mergeCve, type MergedCve, type Provider, type SourceDocument } from '../../src/domain/cve.ts';
 import { parseCve5Record } from '../../src/sources/cve5/cve5.parse.ts';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import type { TextMapper } from '../../src/domain/vendor-provenance.ts';
+import { mapCnaKeys, type AliasTable } from '../../src/domain/vendor-aliases.ts';
+import { SHIPPED_ALIASES } from '../../src/services/vendor-alias.service.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -71,13 +76,29 @@ export function stable(value: unknown): string {
   );
 }
 
-/** Per CVE, the changes (`stable({types, data})`) that importing `versions` in order must record. */
+/** A new install's mapper: the shipped alias table (learned from the bundled sample), no overrides. */
+function shippedMapper(): TextMapper {
+  const { table } = JSON.parse(gunzipSync(readFileSync(SHIPPED_ALIASES)).toString('utf8')) as {
+    table: AliasTable;
+  };
+  return (containers) => mapCnaKeys(table, containers);
+}
+
+/**
+ * Per CVE, the changes (`stable({types, data})`) that importing `versions` in order must record, on a
+ * catalog that maps CNA text with the shipped table (as a new install does).
+ */
 export function expectedChanges(versions: Json[]): Map<string, string[]> {
+  const mapText = shippedMapper();
   const views = new Map<string, MergedCve>();
   const changes = new Map<string, string[]>();
   for (const record of versions) {
     const { cveId, records } = parseCve5Record(record);
-    const after = mergeCve(cveId, new Map<Provider, SourceDocument>(records.map((r) => [r.provider, r.doc])));
+    const after = mergeCve(
+      cveId,
+      new Map<Provider, SourceDocument>(records.map((r) => [r.provider, r.doc])),
+      mapText,
+    );
     const change = diffCve(views.get(cveId), after);
     views.set(cveId, after);
     if (change)
