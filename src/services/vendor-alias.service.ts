@@ -137,7 +137,9 @@ const count = (record: Record<string, unknown> | undefined) => (record ? Object.
 export class VendorAliasService {
   private readonly aliases: VendorAliasRepository;
   private readonly tokens: TokenRepository;
-  private cached: { mapper: CnaKeyMapper; table: AliasTable; overrides: AliasOverride[] } | undefined;
+  private cached:
+    | { mapper: CnaKeyMapper; table: AliasTable; overrides: StoredOverride[]; status: AliasTableStatus }
+    | undefined;
 
   private readonly shippedFile: string;
   private readonly remap: ((progress: (line: RemapProgress) => void) => Promise<RemapReport>) | undefined;
@@ -184,6 +186,7 @@ export class VendorAliasService {
     return (await this.current()).mapper;
   }
 
+  /** The table, the overrides and what they amount to, read once per stored revision. */
   private async current() {
     let revision = await this.aliases.revision();
     if (revision === '0') {
@@ -192,18 +195,31 @@ export class VendorAliasService {
     }
     if (this.cached?.mapper.revision === revision) return this.cached;
     const [stored, overrides] = await Promise.all([this.aliases.table(), this.aliases.overrides()]);
-    const table = isAliasTable(stored?.aliases) ? stored.aliases : emptyAliasTable();
+    const known = isAliasTable(stored?.aliases) ? stored.aliases : undefined;
+    const table = known ?? emptyAliasTable();
     const rules: AliasOverride[] = overrides.map((o) => ({
       vendorText: o.vendorText,
       productText: o.productText ?? undefined,
       key: o.key,
       action: o.action,
     }));
+    const status: AliasTableStatus = {
+      origin: known ? stored!.origin : 'none',
+      learnedFrom: stored?.learnedFrom ?? 0,
+      learnedAt: stored?.learnedAt ?? null,
+      revision: stored?.revision ?? revision,
+      vendorTexts: count(known?.vendors),
+      productTexts: count(known?.products),
+      vendorKeys: count(known?.vendorKeys),
+      productKeys: count(known?.productKeys),
+      overrides: overrides.length,
+    };
     this.cached = {
       table,
-      overrides: rules,
+      overrides,
+      status,
       mapper: {
-        revision: stored?.revision ?? revision,
+        revision: status.revision,
         map: (containers) => mapCnaKeysWithOverrides(table, rules, containers),
       },
     };
@@ -232,20 +248,7 @@ export class VendorAliasService {
   }
 
   async status(): Promise<AliasTableStatus> {
-    await this.current();
-    const [stored, overrides] = await Promise.all([this.aliases.table(), this.aliases.overrides()]);
-    const table = isAliasTable(stored?.aliases) ? stored.aliases : undefined;
-    return {
-      origin: table ? stored!.origin : 'none',
-      learnedFrom: stored?.learnedFrom ?? 0,
-      learnedAt: stored?.learnedAt ?? null,
-      revision: stored?.revision ?? '0',
-      vendorTexts: count(table?.vendors),
-      productTexts: count(table?.products),
-      vendorKeys: count(table?.vendorKeys),
-      productKeys: count(table?.productKeys),
-      overrides: overrides.length,
-    };
+    return (await this.current()).status;
   }
 
   /**
@@ -289,14 +292,12 @@ export class VendorAliasService {
         overrideProblem({ vendorText, productText, key: 'x', action: 'add' }),
       );
     }
-    const { table, mapper } = await this.current();
+    const { table, mapper, overrides: all } = await this.current();
     const learned = productText === undefined ? table.vendors[lookup] : table.products[lookup];
     const confident = new Set(confidentKeys(table, learned).map(([key]) => key));
     const entry =
       productText === undefined ? { vendor: vendorText } : { vendor: vendorText, product: productText };
-    const overrides = (await this.aliases.overrides()).filter(
-      (o) => aliasLookup(o.vendorText, o.productText ?? undefined) === lookup,
-    );
+    const overrides = all.filter((o) => aliasLookup(o.vendorText, o.productText ?? undefined) === lookup);
     return {
       vendorText,
       productText,
@@ -315,12 +316,12 @@ export class VendorAliasService {
 
   /** The table's status and the operator's overrides, for one answer. */
   async overview(): Promise<{ status: AliasTableStatus; overrides: StoredOverride[] }> {
-    const [status, overrides] = [await this.status(), await this.aliases.overrides()];
+    const { status, overrides } = await this.current();
     return { status, overrides };
   }
 
   async listOverrides(): Promise<StoredOverride[]> {
-    return this.aliases.overrides();
+    return (await this.current()).overrides;
   }
 
   /**
