@@ -128,6 +128,11 @@ export interface SourceDocument {
   references: Reference[];
   nvdConfigurations?: NvdConfiguration[];
   affected?: AffectedProduct[];
+  /**
+   * The CNA that wrote the record, by its short name (`intel`): a CVE 5 record's CNA statement. A CNA
+   * that is a vendor may name itself only there (affected vendor "n/a"); see docs/catalog.md.
+   */
+  assigner?: string;
 }
 
 /** One provider's statement about one CVE, as an importer produces it. */
@@ -199,6 +204,7 @@ export function overlayDocument(base: SourceDocument, partial: SourceDocument): 
   }
   if (partial.nvdConfigurations) doc.nvdConfigurations = partial.nvdConfigurations;
   if (partial.affected) doc.affected = partial.affected;
+  if (partial.assigner) doc.assigner = partial.assigner;
   return doc;
 }
 

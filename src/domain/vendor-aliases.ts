@@ -102,8 +102,24 @@ const PLACEHOLDER = /^(n\/?a|na|unknown|unspecified|none|other|various|multiple|
 const LEGAL_SUFFIX =
   /(_(inc|incorporated|corp|corporation|co|company|ltd|limited|llc|llp|lp|gmbh|ag|sa|sas|srl|spa|bv|nv|ab|as|oy|plc|pty|pvt|private|kg|kk|se|software_foundation|foundation|group|project|team|org|community|technologies|technology|software|systems|international|holdings))+$/;
 
+/**
+ * Texts already read into words: the same vendor and product names come back record after record,
+ * and the description rule tries every run of one to three words (a third of a first import's mapping
+ * time was `normalizeName` before this). Cleared when full.
+ */
+const wordsOf = new Map<string, string | undefined>();
+const WORDS_CACHE_LIMIT = 100_000;
+
 function words(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
+  if (wordsOf.has(raw)) return wordsOf.get(raw);
+  if (wordsOf.size >= WORDS_CACHE_LIMIT) wordsOf.clear();
+  const w = readWords(raw);
+  wordsOf.set(raw, w);
+  return w;
+}
+
+function readWords(raw: string): string | undefined {
   const name = normalizeName(raw.replace(/[,.()'’"]/g, ' ').replace(/&/g, ' and '));
   if (!name || PLACEHOLDER.test(name)) return undefined;
   return name.replace(/[.+-]/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '') || undefined;
@@ -258,10 +274,10 @@ export class AliasLearner {
     this.table.learned = (this.table.learned ?? 0) + 1;
     for (const v of vendorTexts) bump(this.table.vendors, v, vendors);
     for (const pair of pairs) bump(this.table.products, pair, products);
-    const cna = cnaText(containers);
-    if (cna && !entries(containers).some((e) => vendorTextKey(e.vendor)))
-      bump(this.table.vendors, cna, vendors);
-    return vendorTexts.size > 0;
+    // A record that names no vendor teaches what its CNA stands for.
+    const cna = entries(containers).some((e) => vendorTextKey(e.vendor)) ? undefined : cnaText(containers);
+    if (cna) bump(this.table.vendors, cna, vendors);
+    return vendorTexts.size > 0 || cna !== undefined;
   }
 
   /**

@@ -13,6 +13,7 @@
  * key away). Pure.
  */
 import { normalizeProductName, normalizeVendorName, vendorKey, vendorKeysOfCpe } from './cpe.ts';
+import { cnaContainerOf } from './cna-containers.ts';
 import type { Cve5Containers, KeyEvidence, MappedKeys } from './vendor-aliases.ts';
 
 /** How a CVE's statement gives a key. */
@@ -48,6 +49,8 @@ export interface KeyStatement {
     product?: string | undefined;
     cpes?: string[] | undefined;
   }[];
+  /** The CNA's short name (a CVE 5 record's CNA statement). */
+  assigner?: string | undefined;
 }
 
 /** Maps CVE 5 containers to keys (`CnaKeyMapper.map`: the alias table with the operator's overrides). */
@@ -94,9 +97,31 @@ function containersOf(provider: string, s: KeyStatement): Cve5Containers | undef
   // Entries with CPEs too: whether any entry names a vendor decides whether the description is read.
   const affected = s.affected ?? [];
   if (provider === 'vulnrichment') return affected.length ? { cna: { affected } } : undefined;
-  const descriptions = s.description ? [{ lang: s.descriptionLang ?? 'en', value: s.description }] : [];
-  if (!affected.length && !descriptions.length && !s.title) return undefined;
-  return { cna: { affected, ...(s.title ? { title: s.title } : {}), descriptions } };
+  const cna = cnaContainerOf(s);
+  if (!cna.affected.length && !cna.descriptions.length && !cna.title) return undefined;
+  return { cna };
+}
+
+/** Each statement's text mapped, per mapper: a statement object is mapped once however often it merges. */
+const mappedStatements = new WeakMap<KeyStatement, { mapText: TextMapper; mapped: MappedKeys | undefined }>();
+
+/**
+ * The keys a statement's affected text (and, for a CVE 5 record, its description) maps to; undefined
+ * for a statement without such text. Remembered per statement object and mapper, so that an import
+ * can map its statements as it reads them, while the batch before is written, instead of when the
+ * batch merges (docs/architecture.md, "Import pipeline").
+ */
+export function mapStatementText(
+  provider: string,
+  statement: KeyStatement,
+  mapText: TextMapper,
+): MappedKeys | undefined {
+  const known = mappedStatements.get(statement);
+  if (known?.mapText === mapText) return known.mapped;
+  const containers = containersOf(provider, statement);
+  const mapped = containers && mapText(containers);
+  mappedStatements.set(statement, { mapText, mapped });
+  return mapped;
 }
 
 /**
@@ -134,9 +159,8 @@ export function deriveVendorKeys(
       else add(key, { source: 'stated', provider });
     }
     if (provider === 'nvd' && s.cpes.length) nvdKeys = new Set(fromCpes.keys());
-    const containers = mapText && containersOf(provider, s);
-    if (!containers) continue;
-    const mapped = mapText(containers);
+    const mapped = mapText && mapStatementText(provider, s, mapText);
+    if (!mapped) continue;
     for (const key of [...mapped.vendors, ...mapped.products]) {
       const evidence = mapped.evidence[key];
       if (evidence?.source === 'cna-text') add(key, { ...evidence, provider });

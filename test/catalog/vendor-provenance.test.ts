@@ -12,6 +12,10 @@
  * CVE-2017-3248 (Oracle WebLogic Server, which NVD confirms) and CVE-2024-2555 (SourceCodester's
  * Employee Task Management System, which NVD files under `oretnom23`).
  */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sources } from '../../src/sources/index.ts';
@@ -20,8 +24,8 @@ import type { VendorProvenance } from '../../src/domain/vendor-provenance.ts';
 import { ImportService } from '../../src/services/import.service.ts';
 import { emptyAliasTable } from '../../src/services/vendor-alias.service.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
-import { LEARNING_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
-import { changesOf, fixture, mustCveRow } from '../helpers/catalog.ts';
+import { LEARNING_RECORDS, SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
+import { changesOf, fixture, mustCveRow, tempDir } from '../helpers/catalog.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 
 const LOG4SHELL = 'CVE-2021-44228';
@@ -300,6 +304,39 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
       });
       // The project subscribed to apache lists Log4Shell again, without an alert.
       expect(await executions()).toEqual(before);
+    });
+  });
+
+  describe('a record that names no vendor', () => {
+    it("takes its CNA for the vendor when the CNA's earlier such records named one", async () => {
+      // Microsoft's CNA wrote "n/a" / "n/a" on CVE-2006-4692; its description names "the Windows
+      // Object Packager", no vendor. The bundled sample teaches that Microsoft's such records are
+      // Microsoft's (12 of 12).
+      await storeAliasTable(use().db, [SAMPLE_RECORDS]);
+      const line = gunzipSync(readFileSync(SAMPLE_RECORDS))
+        .toString()
+        .split('\n')
+        .find((l) => l.includes('"CVE-2006-4692"'))!;
+      const { dir, remove } = await tempDir();
+      try {
+        await writeFile(path.join(dir, 'CVE-2006-4692.json'), line);
+        await importAndProcess('cve5', path.join(dir, 'CVE-2006-4692.json'));
+      } finally {
+        await remove();
+      }
+      expect((await mustCveRow(use().db, 'CVE-2006-4692')).vendors).toEqual(['microsoft']);
+      expect((await provenance('CVE-2006-4692')).keys).toEqual({
+        microsoft: [
+          {
+            source: 'cna-text',
+            rule: 'alias',
+            text: '@microsoft',
+            support: 12,
+            records: 12,
+            provider: 'mitre',
+          },
+        ],
+      });
     });
   });
 });

@@ -146,6 +146,8 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
   mitre.vendors = cnaAffected.vendors;
   if (cnaAffected.affected.length) mitre.affected = cnaAffected.affected;
   mitre.references = referencesOf(cna);
+  const assigner = asString(asObject(cna?.providerMetadata)?.shortName) ?? asString(meta.assignerShortName);
+  if (assigner) mitre.assigner = assigner;
   const records: SourceRecord[] = [{ cveId, provider: 'mitre', doc: mitre }];
 
   for (const adpValue of asArray(containers?.adp)) {
