@@ -357,21 +357,31 @@ export class CatalogWriteTransaction {
         DELETE FROM cve_source s USING jsonb_to_recordset(${json(batch.sourceDeletes)}::jsonb) AS x("cveId" text, provider text)
         WHERE s.cve_id = x."cveId" AND s.provider = x.provider`.execute(tx);
     }
-    if (batch.sourceUpserts.length) {
-      // Built from the already-serialized documents: the largest values are never stringified twice.
-      const rows = batch.sourceUpserts.map(
-        (s) =>
-          `{"cve_id":${json(s.cveId)},"provider":${json(s.provider)},"hash":${json(s.hash)},"data":${s.docJson},"raw":${s.rawJson ?? 'null'}}`,
-      );
-      await sql`
-        INSERT INTO cve_source (cve_id, provider, data, raw, hash)
-        SELECT cve_id, provider, data, raw, hash
-          FROM jsonb_to_recordset(${`[${rows.join(',')}]`}::jsonb) AS x(cve_id text, provider text, data jsonb, raw jsonb, hash text)
-        ON CONFLICT (cve_id, provider) DO UPDATE
-          SET data = excluded.data, raw = excluded.raw, hash = excluded.hash, updated_at = now()`.execute(tx);
+    // The statements go first; the merged rows' and the changes' JSON (a good part of an import's
+    // Node time) are built while the server writes them.
+    const statements = batch.sourceUpserts.length ? this.upsertStatements(batch.sourceUpserts) : undefined;
+    if (statements) {
+      statements.catch(() => {}); // awaited below; not unhandled meanwhile
+      await sent();
     }
-    if (batch.cves.length) {
-      const rows = batch.cves.map(toRow);
+    const cveRows = batch.cves.map(toRow);
+    const cvePayload = cveRows.length ? json(cveRows) : undefined;
+    const changesPayload = batch.changes.length
+      ? // now() is the transaction's start, the same for every change it writes; one transaction may
+        // record several versions of a CVE (a history applied at once), so each change is dated a
+        // microsecond after the one before: (created_at, id) orders a CVE's history as `seq` does.
+        json(
+          batch.changes.map((c) => ({
+            cve_id: c.cveId,
+            types: c.types,
+            data: c.data,
+            n: this.changesWritten++,
+            origin: c.origin ?? null,
+          })),
+        )
+      : undefined;
+    await statements;
+    if (cvePayload) {
       await sql`
         INSERT INTO cve (cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                          cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
@@ -379,7 +389,7 @@ export class CatalogWriteTransaction {
         SELECT cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
                vendor_sources, string_to_array(lower(search_words), ' ')
-          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(
+          FROM jsonb_to_recordset(${cvePayload}::jsonb) AS x(
             cve_id text, state text, title text, description text, created_at timestamptz, updated_at timestamptz,
             metrics jsonb, cvss20 float8, cvss30 float8, cvss31 float8, cvss40 float8, kev boolean, epss float8,
             vendors text[], weaknesses text[], cpes text[], "references" jsonb, nvd_configurations jsonb,
@@ -397,7 +407,7 @@ export class CatalogWriteTransaction {
       // The dictionary of the catalog's words (migration 0030): each word of the batch once, unless
       // an earlier transaction is known to have written it.
       const words = new Set<string>();
-      for (const row of rows) {
+      for (const row of cveRows) {
         for (const word of row.search_words.split(' '))
           if (word && !this.knownWords.has(word)) words.add(word);
       }
@@ -407,26 +417,14 @@ export class CatalogWriteTransaction {
           ON CONFLICT DO NOTHING`.execute(tx);
         for (const word of words) this.newWords.push(word);
       }
-    }
-    if (batch.cves.length) {
       // Cached list counts are keyed by this version (see CountCache).
       await sql`UPDATE catalog_state SET version = version + 1 WHERE id = 1`.execute(tx);
     }
-    if (batch.changes.length) {
-      // now() is the transaction's start, the same for every change it writes; one transaction may
-      // record several versions of a CVE (a history applied at once), so each change is dated a
-      // microsecond after the one before: (created_at, id) orders a CVE's history as `seq` does.
-      const rows = batch.changes.map((c) => ({
-        cve_id: c.cveId,
-        types: c.types,
-        data: c.data,
-        n: this.changesWritten++,
-        origin: c.origin ?? null,
-      }));
+    if (changesPayload) {
       await sql`
         INSERT INTO cve_change (cve_id, types, data, created_at, origin)
         SELECT cve_id, types, data, now() + n * interval '1 microsecond', origin
-          FROM jsonb_to_recordset(${json(rows)}::jsonb) AS x(cve_id text, types text[], data jsonb, n int, origin text)`.execute(
+          FROM jsonb_to_recordset(${changesPayload}::jsonb) AS x(cve_id text, types text[], data jsonb, n int, origin text)`.execute(
         tx,
       );
     }
@@ -486,6 +484,22 @@ export class CatalogWriteTransaction {
     }
   }
 
+  /** The statements, built from their already-serialized documents (the largest values are never stringified twice). */
+  private async upsertStatements(upserts: CatalogBatchWrite['sourceUpserts']): Promise<void> {
+    const rows = upserts.map(
+      (s) =>
+        `{"cve_id":${json(s.cveId)},"provider":${json(s.provider)},"hash":${json(s.hash)},"data":${s.docJson},"raw":${s.rawJson ?? 'null'}}`,
+    );
+    await sql`
+      INSERT INTO cve_source (cve_id, provider, data, raw, hash)
+      SELECT cve_id, provider, data, raw, hash
+        FROM jsonb_to_recordset(${`[${rows.join(',')}]`}::jsonb) AS x(cve_id text, provider text, data jsonb, raw jsonb, hash text)
+      ON CONFLICT (cve_id, provider) DO UPDATE
+        SET data = excluded.data, raw = excluded.raw, hash = excluded.hash, updated_at = now()`.execute(
+      this.tx,
+    );
+  }
+
   private async upsertVendorKeys(keys: string[]): Promise<void> {
     const vendors = new Set<string>();
     const products: { vendor: string; product: string }[] = [];
@@ -508,6 +522,14 @@ export class CatalogWriteTransaction {
         ON CONFLICT (vendor_id, name) DO NOTHING`.execute(this.tx);
     }
   }
+}
+
+/**
+ * Resolves once the statements started before it are on their way to the server: the query
+ * builder's and the driver's own awaits (microtasks) have all run by the next turn of the event loop.
+ */
+function sent(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function toRow(cve: MergedCve) {

@@ -24,7 +24,7 @@ import type { DB } from '../db/schema.ts';
 import { inputFiles, type InputFile } from '../sources/input.ts';
 import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '../domain/import-report.ts';
-import type { TextMapper } from '../domain/vendor-provenance.ts';
+import { mapStatementText, type TextMapper } from '../domain/vendor-provenance.ts';
 import { applyCveBatch, remapCveBatch, serialize, type CveItem } from './import-batch.ts';
 import { VendorAliasService, type CnaKeyMapper } from './vendor-alias.service.ts';
 
@@ -413,6 +413,8 @@ class ImportRun {
       if (this.source.snapshotOf) this.listed.add(item.cveId);
       // Serialized as it is read: while the batch before is written, not inside this one's transaction.
       const serialized = item.records.map((r) => serialize(r.doc, r.raw));
+      // Mapped as it is read too: the batch's merge finds each statement's text keys ready.
+      for (const r of item.records) mapStatementText(r.provider, r.doc, this.mapText);
       await this.batches.addCve(input ? { ...item, input, serialized } : { ...item, serialized });
     }
   }
