@@ -6,10 +6,9 @@
  * CISA-ADP's and NVD's statements as further containers, so that a CVE with both the CNA's text and
  * anyone's CPEs teaches "this text means this key" (docs/catalog.md). Pure.
  */
-import type { SourceDocument } from './cve.ts';
 import type { Cve5Containers } from './vendor-aliases.ts';
 
-type Statement = Pick<SourceDocument, 'cpes'> & CnaStatement;
+type Statement = { cpes: readonly string[] } & CnaStatement;
 
 /** The parts of a CNA statement its container is rebuilt from. */
 interface CnaStatement {
