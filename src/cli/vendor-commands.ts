@@ -149,7 +149,7 @@ function overrideCommand(action: OverrideAction, description: string) {
         { commandLine: args.by },
       );
       return {
-        text: `${overrideLine(saved)}\nnew and changed records map with it; \`vulntrack vendors learn\` re-maps the catalog`,
+        text: `${overrideLine(saved)}\nnew and changed records map with it; the server re-maps the catalog's CVEs with it (job vendors.remap)`,
         data: saved,
         exitCode: EXIT.ok,
       };
@@ -170,7 +170,7 @@ const remove = serviceCommand({
   async run(services, args) {
     await services.vendorAliases.removeOverride(args, { commandLine: null });
     return {
-      text: `removed "${args.vendorText}" → ${showKey(args.key)}`,
+      text: `removed "${args.vendorText}" → ${showKey(args.key)}\nthe server re-maps the catalog's CVEs without it (job vendors.remap)`,
       data: { removed: true },
       exitCode: EXIT.ok,
     };

@@ -3,6 +3,7 @@
  * "From CNA text to vendor keys").
  */
 import { sql, type Kysely } from 'kysely';
+import { JobRepository, type NewJob } from './job.repository.ts';
 import type { DB } from './schema.ts';
 
 export interface StoredAliasTable {
@@ -128,9 +129,10 @@ export class VendorAliasRepository {
 
   /**
    * Adds an override, or changes the action of the one for the same text and key; moves the revision
-   * (creating an empty table row when none exists, so the revision has somewhere to live).
+   * (creating an empty table row when none exists, so the revision has somewhere to live) and
+   * enqueues, in the same transaction, the jobs `then` gives for the new revision.
    */
-  async saveOverride(override: NewOverride): Promise<StoredOverride> {
+  async saveOverride(override: NewOverride, then?: (revision: string) => NewJob[]): Promise<StoredOverride> {
     return this.db.transaction().execute(async (tx) => {
       const row = await tx
         .insertInto('vendor_alias_override')
@@ -153,7 +155,7 @@ export class VendorAliasRepository {
         )
         .returningAll()
         .executeTakeFirstOrThrow();
-      await bumpRevision(tx);
+      await bumpRevision(tx, then);
       return {
         id: row.id,
         vendorText: row.vendor_text,
@@ -166,8 +168,8 @@ export class VendorAliasRepository {
     });
   }
 
-  /** Removes the override for this text and key; returns whether there was one. */
-  async deleteOverride(lookup: string, key: string): Promise<boolean> {
+  /** Removes the override for this text and key (then as `saveOverride`); returns whether there was one. */
+  async deleteOverride(lookup: string, key: string, then?: (revision: string) => NewJob[]): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       const done = await tx
         .deleteFrom('vendor_alias_override')
@@ -175,18 +177,21 @@ export class VendorAliasRepository {
         .where('key', '=', key)
         .executeTakeFirst();
       if (Number(done.numDeletedRows) === 0) return false;
-      await bumpRevision(tx);
+      await bumpRevision(tx, then);
       return true;
     });
   }
 }
 
-async function bumpRevision(db: Kysely<DB>): Promise<void> {
-  await db
+async function bumpRevision(db: Kysely<DB>, then?: (revision: string) => NewJob[]): Promise<void> {
+  const { revision } = await db
     .insertInto('vendor_alias_table')
     .values({ id: 1, aliases: '{}', origin: 'learned', learned_from: 0 })
     .onConflict((oc) => oc.column('id').doUpdateSet({ revision: sql`vendor_alias_table.revision + 1` }))
-    .execute();
+    .returning('revision')
+    .executeTakeFirstOrThrow();
+  const jobs = then?.(String(revision)) ?? [];
+  if (jobs.length) await new JobRepository(db).enqueue(jobs);
 }
 
 /** One CVE's statements that teach aliases: the CNA's (`mitre`), CISA-ADP's and NVD's documents. */

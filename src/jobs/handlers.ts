@@ -11,7 +11,11 @@ import { DELIVER_JOB, PURGE_DELIVERIES_JOB, type DeliveryService } from '../serv
 import { CONFIRM_EMAIL_JOB, type NotificationService } from '../services/notification.service.ts';
 import { REPORTS_DUE_JOB, type ReportService } from '../services/report.service.ts';
 import { COMPUTE_STATISTICS_JOB, type StatisticsService } from '../services/statistics.service.ts';
-import { LEARN_VENDOR_ALIASES_JOB, type VendorAliasService } from '../services/vendor-alias.service.ts';
+import {
+  LEARN_VENDOR_ALIASES_JOB,
+  REMAP_VENDOR_KEYS_JOB,
+  type VendorAliasService,
+} from '../services/vendor-alias.service.ts';
 import { PermanentJobError, type JobContext, type JobHandler } from './worker.ts';
 
 type Logger = Pick<pino.Logger, 'info' | 'warn'>;
@@ -24,7 +28,7 @@ export interface JobHandlerDeps {
   notifications: Pick<NotificationService, 'sendConfirmation'>;
   reports: Pick<ReportService, 'runDue'>;
   statistics: Pick<StatisticsService, 'compute'>;
-  vendorAliases: Pick<VendorAliasService, 'learn'>;
+  vendorAliases: Pick<VendorAliasService, 'learn' | 'remapCatalog'>;
   logger?: Logger;
 }
 
@@ -161,6 +165,18 @@ export function handleLearnVendorAliases(deps: Pick<JobHandlerDeps, 'vendorAlias
   };
 }
 
+/** `vendors.remap`: the catalog merged again with the current alias table and overrides (after an override's change). */
+export function handleRemapVendorKeys(deps: Pick<JobHandlerDeps, 'vendorAliases' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    const report = await deps.vendorAliases.remapCatalog();
+    logger.info(
+      { job: context.id, examined: report?.examined, remapped: report?.remapped, changes: report?.changes },
+      'catalog re-mapped with the vendor aliases',
+    );
+  };
+}
+
 export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
   return {
     sync: handleSync(deps),
@@ -171,6 +187,7 @@ export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
     [REPORTS_DUE_JOB]: handleReportsDue(deps),
     [COMPUTE_STATISTICS_JOB]: handleComputeStatistics(deps),
     [LEARN_VENDOR_ALIASES_JOB]: handleLearnVendorAliases(deps),
+    [REMAP_VENDOR_KEYS_JOB]: handleRemapVendorKeys(deps),
     noop: handleNoop(deps.jobs),
     'jobs.purge': handlePurge(deps.jobs),
   };

@@ -44,6 +44,14 @@ import { SAMPLE_DIR } from './sample.service.ts';
 /** The job that learns the table anew from the catalog (daily, and on demand: `vulntrack vendors learn`). */
 export const LEARN_VENDOR_ALIASES_JOB = 'vendors.learn';
 
+/** The job that merges the catalog again with the current table and overrides (queued by an override's change). */
+export const REMAP_VENDOR_KEYS_JOB = 'vendors.remap';
+
+/** One re-map per revision an override made: two changes in a row queue two, the second finding less to do. */
+const remapJob = (revision: string) => [
+  { name: REMAP_VENDOR_KEYS_JOB, dedupeKey: `${REMAP_VENDOR_KEYS_JOB}:${revision}` },
+];
+
 /** The table learned from the bundled sample (`npm run learn-sample-aliases` writes it). */
 export const SHIPPED_ALIASES = path.join(SAMPLE_DIR, 'vendor-aliases.json.gz');
 
@@ -283,6 +291,16 @@ export class VendorAliasService {
     return { ...(await this.status()), read, remap, durationMs: Date.now() - started };
   }
 
+  /**
+   * Merges the catalog's CVEs again with the current table and overrides (the `vendors.remap` job an
+   * override's change queues): a CVE whose text an alias now maps gets the key (a project it enters
+   * hears of it), one a veto takes it from loses it (recorded, no alert). Null when this process
+   * cannot re-map (no importer wired).
+   */
+  async remapCatalog(progress?: (line: RemapProgress) => void): Promise<RemapReport | null> {
+    return this.remap ? this.remap((p) => progress?.(p)) : null;
+  }
+
   /** What the table holds for a text, and the keys a record naming it gets now. */
   async explain(vendorText: string, productText?: string): Promise<TextExplanation> {
     const lookup = aliasLookup(vendorText, productText);
@@ -326,8 +344,9 @@ export class VendorAliasService {
 
   /**
    * An operator's alias (`add`: records with this text get this key) or veto (`veto`: they never get
-   * it from their text). Replaces the other action for the same text and key. 400 with a sentence for
-   * a placeholder text or a malformed key.
+   * it from their text). Replaces the other action for the same text and key. New and changed records
+   * map with it at once; the catalog's CVEs are re-mapped by the `vendors.remap` job it queues. 400
+   * with a sentence for a placeholder text or a malformed key.
    */
   async setOverride(
     input: { vendorText: string; productText?: string | undefined; key: string; action: OverrideAction },
@@ -337,14 +356,17 @@ export class VendorAliasService {
     const override: AliasOverride = { ...input, key: typedKey(input.key) };
     const problem = overrideProblem(override);
     if (problem) throw new AppError('validation_error', problem);
-    return this.aliases.saveOverride({
-      vendorText: override.vendorText.trim(),
-      productText: override.productText?.trim() ?? null,
-      key: override.key,
-      action: override.action,
-      lookup: aliasLookup(override.vendorText, override.productText)!,
-      createdBy,
-    });
+    return this.aliases.saveOverride(
+      {
+        vendorText: override.vendorText.trim(),
+        productText: override.productText?.trim() ?? null,
+        key: override.key,
+        action: override.action,
+        lookup: aliasLookup(override.vendorText, override.productText)!,
+        createdBy,
+      },
+      remapJob,
+    );
   }
 
   /** Removes the operator's alias or veto for this text and key; 404 when there is none. */
@@ -354,7 +376,7 @@ export class VendorAliasService {
   ): Promise<void> {
     await this.operator(by);
     const lookup = aliasLookup(input.vendorText, input.productText);
-    const removed = lookup && (await this.aliases.deleteOverride(lookup, typedKey(input.key)));
+    const removed = lookup && (await this.aliases.deleteOverride(lookup, typedKey(input.key), remapJob));
     if (!removed) {
       const text =
         input.productText === undefined ? input.vendorText : `${input.vendorText} / ${input.productText}`;

@@ -21,8 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sources } from '../../src/sources/index.ts';
 import { VendorAliasRepository } from '../../src/db/vendor-alias.repository.ts';
 import type { VendorProvenance } from '../../src/domain/vendor-provenance.ts';
+import { jobHandlers } from '../../src/jobs/handlers.ts';
 import { ImportService } from '../../src/services/import.service.ts';
-import { emptyAliasTable } from '../../src/services/vendor-alias.service.ts';
+import { emptyAliasTable, REMAP_VENDOR_KEYS_JOB } from '../../src/services/vendor-alias.service.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 import { LEARNING_RECORDS, SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
 import { changesOf, fixture, mustCveRow, tempDir } from '../helpers/catalog.ts';
@@ -304,6 +305,53 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
       });
       // The project subscribed to apache lists Log4Shell again, without an alert.
       expect(await executions()).toEqual(before);
+    });
+  });
+
+  describe("an operator's alias", () => {
+    it('queues a re-map of the catalog; the job gives the key to the CVEs with that text, and the subscribed project hears of them', async () => {
+      await sql`INSERT INTO vendor (name) VALUES ('bea') ON CONFLICT DO NOTHING`.execute(use().db);
+      await api.services.projects.create(owner.org.id, { name: 'legacy' }, owner.actor, { vendors: ['bea'] });
+      const automation = await call('POST', '/projects/legacy/automations', {
+        name: 'on-enter',
+        trigger_type: 'alert',
+        configuration: { triggers: ['cve_enters_project'], actions: [{ type: 'generate_report' }] },
+      });
+      expect(automation.statusCode, automation.body).toBe(201);
+      // WebLogic came from BEA Systems: an operator files Oracle's records under `bea` as well.
+      await api.services.vendorAliases.setOverride(
+        { vendorText: 'Oracle', key: 'bea', action: 'add' },
+        { commandLine: 'ops' },
+      );
+      const { rows: queued } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM job WHERE name = ${REMAP_VENDOR_KEYS_JOB} AND status = 'pending'`.execute(
+        use().db,
+      );
+      expect(queued[0]!.n).toBe(1);
+      expect((await mustCveRow(use().db, WEBLOGIC)).vendors).not.toContain('bea');
+
+      const remap = jobHandlers({ vendorAliases: api.services.vendorAliases } as never)[
+        REMAP_VENDOR_KEYS_JOB
+      ]!;
+      await remap(
+        {},
+        {
+          id: 1,
+          name: REMAP_VENDOR_KEYS_JOB,
+          attempt: 1,
+          maxAttempts: 5,
+          workerId: 'test',
+          signal: new AbortController().signal,
+        },
+      );
+      await api.services.events.processPending();
+      expect((await mustCveRow(use().db, WEBLOGIC)).vendors).toContain('bea');
+      // NVD's CPEs name no `bea`, but the operator has the last word: the key is not retracted.
+      expect((await provenance(WEBLOGIC)).keys.bea).toEqual([
+        { source: 'cna-text', rule: 'operator', text: 'Oracle', provider: 'mitre' },
+      ]);
+      expect((await executions()).legacy).toBe(1);
+      expect((await reportEvents('legacy')).map((r) => r.cve_id)).toEqual([WEBLOGIC]);
     });
   });
 
