@@ -57,20 +57,30 @@ export const SHIPPED_ALIASES = path.join(SAMPLE_DIR, 'vendor-aliases.json.gz');
 
 /**
  * The table a file of CVE 5 records (JSON Lines, gzip or not) teaches, as `learn` would from the same
- * records imported: what `scripts/learn-sample-aliases.ts` ships for the bundled sample.
+ * records imported: what `scripts/learn-sample-aliases.ts` ships for the bundled sample. The records
+ * are held in memory: meant for sample-sized files.
  */
 export async function aliasTableOfCve5File(
   file: string,
 ): Promise<{ learnedFrom: number; table: AliasTable }> {
-  const learner = new AliasLearner(DEFAULT_THRESHOLD);
-  let learnedFrom = 0;
+  const records: { containers?: Cve5Containers }[] = [];
   for await (const input of inputFiles(file)) {
     for await (const { line } of lines(await input.open())) {
-      if (!line.trim()) continue;
-      const record = JSON.parse(line) as { containers?: Cve5Containers };
-      if (learner.learn(record.containers)) learnedFrom++;
+      if (line.trim()) records.push(JSON.parse(line) as { containers?: Cve5Containers });
     }
   }
+  return aliasTableOfRecords(records);
+}
+
+/** The (compacted) table these CVE 5 records teach, and how many of them taught it. */
+export function aliasTableOfRecords(records: Iterable<{ containers?: unknown }>): {
+  learnedFrom: number;
+  table: AliasTable;
+} {
+  const learner = new AliasLearner(DEFAULT_THRESHOLD);
+  let learnedFrom = 0;
+  for (const record of records)
+    if (learner.learn(record.containers as Cve5Containers | undefined)) learnedFrom++;
   return { learnedFrom, table: compactTable(learner.toJSON()) };
 }
 

@@ -9,7 +9,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { VendorAliasRepository } from '../../src/db/vendor-alias.repository.ts';
 import { aliasLookup } from '../../src/domain/vendor-alias-overrides.ts';
-import { AliasLearner, type AliasTable } from '../../src/domain/vendor-aliases.ts';
+import type { AliasTable } from '../../src/domain/vendor-aliases.ts';
+import { aliasTableOfRecords } from '../../src/services/vendor-alias.service.ts';
 
 /** The CVE 5 records (one per line) of a `.jsonl` or `.jsonl.gz` file. */
 function records(file: string): { containers?: unknown }[] {
@@ -28,9 +29,7 @@ export function learnAliasTable(files: string[]): AliasTable {
   const key = files.join('\n');
   let table = learned.get(key);
   if (!table) {
-    const learner = new AliasLearner();
-    for (const file of files) for (const r of records(file)) learner.learn(r.containers as never);
-    table = learner.toJSON();
+    table = aliasTableOfRecords(files.flatMap(records)).table;
     learned.set(key, table);
   }
   return table;
