@@ -49,6 +49,12 @@ export const EPSS_MOVE_MIN = 0.01;
 export type CveItem = Extract<ImportItem, { kind: 'cve' }> & {
   input?: { fingerprint: string; known: boolean };
   serialized: Serialized[];
+  /**
+   * The merged view of the item's records alone, merged as it was read (a source's first import,
+   * where most CVEs have no stored statements): used when the batch finds exactly these statements,
+   * merged again otherwise.
+   */
+  merged?: MergedCve;
 };
 
 type Serialized = ReturnType<typeof serialize>;
@@ -227,7 +233,11 @@ async function mergePending(
       else counts.pending++;
       continue;
     }
-    const after = mergeCve(item.cveId, docs, mapText);
+    const alone =
+      item.merged &&
+      docs.size === item.records.length &&
+      item.records.every((r) => docs.get(r.provider) === r.doc);
+    const after = alone ? item.merged! : mergeCve(item.cveId, docs, mapText);
     if (before && sameJson(before, after)) {
       counts.unchanged++;
       continue;

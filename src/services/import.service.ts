@@ -25,6 +25,7 @@ import { inputFiles, type InputFile } from '../sources/input.ts';
 import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '../domain/import-report.ts';
 import { mapStatementText, type TextMapper } from '../domain/vendor-provenance.ts';
+import { hasRecord, mergeCve } from '../domain/cve.ts';
 import { applyCveBatch, remapCveBatch, serialize, type CveItem } from './import-batch.ts';
 import { VendorAliasService, type CnaKeyMapper } from './vendor-alias.service.ts';
 
@@ -282,6 +283,8 @@ class ImportRun {
   private reads: CatalogWriteRepository;
   private analyzeDue = false;
   private readonly batches: BatchWriter;
+  /** Whether this source had never been imported when the run started (no raw record fingerprinted). */
+  private firstImport: boolean | undefined;
   /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
   private readonly listed = new Set<string>();
 
@@ -415,7 +418,20 @@ class ImportRun {
       const serialized = item.records.map((r) => serialize(r.doc, r.raw));
       // Mapped as it is read too: the batch's merge finds each statement's text keys ready.
       for (const r of item.records) mapStatementText(r.provider, r.doc, this.mapText);
-      await this.batches.addCve(input ? { ...item, input, serialized } : { ...item, serialized });
+      // A first import (of a source whose raw records are fingerprinted) merges as it reads, too:
+      // most of its CVEs have no other statements.
+      this.firstImport ??= !!this.source.scan && !(await this.reads.hasInputs(this.source.name));
+      const merged =
+        this.firstImport && hasRecord(item.records.map((r) => r.provider))
+          ? {
+              merged: mergeCve(
+                item.cveId,
+                new Map(item.records.map((r) => [r.provider, r.doc])),
+                this.mapText,
+              ),
+            }
+          : {};
+      await this.batches.addCve({ ...item, ...(input ? { input } : {}), serialized, ...merged });
     }
   }
 
