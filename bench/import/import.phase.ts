@@ -1,12 +1,9 @@
 /** One import of a file into a database, exactly as the CLI does it (ImportService + cve5 source). */
-import fs from 'node:fs';
-import zlib from 'node:zlib';
 import type { Kysely } from 'kysely';
-import { VendorAliasRepository } from '../../src/db/vendor-alias.repository.ts';
-import { AliasLearner } from '../../src/domain/vendor-aliases.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { ImportService } from '../../src/services/import.service.ts';
+import { VendorAliasService } from '../../src/services/vendor-alias.service.ts';
 import { sources } from '../../src/sources/index.ts';
 import { peakRssMiB } from '../lib/child.ts';
 import { timeQueries } from '../lib/pg-query-timing.ts';
@@ -40,21 +37,12 @@ async function importOnce(db: Kysely<DB>, spec: ImportSpec): Promise<Measured> {
 }
 
 /**
- * Stores the alias table a new install starts with (learned from the bundled sample) unless one is
- * stored: imports map CNA text with it as they merge (docs/catalog.md), part of what is measured.
- * Learning is not.
+ * Stores the alias table a new install starts with (the shipped one, learned from the bundled
+ * sample), as the first start does: imports map CNA text with it as they merge (docs/catalog.md),
+ * part of what is measured. Storing it is not.
  */
 async function storeFirstStartTable(db: Kysely<DB>): Promise<void> {
-  const learner = new AliasLearner();
-  const text = zlib.gunzipSync(fs.readFileSync('data/sample/cve5-sample.jsonl.gz')).toString('utf8');
-  let records = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    learner.learn((JSON.parse(line) as { containers?: never }).containers);
-    records++;
-  }
-  const aliases = learner.toJSON() as unknown as Record<string, unknown>;
-  await new VendorAliasRepository(db).saveTable({ aliases, origin: 'shipped', learnedFrom: records }, true);
+  await new VendorAliasService(db).installShipped();
 }
 
 export interface ImportSpec {
