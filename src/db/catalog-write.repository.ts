@@ -8,7 +8,6 @@ import type { DB } from './schema.ts';
 import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
 import type { ImportedChange, CveChange } from '../domain/cve-change.ts';
 import type { WeaknessRecord } from '../sources/source.ts';
-import { cveSearchWords } from '../domain/search-words.ts';
 
 /** Any stable 64-bit number: the lock every catalog write batch takes. */
 const CATALOG_WRITE_LOCK = 7_352_901_004;
@@ -74,26 +73,14 @@ export interface OpenWriteTransaction {
 }
 
 export class CatalogWriteRepository {
-  /**
-   * Words this repository's committed transactions wrote to `search_word`: a batch sends only the
-   * others (a first import's batches repeat most words; probing them all cost ~2 s of server CPU on
-   * the 44,130-record corpus). Words are never removed from `search_word`, so a word known here stays
-   * there; a transaction's words are added only once it has committed.
-   */
-  private readonly knownWords = new Set<string>();
-
   constructor(private readonly db: Kysely<DB>) {}
 
   /** Runs `fn` in one transaction holding the catalog write lock. */
   async inWriteTransaction<T>(fn: (tx: CatalogWriteTransaction) => Promise<T>): Promise<T> {
-    let written: CatalogWriteTransaction | undefined;
-    const result = await this.db.transaction().execute(async (tx) => {
+    return this.db.transaction().execute(async (tx) => {
       await this.lock(tx);
-      written = new CatalogWriteTransaction(tx, this.knownWords);
-      return fn(written);
+      return fn(new CatalogWriteTransaction(tx));
     });
-    written?.committed();
-    return result;
   }
 
   /**
@@ -109,14 +96,10 @@ export class CatalogWriteRepository {
       await trx.rollback().execute();
       throw err;
     }
-    const tx = new CatalogWriteTransaction(trx, this.knownWords);
     return {
-      tx,
+      tx: new CatalogWriteTransaction(trx),
       db: trx,
-      commit: async () => {
-        await trx.commit().execute();
-        tx.committed();
-      },
+      commit: () => trx.commit().execute(),
       rollback: () => trx.rollback().execute(),
     };
   }
@@ -151,14 +134,14 @@ export class CatalogWriteRepository {
    * filter, join and sort on. The large JSON columns (statements, raw records, metrics, change
    * details) are left out: no query filters on them, and sampling them meant reading and
    * decompressing every sampled document (a quarter of a first import's server time). `search_text`
-   * and `search_words` tell the planner how common a searched piece of text and the words holding it
-   * are (`search=micro` walks the newest CVEs, `search=log4j` reads the word index).
+   * tells the planner how common a searched piece of text is (`search=micro` walks the newest CVEs,
+   * `search=log4j` reads the trigram index).
    */
   async analyze(): Promise<void> {
     await sql`
       ANALYZE cve_source (cve_id, provider),
               cve (cve_id, state, created_at, updated_at, cvss20, cvss30, cvss31, cvss40, kev, epss,
-                   vendors, weaknesses, search_text, search_words),
+                   vendors, weaknesses, search_text),
               cve_vendor, cve_change (cve_id, created_at, seq), cve_input (source, cve_id)`.execute(this.db);
   }
 
@@ -253,21 +236,7 @@ export class CatalogWriteTransaction {
   /** Changes written so far in this transaction (see `write`). */
   private changesWritten = 0;
 
-  /** Words this transaction wrote to `search_word`, known once it commits. */
-  private readonly newWords: string[] = [];
-
-  constructor(
-    private readonly tx: Transaction<DB>,
-    private readonly knownWords: Set<string> = new Set(),
-  ) {}
-
-  /** Called once the transaction has committed: its dictionary words are known to be stored. */
-  committed(): void {
-    // Bounded: past a million words (tens of MB), start again (the words are sent again, no harm).
-    if (this.knownWords.size + this.newWords.length > 1_000_000) this.knownWords.clear();
-    for (const word of this.newWords) this.knownWords.add(word);
-    this.newWords.length = 0;
-  }
+  constructor(private readonly tx: Transaction<DB>) {}
 
   /** Hashes of the stored statements of these CVEs. */
   async sourceHashes(cveIds: string[]): Promise<Map<string, StoredSource[]>> {
@@ -385,15 +354,15 @@ export class CatalogWriteTransaction {
       await sql`
         INSERT INTO cve (cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                          cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
-                         vendor_sources, search_words)
+                         vendor_sources)
         SELECT cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
-               vendor_sources, string_to_array(lower(search_words), ' ')
+               vendor_sources
           FROM jsonb_to_recordset(${cvePayload}::jsonb) AS x(
             cve_id text, state text, title text, description text, created_at timestamptz, updated_at timestamptz,
             metrics jsonb, cvss20 float8, cvss30 float8, cvss31 float8, cvss40 float8, kev boolean, epss float8,
             vendors text[], weaknesses text[], cpes text[], "references" jsonb, nvd_configurations jsonb,
-            providers text[], vendor_sources jsonb, search_words text)
+            providers text[], vendor_sources jsonb)
         ON CONFLICT (cve_id) DO UPDATE SET
           state = excluded.state, title = excluded.title, description = excluded.description,
           created_at = excluded.created_at, updated_at = excluded.updated_at, metrics = excluded.metrics,
@@ -401,22 +370,7 @@ export class CatalogWriteTransaction {
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
-          vendor_sources = excluded.vendor_sources, search_words = excluded.search_words, modified_at = now()`.execute(
-        tx,
-      );
-      // The dictionary of the catalog's words (migration 0030): each word of the batch once, unless
-      // an earlier transaction is known to have written it.
-      const words = new Set<string>();
-      for (const row of cveRows) {
-        for (const word of row.search_words.split(' '))
-          if (word && !this.knownWords.has(word)) words.add(word);
-      }
-      if (words.size) {
-        await sql`
-          INSERT INTO search_word (word) SELECT DISTINCT lower(w) FROM unnest(${[...words]}::text[]) AS w
-          ON CONFLICT DO NOTHING`.execute(tx);
-        for (const word of words) this.newWords.push(word);
-      }
+          vendor_sources = excluded.vendor_sources, modified_at = now()`.execute(tx);
       // Cached list counts are keyed by this version (see CountCache).
       await sql`UPDATE catalog_state SET version = version + 1 WHERE id = 1`.execute(tx);
     }
@@ -555,7 +509,5 @@ function toRow(cve: MergedCve) {
     nvd_configurations: cve.nvdConfigurations,
     providers: cve.providers,
     vendor_sources: cve.vendorSources ?? null,
-    // Without blanks (they separate words), so joined with one the database splits them again.
-    search_words: cveSearchWords(cve).join(' '),
   };
 }

@@ -3,7 +3,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CveRow, DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
-import { cveConditions, sortExpression, withSearchWords, type CveFilters } from './cve-list-conditions.ts';
+import { cveConditions, sortExpression, type CveFilters } from './cve-list-conditions.ts';
 import { ORDER, type CveOrdering } from '../domain/cve-list.ts';
 
 /** The columns of `CveRow`, named (a prepared statement never selects `*`). */
@@ -49,8 +49,7 @@ export class CveRepository {
    * The ids of the first `limit` CVEs of a list in its order, read through the ordering index alone:
    * one snapshot of what an export holds (its rows are then read by `exportRows`).
    */
-  async listIds(unresolved: CveFilters, ordering: CveOrdering, limit: number): Promise<string[]> {
-    const filters = await withSearchWords(this.db, unresolved);
+  async listIds(filters: CveFilters, ordering: CveOrdering, limit: number): Promise<string[]> {
     const { columns: sortKeys, direction } = ORDER[ordering];
     let query = this.db
       .selectFrom('cve')

@@ -5,28 +5,24 @@
  * the id, title, description and vendor and product names (cve-search.ts, as the lists' `search`).
  *
  * Project names are resolved before compiling (`resolveQueryProjects`), so compiling is synchronous
- * and the SQL holds the subscribed vendor keys themselves; so are the catalog's words that the
- * query's words and phrases are part of (`resolveQueryWords`), for the word index.
+ * and the SQL holds the subscribed vendor keys themselves.
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { PRODUCT_SEPARATOR } from '../domain/cpe.ts';
 import { validationError } from '../domain/errors.ts';
 import {
   collectProjectNames,
-  collectTexts,
   type DateRange,
   type QueryNode,
   type QueryOperator,
   type TermNode,
 } from '../domain/query-language.ts';
 import type { DB } from './schema.ts';
-import { containsPattern, lookUpSearchWords, textContains, type SearchWordLookups } from './cve-search.ts';
+import { containsPattern, textContains } from './cve-search.ts';
 
 export interface CveQueryContext {
   /** The subscribed vendor keys of each project the query names (see resolveQueryProjects). */
   projects: ReadonlyMap<string, readonly string[]>;
-  /** The word index's lookups for the query's words and phrases (see resolveQueryWords). */
-  words?: SearchWordLookups | undefined;
 }
 
 type CveExpressionBuilder = ExpressionBuilder<DB, 'cve'>;
@@ -54,11 +50,6 @@ export async function resolveQueryProjects(
     projects.set(row.name, keys);
   }
   return projects;
-}
-
-/** The word index's lookups for the query's bare words and quoted phrases (src/db/cve-search.ts). */
-export function resolveQueryWords(db: Kysely<DB>, node: QueryNode): Promise<SearchWordLookups> {
-  return lookUpSearchWords(db, collectTexts(node));
 }
 
 /**
@@ -94,7 +85,7 @@ export function compileCveQuery(
       return eb.or(node.children.map((child) => compileCveQuery(child, eb, context)));
     case 'text':
       // A word finds what `search` finds for it; a quoted phrase is one piece of text, blanks included.
-      return textContains(node.value, context.words);
+      return textContains(node.value);
     case 'term':
       return compileTerm(node, eb, context);
   }

@@ -32,15 +32,6 @@ export type CveTable = Omit<
   vendor_sources: ColumnType<VendorProvenance | null, string | null | undefined, string | null>;
 };
 
-/**
- * One word of three characters or more of the catalog's search texts (migration 0030). Table `cve`'s
- * generated columns `search_text` and `search_words` are left out of CveTable: only the search's SQL
- * (cve-search.ts) reads them, and no one writes them.
- */
-export interface SearchWordTable {
-  word: string;
-}
-
 export interface CveSourceTable {
   cve_id: string;
   provider: string;
@@ -470,7 +461,6 @@ export interface WeaknessCveCountTable {
 
 export interface DB {
   cve: CveTable;
-  search_word: SearchWordTable;
   cve_source: CveSourceTable;
   cve_input: CveInputTable;
   cve_change: CveChangeTable;

@@ -184,17 +184,6 @@ export function collectProjectNames(node: QueryNode): string[] {
   return [...names];
 }
 
-/** The bare words and quoted phrases of a query, each once. */
-export function collectTexts(node: QueryNode): string[] {
-  const texts = new Set<string>();
-  const visit = (n: QueryNode): void => {
-    if (n.kind === 'and' || n.kind === 'or') n.children.forEach(visit);
-    else if (n.kind === 'text') texts.add(n.value);
-  };
-  visit(node);
-  return [...texts];
-}
-
 // ---------------------------------------------------------------------------------------------
 // Tokenizer
 

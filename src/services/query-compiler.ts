@@ -2,12 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { CveFilters } from '../db/cve-list-conditions.ts';
-import {
-  compileCveQuery,
-  resolveQueryProjects,
-  resolveQueryWords,
-  splitRequiredVendors,
-} from '../db/query-to-sql.ts';
+import { compileCveQuery, resolveQueryProjects, splitRequiredVendors } from '../db/query-to-sql.ts';
 import { collectProjectNames, parseQuery } from '../domain/query-language.ts';
 import { validationError } from '../domain/errors.ts';
 
@@ -27,7 +22,7 @@ export class QueryCompiler {
     const projects = await resolveQueryProjects(this.db, organizationId, node);
     const unknown = collectProjectNames(node).filter((name) => !projects.has(name));
     if (unknown.length) throw validationError({ q: unknown.map((name) => `unknown project "${name}"`) });
-    const context = { projects, words: await resolveQueryWords(this.db, node) };
+    const context = { projects };
     const { keys, rest } = splitRequiredVendors(node);
     return {
       allVendorKeys: keys.length ? keys : undefined,

@@ -45,7 +45,6 @@ describeEachDatabase('Import: planner statistics', (use) => {
       'cve.updated_at',
       'cve.cvss31',
       'cve.search_text',
-      'cve.search_words',
       'cve_change.cve_id',
     ])
       expect(columns.has(used), used).toBe(true);
