@@ -72,6 +72,19 @@ function SourceText({ source }: { source: KeySource }) {
         </>
       );
     case 'cna_text':
+      // The CNA's own name (`@intel`): the record names no vendor, and this CNA's such records did.
+      if (source.vendor.startsWith('@'))
+        return (
+          <>
+            {who}: written by the CNA “{source.vendor.slice(1)}”, naming no vendor (
+            {source.rule === 'alias' ? (
+              `${source.support} of ${plural(source.records ?? 0, 'record')} of this CNA naming no vendor had this key in their CPEs`
+            ) : (
+              <RuleText source={source} />
+            )}
+            )
+          </>
+        );
       return (
         <>
           {who}: {source.rule === 'description' ? 'the words' : 'the affected product as written'}, “
