@@ -285,6 +285,7 @@ class ImportRun {
   private readonly batches: BatchWriter;
   /** Whether this source had never been imported when the run started (no raw record fingerprinted). */
   private firstImport: boolean | undefined;
+  private imported: Promise<boolean> | undefined;
   /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
   private readonly listed = new Set<string>();
 
@@ -311,6 +312,11 @@ class ImportRun {
     this.reads = new CatalogWriteRepository(this.atomic.db);
   }
 
+  /** Whether a raw record of this source was fingerprinted before this run (asked once per run). */
+  private importedBefore(): Promise<boolean> {
+    return (this.imported ??= this.reads.hasInputs(this.source.name));
+  }
+
   /** Reads every record of `files`, collects them into batches and writes them all. */
   async read(files: AsyncIterable<InputFile>): Promise<void> {
     const { source } = this;
@@ -318,6 +324,7 @@ class ImportRun {
       source.name,
       this.options,
       this.reads,
+      () => this.importedBefore(),
       this.batches,
       this.counts,
       (item, input) => this.collect(item, input),
@@ -420,7 +427,7 @@ class ImportRun {
       for (const r of item.records) mapStatementText(r.provider, r.doc, this.mapText);
       // A first import (of a source whose raw records are fingerprinted) merges as it reads, too:
       // most of its CVEs have no other statements.
-      this.firstImport ??= !!this.source.scan && !(await this.reads.hasInputs(this.source.name));
+      this.firstImport ??= !!this.source.scan && !(await this.importedBefore());
       const merged =
         this.firstImport && hasRecord(item.records.map((r) => r.provider))
           ? {
@@ -551,6 +558,8 @@ class RawLookup {
     private readonly sourceName: string,
     private readonly options: ImportOptions,
     private readonly reads: CatalogWriteRepository,
+    /** Whether the source was imported before this run (ImportRun.importedBefore). */
+    private readonly importedBefore: () => Promise<boolean>,
     private readonly batches: BatchWriter,
     private readonly counts: ImportCounts,
     private readonly collect: (item: ImportItem, input: CveItem['input']) => Promise<void>,
@@ -569,7 +578,7 @@ class RawLookup {
     // What is stored says nothing about a CVE written since the lookup started: the batch being
     // written, the batch being built, and a record parsed before another version of it in `raws`.
     const uncommitted = this.batches.uncommitted();
-    this.lookups ??= !this.options.changedInputs && (await this.reads.hasInputs(this.sourceName));
+    this.lookups ??= !this.options.changedInputs && (await this.importedBefore());
     const unchanged = this.lookups
       ? await this.reads.unchangedInputs(this.sourceName, raws)
       : { has: () => false };

@@ -297,7 +297,7 @@ export class VendorAliasService {
       origin: 'learned',
       learnedFrom: taught,
     });
-    const remap = this.remap ? await this.remap((p) => progress?.({ remap: p })) : null;
+    const remap = await this.remapCatalog((p) => progress?.({ remap: p }));
     return { ...(await this.status()), read, remap, durationMs: Date.now() - started };
   }
 
@@ -308,7 +308,7 @@ export class VendorAliasService {
    * cannot re-map (no importer wired).
    */
   async remapCatalog(progress?: (line: RemapProgress) => void): Promise<RemapReport | null> {
-    return this.remap ? this.remap((p) => progress?.(p)) : null;
+    return this.remap ? this.remap(progress ?? (() => {})) : null;
   }
 
   /** What the table holds for a text, and the keys a record naming it gets now. */
