@@ -137,14 +137,13 @@ export async function run(args: string[]): Promise<void> {
       loads.push(loadAverage());
       times.push((await call()).ms);
     }
-    const phases = await timePhases(db, inventory.components);
-    const light = await timePhases(db, inventory.withoutHeaviest);
+    const { times: phases, candidates } = await timePhases(services.inventoryMatch, inventory.components);
+    const { times: light } = await timePhases(services.inventoryMatch, inventory.withoutHeaviest);
     await app.close();
     const sorted = [...times].sort((a, b) => a - b);
     const body = first.body;
     const hits = body.components.reduce((n, c) => n + c.cves.length, 0);
     const errors = body.components.filter((c) => c.error !== null).length;
-    const candidates = await inventory.candidateCount(db);
     const info = machineInfo();
     const server = await serverInfo(serverUrl);
     const lines = [
@@ -168,7 +167,7 @@ export async function run(args: string[]): Promise<void> {
       '',
       ...inventory.description.map((d) => `- ${d}`),
       `- answer: ${body.matched} of 1,000 components with at least one CVE, ${hits.toLocaleString('en-US')} (component, CVE) hits, ${errors} per-component errors, ${(first.bytes / 2 ** 20).toFixed(1)} MiB of JSON`,
-      `- candidate CVEs read (distinct, from the vendor keys and package names): ${candidates.toLocaleString('en-US')}`,
+      `- candidate CVEs read (distinct, from the vendor keys and the CNA names index): ${candidates.toLocaleString('en-US')}`,
       '',
       '## Result',
       '',

@@ -152,7 +152,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tracker,
     projectMatch: new ProjectMatchService(database.db),
     vendorAliases,
-    inventoryMatch: new InventoryMatchService(database.db),
+    inventoryMatch: new InventoryMatchService(database.db, () => vendorAliases.mapper()),
     tags,
     basicAuth: new BasicAuthService(
       database.db,

@@ -5,9 +5,7 @@
  * the most CVEs, package URLs from CNA package names, and components the catalog does not know.
  */
 import { sql, type Kysely } from 'kysely';
-import { InventoryMatchRepository } from '../../src/db/inventory-match.repository.ts';
 import type { DB } from '../../src/db/schema.ts';
-import { componentKeys, parseComponent } from '../../src/domain/inventory-component.ts';
 
 const rowsOf = async <T>(db: Kysely<DB>, query: ReturnType<typeof sql<T>>) => (await query.execute(db)).rows;
 
@@ -114,20 +112,5 @@ export async function chooseInventory(db: Kysely<DB>) {
       `${cnaComponents.length} \`{vendor, product, version}\` objects as CNAs write them, at a version the CNA lists as affected`,
       `${unknown.length} components the catalog does not know (25 objects, 25 npm purls)`,
     ],
-    /** Distinct candidate CVEs the call reads (what the service reads before matching). */
-    async candidateCount(database: Kysely<DB>): Promise<number> {
-      const repo = new InventoryMatchRepository(database);
-      const keys = new Set<string>();
-      const names = new Set<string>();
-      for (const c of shuffled) {
-        const p = parseComponent(c);
-        if (!p.ok) continue;
-        componentKeys(p.component).forEach((k) => keys.add(k));
-        p.component.packageNames.forEach((n) => names.add(n));
-      }
-      const ids = new Set(await repo.cveIdsByPackageName([...names]));
-      for (const list of (await repo.cveIdsByKey([...keys])).values()) list.forEach((id) => ids.add(id));
-      return ids.size;
-    },
   };
 }

@@ -1,15 +1,17 @@
 /**
  * What inventory matching reads (`POST /api/v2/match`): candidate CVEs from indexes only (the
- * `cve_vendor` keys, the CNA package names of migration 0031), then the matching data of those CVEs
- * (NVD's configurations on `cve`, the CNA's `affected[]` of the `mitre` statement) by primary key.
+ * `cve_vendor` keys, the CNA's package and product names of migration 0034), then the matching data
+ * of those CVEs (NVD's configurations on `cve`, the CNA's `affected[]` of the `mitre` statement) by
+ * primary key.
  */
 import { sql, type Kysely } from 'kysely';
 import type { AffectedProduct, NvdConfiguration } from '../domain/cve.ts';
 import type { MatchableCve } from '../domain/inventory-match.ts';
 import type { DB } from './schema.ts';
 
-/** The indexed expression of migration 0031: the statement's package names, lower-cased. */
-const PACKAGE_NAMES_SQL = sql`(lower(jsonb_path_query_array(s.data, '$.affected[*].packageName')::text)::jsonb)`;
+/** The indexed expression of migration 0034: the CNA statement's package and product names, lower-cased. */
+const CNA_NAMES_SQL = sql`(lower((jsonb_path_query_array(data, '$.affected[*].packageName')
+                                || jsonb_path_query_array(data, '$.affected[*].product'))::text)::jsonb)`;
 
 /** Ids read per statement when a call has many candidates. */
 const MATCHABLE_SLICE = 8000;
@@ -33,13 +35,28 @@ export class InventoryMatchRepository {
     return byKey;
   }
 
-  /** The CVEs whose CNA names one of these packages (lower case) in `affected[].packageName`. */
-  async cveIdsByPackageName(names: readonly string[]): Promise<string[]> {
-    if (!names.length) return [];
-    const rows = await sql<{ cve_id: string }>`
-      SELECT s.cve_id FROM cve_source s
-      WHERE s.provider = 'mitre' AND ${PACKAGE_NAMES_SQL} ?| ${[...names]}::text[]`.execute(this.db);
-    return rows.rows.map((r) => r.cve_id);
+  /**
+   * The CVEs whose CNA names one of these (lower case) as an `affected[]` entry's packageName or
+   * product (the index of migration 0034), by name.
+   */
+  async cveIdsByCnaName(names: readonly string[]): Promise<Map<string, string[]>> {
+    const byName = new Map<string, string[]>();
+    if (!names.length) return byName;
+    // One index probe per name (a lateral join), which also says which name found each CVE: the
+    // planner, unable to estimate an overlap with a long list, would rather scan every statement.
+    const rows = await sql<{ name: string; cve_id: string }>`
+      SELECT n.name, s.cve_id
+      FROM unnest(${[...names]}::text[]) AS n(name)
+      CROSS JOIN LATERAL (
+        SELECT cve_id FROM cve_source
+        WHERE provider = 'mitre' AND ${CNA_NAMES_SQL} ? n.name
+      ) s`.execute(this.db);
+    for (const r of rows.rows) {
+      const list = byName.get(r.name);
+      if (list) list.push(r.cve_id);
+      else byName.set(r.name, [r.cve_id]);
+    }
+    return byName;
   }
 
   /**

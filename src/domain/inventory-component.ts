@@ -3,8 +3,16 @@
  * object or a package URL, read into the names the catalog knows it by. Never throws: a component
  * that cannot be read gets a reason a person understands, and the rest of the inventory is matched.
  */
-import { catalogName, normalizeProductName, normalizeVendorName, parseCpe, vendorKey } from './cpe.ts';
+import {
+  catalogName,
+  normalizeProductName,
+  normalizeVendorName,
+  parseCpe,
+  splitVendorKey,
+  vendorKey,
+} from './cpe.ts';
 import { parsePurl, purlCpeNames, purlPackageNames, type Purl } from './purl.ts';
+import type { TextMapper } from './vendor-provenance.ts';
 
 export interface CpeProductName {
   vendor: string;
@@ -19,6 +27,8 @@ export interface InventoryComponent {
   names: CpeProductName[];
   /** Names a CNA's `packageName` may give it, lower case. */
   packageNames: string[];
+  /** An object's vendor and product as written: a CNA that writes them alike names this component. */
+  written?: { vendor: string; product: string };
   /** Absent: the component cannot be version-matched (no version, or `*`/`-` in a CPE). */
   version?: string;
   purl?: Purl;
@@ -91,6 +101,7 @@ function fromObject(value: Record<string, unknown>): ParsedComponent {
     kind: 'product',
     names,
     packageNames: [product.trim().toLowerCase()],
+    written: { vendor: vendor.trim(), product: product.trim() },
   };
   if (typeof version === 'string' && meaningful(version.trim())) component.version = version.trim();
   return { ok: true, component };
@@ -129,6 +140,37 @@ export function parseComponent(value: unknown): ParsedComponent {
     ok: false,
     reason: 'a component is a CPE 2.3 name, a package URL, or an object {vendor, product, version}.',
   };
+}
+
+/**
+ * The names, lower case, under which the CNA names index (migration 0034: each `affected[]` entry's
+ * packageName and product) may list this component's CVEs: its package names, and an object's product
+ * as written. The index does not pair products with vendors; the matching rules do.
+ */
+export function cnaLookupNames(component: InventoryComponent): string[] {
+  const names = [...component.packageNames];
+  const product = component.written?.product.toLowerCase();
+  if (product !== undefined && !names.includes(product)) names.push(product);
+  return names;
+}
+
+/**
+ * An object component with the (vendor, product) pairs the alias table gives its names, as it would
+ * give them to a CNA writing the same text ("Apache Software Foundation" / "Apache Log4j2" →
+ * `apache$PRODUCT$log4j`), after its own: its CVEs are listed, and NVD names it, under those keys.
+ */
+export function withMappedNames(component: InventoryComponent, mapText: TextMapper): InventoryComponent {
+  const w = component.written;
+  if (!w) return component;
+  const mapped = mapText({ cna: { affected: [{ vendor: w.vendor, product: w.product }] } });
+  const names = uniqueNames([
+    ...component.names,
+    ...mapped.products.map((key) => {
+      const { vendor, product } = splitVendorKey(key);
+      return { vendor, product: product ?? '' };
+    }),
+  ]);
+  return names.length === component.names.length ? component : { ...component, names };
 }
 
 /** The catalog's vendor keys (`vendor$PRODUCT$product`) a component's CVEs are listed under. */

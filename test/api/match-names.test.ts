@@ -1,0 +1,83 @@
+/**
+ * `POST /api/v2/match` for components written as free text, `{vendor, product, version}`, when the
+ * catalog has no product key for them: the alias table maps CNA text to keys only when it is
+ * confident, so a CVE whose CNA names a product no CPE has named is listed under its vendor alone.
+ * Such a component is found through the CNA's own names (the CNA names index, migration 0034), and
+ * its text is mapped as a CNA's would be (an operator's alias included). Both databases; the world has
+ * the bundled sample's table only (no operator alias for Log4j2, unlike test/api/match.test.ts).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sources } from '../../src/sources/index.ts';
+import { describeEachDatabase } from '../helpers/databases.ts';
+import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
+import { fixture } from '../helpers/catalog.ts';
+import { addOperatorAlias, SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
+
+interface Answer {
+  error: string | null;
+  looked_up: { vendor_keys: string[]; package_names: string[] };
+  cves: { cve_id: string; verdict: string; rules: { source: string; [key: string]: unknown }[] }[];
+}
+
+describeEachDatabase('API v2 inventory match: components written as text', (use) => {
+  let api: TestApi;
+  let reader: string;
+
+  beforeAll(async () => {
+    api = await buildTestApi(use());
+    await api.app.ready();
+    await storeAliasTable(use().db, [SAMPLE_RECORDS]);
+    await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
+    await api.services.imports.importInputs(sources.nvd, [fixture('nvd', 'feed-1.1-heartbleed.json.gz')]);
+    const { org, actor } = await createOrganization(api.services, 'inventory-names');
+    reader = (await createToken(api.services, org.id, actor, { mode: 'read', scopes: ['catalog:read'] }))
+      .header;
+  });
+  afterAll(() => api.close());
+
+  async function answers(components: unknown[]): Promise<Answer[]> {
+    const res = await api.app.inject({
+      method: 'POST',
+      url: '/api/v2/match',
+      headers: { authorization: reader },
+      payload: { components },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { components: Answer[] }).components;
+  }
+
+  it('finds Log4Shell for "Apache Software Foundation / Apache Log4j2" though the catalog lists it under `apache` only', async () => {
+    const cve = await api.services.catalog.getCve('CVE-2021-44228');
+    // The premise: no product key of Log4Shell is one the component is looked up under.
+    const [typed] = await answers([{ vendor: 'Apache Software Foundation', product: 'Apache Log4j2' }]);
+    expect(cve!.vendors.filter((k) => typed!.looked_up.vendor_keys.includes(k))).toEqual([]);
+
+    const [affected, fixedVersion, otherCase] = await answers([
+      { vendor: 'Apache Software Foundation', product: 'Apache Log4j2', version: '2.14.1' },
+      { vendor: 'Apache Software Foundation', product: 'Apache Log4j2', version: '2.17.1' },
+      { vendor: 'apache software foundation ', product: 'APACHE LOG4J2', version: '2.14.1' },
+    ]);
+    for (const a of [affected!, otherCase!]) {
+      expect(a.cves.map((c) => c.cve_id)).toEqual(['CVE-2021-44228']);
+      expect(a.cves[0]!.rules).toEqual([
+        expect.objectContaining({ source: 'cna', matched_by: 'vendor_product', decided_by: 'version' }),
+      ]);
+    }
+    expect(fixedVersion!.cves).toEqual([]);
+  });
+
+  it('maps the text through the alias table: an operator alias to OpenSSL finds Heartbleed by its NVD range', async () => {
+    const component = { vendor: 'Acme Distribution', product: 'Acme TLS Library', version: '1.0.1f' };
+    const [before] = await answers([component]);
+    expect(before!.cves).toEqual([]);
+
+    await addOperatorAlias(use().db, 'Acme Distribution', 'Acme TLS Library', 'openssl$PRODUCT$openssl');
+    const [after, fixedVersion] = await answers([component, { ...component, version: '1.0.1g' }]);
+    expect(after!.looked_up.vendor_keys).toContain('openssl$PRODUCT$openssl');
+    expect(after!.cves.map((c) => c.cve_id)).toEqual(['CVE-2014-0160']);
+    expect(after!.cves[0]!.rules).toContainEqual(
+      expect.objectContaining({ source: 'nvd', version_end_excluding: '1.0.1g', conditions: 'met' }),
+    );
+    expect(fixedVersion!.cves).toEqual([]);
+  });
+});
