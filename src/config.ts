@@ -40,6 +40,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Memory for API v2 answers kept per catalog version (API_RESPONSE_CACHE_MB); 0: no cache. */
   apiResponseCacheBytes: number;
+  /** Candidates whose matching data inventory matching keeps between calls (INVENTORY_MATCH_CACHE_CVES); 0: none. */
+  inventoryMatchCacheCves: number;
   /** Anyone may create an account at `/signup` (WEB_OPEN_SIGNUP; off: accounts come from invitations). */
   webOpenSignup: boolean;
 }
@@ -319,6 +321,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     metricsToken: metricsToken(env.METRICS_TOKEN),
     apiResponseCacheBytes:
       integer('API_RESPONSE_CACHE_MB', env.API_RESPONSE_CACHE_MB, 32, 0, 4096) * 1024 * 1024,
+    inventoryMatchCacheCves: integer(
+      'INVENTORY_MATCH_CACHE_CVES',
+      env.INVENTORY_MATCH_CACHE_CVES,
+      100_000,
+      0,
+      10_000_000,
+    ),
     webOpenSignup: bool('WEB_OPEN_SIGNUP', env.WEB_OPEN_SIGNUP, false),
   };
 }

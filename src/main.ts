@@ -152,7 +152,11 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tracker,
     projectMatch: new ProjectMatchService(database.db),
     vendorAliases,
-    inventoryMatch: new InventoryMatchService(database.db, () => vendorAliases.mapper()),
+    inventoryMatch: new InventoryMatchService(
+      database.db,
+      () => vendorAliases.mapper(),
+      config.inventoryMatchCacheCves,
+    ),
     tags,
     basicAuth: new BasicAuthService(
       database.db,

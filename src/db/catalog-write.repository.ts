@@ -371,7 +371,11 @@ export class CatalogWriteTransaction {
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
           vendor_sources = excluded.vendor_sources, modified_at = now()`.execute(tx);
-      // Cached list counts are keyed by this version (see CountCache).
+    }
+    // Cached list counts (CountCache) and inventory matching's kept candidates are keyed by this
+    // version: it moves with any CVE row, and with any statement (a CNA's `affected[]` may change
+    // while the merged row does not).
+    if (cvePayload || batch.sourceUpserts.length || batch.sourceDeletes.length) {
       await sql`UPDATE catalog_state SET version = version + 1 WHERE id = 1`.execute(tx);
     }
     if (changesPayload) {

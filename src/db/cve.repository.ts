@@ -82,7 +82,7 @@ export class CveRepository {
       .execute();
   }
 
-  /** The catalog's version: bumped by every import batch that changes CVE rows. */
+  /** The catalog's version: bumped by every import batch that writes CVE rows or statements. */
   async catalogVersion(): Promise<number> {
     const row = await this.db
       .selectFrom('catalog_state')

@@ -139,7 +139,7 @@ export class DashboardRepository {
     return new Map(rows.map((r) => [r.cve_id, r]));
   }
 
-  /** The catalog's version: bumped by every import batch that changes CVE rows. */
+  /** The catalog's version: bumped by every import batch that writes CVE rows or statements. */
   async catalogVersion(): Promise<number> {
     const row = await this.db
       .selectFrom('catalog_state')

@@ -13,6 +13,9 @@ import type { DB } from './schema.ts';
 const CNA_NAMES_SQL = sql`(lower((jsonb_path_query_array(data, '$.affected[*].packageName')
                                 || jsonb_path_query_array(data, '$.affected[*].product'))::text)::jsonb)`;
 
+/** What changes whenever a CVE's matching rows are rewritten: the `xmin` of its row and of its CNA statement. */
+const TOKEN_SQL = sql<string>`c.xmin::text || ':' || coalesce(s.xmin::text, '-')`;
+
 /** Ids read per statement when a call has many candidates. */
 const MATCHABLE_SLICE = 8000;
 
@@ -60,30 +63,55 @@ export class InventoryMatchRepository {
   }
 
   /**
-   * NVD's configurations and the CNA's affected products of published CVEs, by id. A long list is
-   * read in slices on several pooled connections at once, so the server decompresses and sends them
-   * on more than one core while this process parses what has arrived.
+   * NVD's configurations and the CNA's affected products of published CVEs, by id, each with the
+   * token of the rows read (see `tokens`). A long list is read in slices on several pooled
+   * connections at once, so the server decompresses and sends them on more than one core while this
+   * process parses what has arrived.
    */
-  async matchable(cveIds: readonly string[]): Promise<MatchableCve[]> {
-    if (cveIds.length <= MATCHABLE_SLICE) return this.matchableSlice(cveIds);
-    const slices: string[][] = [];
-    for (let i = 0; i < cveIds.length; i += MATCHABLE_SLICE)
-      slices.push(cveIds.slice(i, i + MATCHABLE_SLICE));
-    return (await Promise.all(slices.map((s) => this.matchableSlice(s)))).flat();
+  async matchable(cveIds: readonly string[]): Promise<{ cve: MatchableCve; token: string }[]> {
+    return (await this.sliced(cveIds, (ids) => this.matchableSlice(ids))).flat();
   }
 
-  private async matchableSlice(cveIds: readonly string[]): Promise<MatchableCve[]> {
+  /**
+   * A token of each published CVE's matching rows (`cve` and its `mitre` statement): their `xmin`,
+   * which any rewrite of either row changes. REJECTED or unknown ids are left out.
+   */
+  async tokens(cveIds: readonly string[]): Promise<Map<string, string>> {
+    const slices = await this.sliced(cveIds, async (ids) => {
+      const rows = await sql<{ cve_id: string; token: string }>`
+        SELECT c.cve_id, ${TOKEN_SQL} AS token
+        FROM cve c LEFT JOIN cve_source s ON s.cve_id = c.cve_id AND s.provider = 'mitre'
+        WHERE c.cve_id = ANY(${[...ids]}::text[]) AND c.state <> 'REJECTED'`.execute(this.db);
+      return rows.rows;
+    });
+    return new Map(slices.flat().map((r) => [r.cve_id, r.token]));
+  }
+
+  private async sliced<T>(
+    cveIds: readonly string[],
+    read: (ids: readonly string[]) => Promise<T>,
+  ): Promise<T[]> {
     if (!cveIds.length) return [];
-    const rows = await sql<{ cve_id: string; nvd_configurations: unknown; affected: unknown }>`
-      SELECT c.cve_id, c.nvd_configurations, s.data->'affected' AS affected
+    const slices: (readonly string[])[] = [];
+    for (let i = 0; i < cveIds.length; i += MATCHABLE_SLICE)
+      slices.push(cveIds.slice(i, i + MATCHABLE_SLICE));
+    return Promise.all(slices.map(read));
+  }
+
+  private async matchableSlice(cveIds: readonly string[]): Promise<{ cve: MatchableCve; token: string }[]> {
+    const rows = await sql<{ cve_id: string; token: string; nvd_configurations: unknown; affected: unknown }>`
+      SELECT c.cve_id, ${TOKEN_SQL} AS token, c.nvd_configurations, s.data->'affected' AS affected
       FROM cve c LEFT JOIN cve_source s ON s.cve_id = c.cve_id AND s.provider = 'mitre'
       WHERE c.cve_id = ANY(${[...cveIds]}::text[]) AND c.state <> 'REJECTED'`.execute(this.db);
     return rows.rows.map((r) => ({
-      cveId: r.cve_id,
-      nvdConfigurations: Array.isArray(r.nvd_configurations)
-        ? (r.nvd_configurations as NvdConfiguration[])
-        : null,
-      affected: Array.isArray(r.affected) ? (r.affected as AffectedProduct[]) : null,
+      token: r.token,
+      cve: {
+        cveId: r.cve_id,
+        nvdConfigurations: Array.isArray(r.nvd_configurations)
+          ? (r.nvd_configurations as NvdConfiguration[])
+          : null,
+        affected: Array.isArray(r.affected) ? (r.affected as AffectedProduct[]) : null,
+      },
     }));
   }
 }

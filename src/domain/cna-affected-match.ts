@@ -18,7 +18,7 @@
  */
 import type { AffectedProduct } from './cve.ts';
 import { normalizeProductName, normalizeVendorName, parseCpe } from './cpe.ts';
-import type { InventoryComponent } from './inventory-component.ts';
+import { componentNameKeys, positionsNamed, type InventoryComponent } from './inventory-component.ts';
 import { compareVersions } from './version-range.ts';
 
 export interface CnaVersionEntry {
@@ -78,13 +78,57 @@ interface CompiledEntry {
   namesVendor: boolean;
   versions: CnaVersionEntry[];
 }
-const compiled = new WeakMap<AffectedProduct, CompiledEntry>();
+/**
+ * A CVE's `affected[]` compiled once per call (the list object is read afresh by each call): each
+ * entry's names and versions, and which entries each name and package name designates, so a
+ * component looks up its own entries instead of reading every entry of every candidate (a Microsoft
+ * record lists twenty Windows; a call may match a Windows component against thousands of them).
+ */
+interface CompiledAffected {
+  entries: (CompiledEntry | undefined)[];
+  byName: Map<string, number[]>;
+  byPackage: Map<string, number[]>;
+}
+const compiledLists = new WeakMap<readonly AffectedProduct[], CompiledAffected>();
+
+function push(index: Map<string, number[]>, key: string, i: number): void {
+  const list = index.get(key);
+  if (!list) index.set(key, [i]);
+  else if (list[list.length - 1] !== i) list.push(i);
+}
+
+function compileList(affected: readonly AffectedProduct[]): CompiledAffected {
+  let c = compiledLists.get(affected);
+  if (c) return c;
+  c = { entries: [], byName: new Map(), byPackage: new Map() };
+  for (let i = 0; i < affected.length; i++) {
+    const entry = affected[i];
+    const e = entry && typeof entry === 'object' ? compile(entry) : undefined;
+    c.entries.push(e);
+    if (!e) continue;
+    for (const name of e.names.keys()) push(c.byName, name, i);
+    if (e.packageName !== undefined) push(c.byPackage, e.packageName, i);
+  }
+  compiledLists.set(affected, c);
+  return c;
+}
 
 const lowerName = (s: string | undefined) => s?.trim().toLowerCase().replace(/\s+/g, '_');
 
-function compile(entry: AffectedProduct): CompiledEntry {
-  let c = compiled.get(entry);
-  if (c) return c;
+/**
+ * The `vendor:product` pairs of an entry's names and CPEs, read once per distinct (vendor, product,
+ * CPEs) text: a call reads each candidate's entries afresh, and a catalog says "Linux" / "Linux" or
+ * "Microsoft" / "Windows" thousands of times.
+ */
+type EntryNames = Pick<CompiledEntry, 'names' | 'namesVendor'>;
+const namesByText = new Map<string, EntryNames>();
+const NAMES_CACHE_LIMIT = 100_000;
+
+function entryNames(entry: AffectedProduct): EntryNames {
+  const cpes = Array.isArray(entry.cpes) ? entry.cpes.filter((c) => typeof c === 'string') : [];
+  const text = `${entry.vendor ?? ''}\u0000${entry.product ?? ''}\u0000${cpes.join('\u0000')}`;
+  const known = namesByText.get(text);
+  if (known) return known;
   const names = new Map<string, CnaRuleMatch['matchedBy']>();
   const vendor = normalizeVendorName(entry.vendor);
   const product = normalizeProductName(entry.product, entry.vendor);
@@ -92,21 +136,26 @@ function compile(entry: AffectedProduct): CompiledEntry {
   const rawVendor = lowerName(entry.vendor);
   const rawProduct = lowerName(entry.product);
   if (rawVendor && rawProduct) names.set(`${rawVendor}:${rawProduct}`, 'vendor_product');
-  for (const text of Array.isArray(entry.cpes) ? entry.cpes : []) {
-    const cpe = typeof text === 'string' ? parseCpe(text) : undefined;
+  for (const text of cpes) {
+    const cpe = parseCpe(text);
     const key = cpe && `${cpe.vendor.toLowerCase()}:${cpe.product.toLowerCase()}`;
     if (key && !names.has(key)) names.set(key, 'cpe');
   }
-  c = {
-    names,
-    namesVendor: vendor !== undefined,
+  const result = { names, namesVendor: vendor !== undefined };
+  if (namesByText.size >= NAMES_CACHE_LIMIT) namesByText.clear();
+  namesByText.set(text, result);
+  return result;
+}
+
+function compile(entry: AffectedProduct): CompiledEntry {
+  const c: CompiledEntry = {
+    ...entryNames(entry),
     versions: (Array.isArray(entry.versions) ? entry.versions : [])
       .map(readEntry)
       .filter((v): v is CnaVersionEntry => v !== undefined),
   };
   if (typeof entry.packageName === 'string' && entry.packageName)
     c.packageName = entry.packageName.toLowerCase();
-  compiled.set(entry, c);
   return c;
 }
 
@@ -172,10 +221,19 @@ export function matchCnaAffected(
   component: InventoryComponent,
 ): CnaRuleMatch[] {
   const out: CnaRuleMatch[] = [];
-  const keys = component.names.map((n) => `${n.vendor}:${n.product}`);
-  affected.forEach((entry, index) => {
-    if (!entry || typeof entry !== 'object') return;
-    const c = compile(entry);
+  if (!affected.length) return out;
+  const keys = componentNameKeys(component);
+  const list = compileList(affected);
+  const byName = positionsNamed(list.byName, keys);
+  const byPackage = positionsNamed(list.byPackage, component.packageNames);
+  const named = !byPackage.length
+    ? byName
+    : !byName.length
+      ? byPackage
+      : [...new Set([...byName, ...byPackage])].sort((a, b) => a - b);
+  named.forEach((index) => {
+    const entry = affected[index]!;
+    const c = list.entries[index]!;
     const matchedBy = tiedBy(c, component, keys);
     if (!matchedBy) return;
     const base: CnaRuleMatch = { source: 'cna', entry: index, matchedBy, decidedBy: 'version' };
@@ -183,9 +241,7 @@ export function matchCnaAffected(
     if (entry.product) base.product = entry.product;
     if (entry.packageName) base.packageName = entry.packageName;
     if (entry.collectionURL) base.collectionURL = entry.collectionURL;
-    const versions = (entry.versions ?? [])
-      .map(readEntry)
-      .filter((v): v is CnaVersionEntry => v !== undefined);
+    const { versions } = c;
     if (component.version === undefined) {
       const any = versions.find(
         (v) => v.status === 'affected' || v.changes?.some((c) => c.status === 'affected'),

@@ -155,22 +155,55 @@ export function cnaLookupNames(component: InventoryComponent): string[] {
 }
 
 /**
- * An object component with the (vendor, product) pairs the alias table gives its names, as it would
- * give them to a CNA writing the same text ("Apache Software Foundation" / "Apache Log4j2" →
- * `apache$PRODUCT$log4j`), after its own: its CVEs are listed, and NVD names it, under those keys.
+ * An object component with the (vendor, product) pair the alias table gives its names, as it would
+ * give it to a CNA writing the same text ("Apache Software Foundation" / "Apache Log4j2" →
+ * `apache$PRODUCT$log4j`), after its own: its CVEs are listed, and NVD names it, under that key. Only
+ * when the text maps to one product: the table learns from whole records, and a text that comes with
+ * several products' CPEs ("Microsoft" / "Windows 11 version 22H3" with every Windows of its records)
+ * names none of them in particular; matching the component as each would say Windows 10's ranges
+ * apply to Windows 11.
  */
 export function withMappedNames(component: InventoryComponent, mapText: TextMapper): InventoryComponent {
   const w = component.written;
   if (!w) return component;
-  const mapped = mapText({ cna: { affected: [{ vendor: w.vendor, product: w.product }] } });
-  const names = uniqueNames([
-    ...component.names,
-    ...mapped.products.map((key) => {
-      const { vendor, product } = splitVendorKey(key);
-      return { vendor, product: product ?? '' };
-    }),
-  ]);
+  const { products } = mapText({ cna: { affected: [{ vendor: w.vendor, product: w.product }] } });
+  if (products.length !== 1) return component;
+  const { vendor, product } = splitVendorKey(products[0]!);
+  const names = uniqueNames([...component.names, { vendor, product: product ?? '' }]);
   return names.length === component.names.length ? component : { ...component, names };
+}
+
+const nameKeys = new WeakMap<InventoryComponent, readonly string[]>();
+
+/** The component's (vendor, product) pairs as `vendor:product`, as the matching rules index names (computed once). */
+export function componentNameKeys(component: InventoryComponent): readonly string[] {
+  let keys = nameKeys.get(component);
+  if (!keys) nameKeys.set(component, (keys = component.names.map((n) => `${n.vendor}:${n.product}`)));
+  return keys;
+}
+
+/**
+ * The positions, in order, that an index by name (`vendor:product` or package name → positions in a
+ * list) gives these names: which entries or configurations of a CVE name a component.
+ */
+export function positionsNamed(
+  index: ReadonlyMap<string, readonly number[]>,
+  names: readonly string[],
+): readonly number[] {
+  let found: readonly number[] | undefined;
+  let merged: Set<number> | undefined;
+  for (const name of names) {
+    const positions = index.get(name);
+    if (!positions) continue;
+    if (!found) {
+      found = positions;
+      continue;
+    }
+    merged ??= new Set(found);
+    for (const p of positions) merged.add(p);
+  }
+  if (merged) return [...merged].sort((a, b) => a - b);
+  return found ?? [];
 }
 
 /** The catalog's vendor keys (`vendor$PRODUCT$product`) a component's CVEs are listed under. */

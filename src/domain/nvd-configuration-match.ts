@@ -13,7 +13,7 @@
  */
 import type { NvdConfiguration } from './cve.ts';
 import { parseCpe } from './cpe.ts';
-import type { InventoryComponent } from './inventory-component.ts';
+import { componentNameKeys, positionsNamed, type InventoryComponent } from './inventory-component.ts';
 import { withinBounds, type VersionBounds } from './version-range.ts';
 
 type CpeMatch = NvdConfiguration['nodes'][number]['cpeMatch'][number];
@@ -78,16 +78,29 @@ const nodesOf = (c: NvdConfiguration): Node[] =>
 const matchesOf = (n: Node): CpeMatch[] =>
   Array.isArray(n.cpeMatch) ? n.cpeMatch.filter((m) => m && typeof m.criteria === 'string') : [];
 
-const componentKeys = new WeakMap<InventoryComponent, Set<string>>();
+/**
+ * Which configurations of a CVE name each product (`vendor:product`), read once per configurations
+ * list (each call reads the lists afresh): a component evaluates only the configurations that name it
+ * instead of reading every criterion of every candidate's configurations.
+ */
+const configurationsByName = new WeakMap<readonly NvdConfiguration[], Map<string, number[]>>();
 
-/** Whether any criterion of the configuration names one of the component's products (a cheap first look). */
-function mentions(configuration: NvdConfiguration, keys: ReadonlySet<string>): boolean {
-  for (const node of nodesOf(configuration))
-    for (const m of matchesOf(node)) {
-      const name = criterionName(m.criteria);
-      if (name && keys.has(name.key)) return true;
-    }
-  return false;
+function configurationsNaming(configurations: readonly NvdConfiguration[]): Map<string, number[]> {
+  let index = configurationsByName.get(configurations);
+  if (index) return index;
+  index = new Map();
+  configurations.forEach((configuration, i) => {
+    for (const node of nodesOf(configuration))
+      for (const m of matchesOf(node)) {
+        const name = criterionName(m.criteria);
+        if (!name) continue;
+        const list = index!.get(name.key);
+        if (!list) index!.set(name.key, [i]);
+        else if (list[list.length - 1] !== i) list.push(i);
+      }
+  });
+  configurationsByName.set(configurations, index);
+  return index;
 }
 
 /**
@@ -128,11 +141,10 @@ export function matchNvdConfigurations(
   component: InventoryComponent,
 ): NvdRuleMatch[] {
   const out: NvdRuleMatch[] = [];
-  let keys = componentKeys.get(component);
-  if (!keys)
-    componentKeys.set(component, (keys = new Set(component.names.map((n) => `${n.vendor}:${n.product}`))));
-  configurations.forEach((configuration, index) => {
-    if (!mentions(configuration, keys)) return;
+  if (!configurations.length) return out;
+  const mentioning = positionsNamed(configurationsNaming(configurations), componentNameKeys(component));
+  mentioning.forEach((index) => {
+    const configuration = configurations[index]!;
     const hits: CpeMatch[] = [];
     const unknown: string[] = [];
     const nodeValues = nodesOf(configuration).map((node) => {

@@ -8,6 +8,7 @@
  * read gets its own reason; the others are matched.
  */
 import type { Kysely } from 'kysely';
+import { CveRepository } from '../db/cve.repository.ts';
 import { InventoryMatchRepository } from '../db/inventory-match.repository.ts';
 import type { DB } from '../db/schema.ts';
 import { validationError } from '../domain/errors.ts';
@@ -24,6 +25,7 @@ import {
   type ComponentMatch,
   type MatchableCve,
 } from '../domain/inventory-match.ts';
+import { InventoryMatchCache } from './inventory-match-cache.ts';
 import type { CnaKeyMapper } from './vendor-alias.service.ts';
 
 /** The steps of a call, in order (see `match`). */
@@ -31,13 +33,21 @@ export type MatchStep = 'components' | 'candidates' | 'matching data' | 'matchin
 
 export class InventoryMatchService {
   private readonly repository: InventoryMatchRepository;
+  private readonly cves: CveRepository;
+  private readonly cache: InventoryMatchCache;
 
-  /** `aliases`: the current alias table (VendorAliasService.mapper), for components written as text. */
+  /**
+   * `aliases`: the current alias table (VendorAliasService.mapper), for components written as text;
+   * `cacheCves`: how many candidates' matching data to keep between calls (0: none).
+   */
   constructor(
     db: Kysely<DB>,
     private readonly aliases: () => Promise<CnaKeyMapper>,
+    cacheCves: number,
   ) {
     this.repository = new InventoryMatchRepository(db);
+    this.cves = new CveRepository(db);
+    this.cache = new InventoryMatchCache(cacheCves);
   }
 
   /**
@@ -67,18 +77,61 @@ export class InventoryMatchService {
       cnaLookupNames(p.component).forEach((n) => lookupNames.add(n));
     }
     step('components');
+    const version = await this.cves.catalogVersion();
+    this.cache.begin(version);
     const [byKey, byName] = await Promise.all([
-      this.repository.cveIdsByKey([...keys]),
-      this.repository.cveIdsByCnaName([...lookupNames]),
+      this.candidateIds('key', keys, version, (k) => this.repository.cveIdsByKey(k)),
+      this.candidateIds('name', lookupNames, version, (n) => this.repository.cveIdsByCnaName(n)),
     ]);
     const ids = new Set<string>();
     for (const list of [...byKey.values(), ...byName.values()]) list.forEach((id) => ids.add(id));
     step('candidates', `${ids.size} CVEs`);
-    const cves = new Map((await this.repository.matchable([...ids])).map((c) => [c.cveId, c]));
+    const cves = await this.matchable(ids, version);
     step('matching data');
     const answers = parsed.map((p, index) => answer(p, index, inventory[index], byKey, byName, cves));
     step('matching');
     return answers;
+  }
+
+  /** The CVE ids of each key (or CNA name): those kept for this catalog version, the others read. */
+  private async candidateIds(
+    kind: 'key' | 'name',
+    wanted: Iterable<string>,
+    version: number,
+    read: (missing: string[]) => Promise<Map<string, string[]>>,
+  ): Promise<Map<string, string[]>> {
+    const { known, missing } = this.cache.ids(kind, wanted, version);
+    if (!missing.length) return known;
+    const fetched = await read(missing);
+    this.cache.storeIds(kind, fetched, missing, version);
+    for (const [k, ids] of fetched) known.set(k, ids);
+    return known;
+  }
+
+  /**
+   * The candidates' matching data: kept entries current at this version as they are, kept entries
+   * from an older version after one look at their tokens, the rest (and the changed) read.
+   */
+  private async matchable(ids: Iterable<string>, version: number): Promise<Map<string, MatchableCve>> {
+    const { fresh, stale, unknown } = this.cache.lookup(ids, version);
+    if (stale.size) {
+      const current = await this.repository.tokens([...stale.keys()]);
+      for (const [id, token] of stale) {
+        const now = current.get(id);
+        if (now === undefined) this.cache.forget(id);
+        else if (now !== token) unknown.push(id);
+        else {
+          const cve = this.cache.confirm(id, version);
+          if (cve) fresh.set(id, cve);
+          else unknown.push(id); // dropped meanwhile by another call's reads
+        }
+      }
+    }
+    for (const { cve, token } of await this.repository.matchable(unknown)) {
+      fresh.set(cve.cveId, cve);
+      this.cache.store(cve, token, version);
+    }
+    return fresh;
   }
 }
 

@@ -3,14 +3,19 @@
  * catalog has no product key for them: the alias table maps CNA text to keys only when it is
  * confident, so a CVE whose CNA names a product no CPE has named is listed under its vendor alone.
  * Such a component is found through the CNA's own names (the CNA names index, migration 0034), and
- * its text is mapped as a CNA's would be (an operator's alias included). Both databases; the world has
- * the bundled sample's table only (no operator alias for Log4j2, unlike test/api/match.test.ts).
+ * its text is mapped as a CNA's would be (an operator's alias included). And what a process keeps
+ * between calls (InventoryMatchCache) never answers for a catalog that has moved on. Both databases;
+ * the world has the bundled sample's table only (no operator alias for Log4j2, unlike
+ * test/api/match.test.ts).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CveRepository } from '../../src/db/cve.repository.ts';
 import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
-import { fixture } from '../helpers/catalog.ts';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fixture, readJson, tempDir } from '../helpers/catalog.ts';
 import { addOperatorAlias, SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
 
 interface Answer {
@@ -79,5 +84,36 @@ describeEachDatabase('API v2 inventory match: components written as text', (use)
       expect.objectContaining({ source: 'nvd', version_end_excluding: '1.0.1g', conditions: 'met' }),
     );
     expect(fixedVersion!.cves).toEqual([]);
+  });
+
+  it('answers from the catalog as it is now: a CNA that widens its range is matched on the next call', async () => {
+    const component = { vendor: 'Apache Software Foundation', product: 'Apache Log4j2', version: '2.17.1' };
+    const [before] = await answers([component]); // read, and kept by the process
+    expect(before!.cves).toEqual([]);
+    const version = await new CveRepository(use().db).catalogVersion();
+
+    // The same record with only its version ranges changed: the merged CVE (title, dates, keys) is
+    // the same, only the CNA statement is rewritten.
+    const record = await readJson<{ containers: { cna: { affected: { versions: unknown[] }[] } } }>(
+      fixture('cve5', 'cves', '2021', '44xxx', 'CVE-2021-44228.json'),
+    );
+    record.containers.cna.affected[0]!.versions = [
+      { version: '2.0-beta9', lessThan: '2.18.0', status: 'affected', versionType: 'custom' },
+    ];
+    const { dir, remove } = await tempDir();
+    try {
+      await fs.writeFile(path.join(dir, 'CVE-2021-44228.json'), JSON.stringify(record));
+      const report = await api.services.imports.importInputs(sources.cve5, [dir]);
+      expect(report.counts.unchanged + report.counts.updated).toBe(1);
+    } finally {
+      await remove();
+    }
+    expect(await new CveRepository(use().db).catalogVersion()).toBeGreaterThan(version);
+
+    const [after] = await answers([component]);
+    expect(after!.cves.map((c) => c.cve_id)).toEqual(['CVE-2021-44228']);
+    expect(after!.cves[0]!.rules).toEqual([
+      expect.objectContaining({ source: 'cna', version: expect.objectContaining({ less_than: '2.18.0' }) }),
+    ]);
   });
 });
