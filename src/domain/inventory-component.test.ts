@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { componentKeys, parseComponent } from './inventory-component.ts';
+import { componentKeys, parseComponent, withMappedNames } from './inventory-component.ts';
+import type { TextMapper } from './vendor-provenance.ts';
 
 describe('parseComponent', () => {
   it('reads a CPE 2.3 name, its version and update', () => {
@@ -36,5 +37,44 @@ describe('parseComponent', () => {
     expect(reason(42)).toMatch(/a component is a CPE/);
     expect(reason(null)).toMatch(/a component is a CPE/);
     expect(reason('pkg:hex/x@1')).toMatch(/not a package URL we can read/);
+  });
+});
+
+describe('withMappedNames', () => {
+  const object = (vendor: string, product: string) => {
+    const p = parseComponent({ vendor, product, version: '1.0' });
+    if (!p.ok) throw new Error(p.reason);
+    return p.component;
+  };
+  /** A mapper that gives these product keys to any text, as the alias table would for a CNA's. */
+  const mapper =
+    (...products: string[]): TextMapper =>
+    () => ({ vendors: [], products, evidence: {} });
+
+  it('adds the one product key the text maps to, after the names as typed', () => {
+    const c = withMappedNames(
+      object('Apache Software Foundation', 'Apache Log4j2'),
+      mapper('apache$PRODUCT$log4j'),
+    );
+    expect(componentKeys(c)).toEqual([
+      'apache_software_foundation$PRODUCT$apache_log4j2',
+      'apache$PRODUCT$log4j2',
+      'apache$PRODUCT$log4j',
+    ]);
+  });
+
+  it('adds nothing when the text maps to several products (keys learned from whole records)', () => {
+    const typed = object('Microsoft', 'Windows 11 version 22H3');
+    const c = withMappedNames(
+      typed,
+      mapper('microsoft$PRODUCT$windows_11_22h3', 'microsoft$PRODUCT$windows_10_1809'),
+    );
+    expect(c).toBe(typed);
+  });
+
+  it('leaves CPE names and package URLs alone: they name their product already', () => {
+    const p = parseComponent('cpe:2.3:a:apache:log4j:2.14.1:*:*:*:*:*:*:*');
+    if (!p.ok) throw new Error(p.reason);
+    expect(withMappedNames(p.component, mapper('apache$PRODUCT$log4j2'))).toBe(p.component);
   });
 });
