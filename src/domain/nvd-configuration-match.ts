@@ -63,14 +63,6 @@ function criterionName(criteria: string): CriterionName | null {
   return name;
 }
 
-/** Whether a criterion names the component's product (vendor, product, and part when both give one). */
-export function namesComponent(criteria: string, component: InventoryComponent): boolean {
-  const name = criterionName(criteria);
-  if (!name) return false;
-  if (component.part && meaningful(name.part) && name.part !== component.part) return false;
-  return component.names.some((n) => `${n.vendor}:${n.product}` === name.key);
-}
-
 type Node = NvdConfiguration['nodes'][number];
 /** A stored configuration as a list of nodes, each of criteria with a text `criteria` (never throws on odd data). */
 const nodesOf = (c: NvdConfiguration): Node[] =>
@@ -78,29 +70,53 @@ const nodesOf = (c: NvdConfiguration): Node[] =>
 const matchesOf = (n: Node): CpeMatch[] =>
   Array.isArray(n.cpeMatch) ? n.cpeMatch.filter((m) => m && typeof m.criteria === 'string') : [];
 
+/** A criterion with its CPE name read. */
+interface CompiledMatch {
+  m: CpeMatch;
+  name: CriterionName | null;
+}
+interface CompiledNode {
+  node: Node;
+  matches: CompiledMatch[];
+}
 /**
- * Which configurations of a CVE name each product (`vendor:product`), read once per configurations
- * list (each call reads the lists afresh): a component evaluates only the configurations that name it
- * instead of reading every criterion of every candidate's configurations.
+ * A CVE's configurations read once per list (each call reads the lists afresh): each node's criteria
+ * with their names, and which configurations name each product (`vendor:product`), so a component
+ * evaluates only the configurations that name it.
  */
-const configurationsByName = new WeakMap<readonly NvdConfiguration[], Map<string, number[]>>();
+interface CompiledConfigurations {
+  nodes: CompiledNode[][];
+  byName: Map<string, number[]>;
+}
+const compiledConfigurations = new WeakMap<readonly NvdConfiguration[], CompiledConfigurations>();
 
-function configurationsNaming(configurations: readonly NvdConfiguration[]): Map<string, number[]> {
-  let index = configurationsByName.get(configurations);
-  if (index) return index;
-  index = new Map();
-  configurations.forEach((configuration, i) => {
-    for (const node of nodesOf(configuration))
-      for (const m of matchesOf(node)) {
-        const name = criterionName(m.criteria);
+function compileConfigurations(configurations: readonly NvdConfiguration[]): CompiledConfigurations {
+  let c = compiledConfigurations.get(configurations);
+  if (c) return c;
+  c = { nodes: [], byName: new Map() };
+  for (let i = 0; i < configurations.length; i++) {
+    const nodes: CompiledNode[] = [];
+    for (const node of nodesOf(configurations[i]!)) {
+      const matches = matchesOf(node).map((m) => ({ m, name: criterionName(m.criteria) }));
+      nodes.push({ node, matches });
+      for (const { name } of matches) {
         if (!name) continue;
-        const list = index!.get(name.key);
-        if (!list) index!.set(name.key, [i]);
+        const list = c.byName.get(name.key);
+        if (!list) c.byName.set(name.key, [i]);
         else if (list[list.length - 1] !== i) list.push(i);
       }
-  });
-  configurationsByName.set(configurations, index);
-  return index;
+    }
+    c.nodes.push(nodes);
+  }
+  compiledConfigurations.set(configurations, c);
+  return c;
+}
+
+/** Whether a criterion's name is the component's product (and part, when both give one). */
+function names(name: CriterionName | null, component: InventoryComponent, keys: readonly string[]): boolean {
+  if (!name) return false;
+  if (component.part && meaningful(name.part) && name.part !== component.part) return false;
+  return keys.includes(name.key);
 }
 
 /**
@@ -118,13 +134,26 @@ export function versionSatisfies(criteria: string, m: Partial<CpeMatch>, version
   return withinBounds(version, { startIncluding: wanted, endIncluding: wanted });
 }
 
-function combine(operator: 'AND' | 'OR', values: Tri[]): Tri {
+/** How many of a node's (or configuration's) values are yes, no and unknown. */
+interface Tally {
+  yes: number;
+  no: number;
+  total: number;
+}
+
+function combine(operator: 'AND' | 'OR', { yes, no, total }: Tally): Tri {
   if (operator === 'AND') {
-    if (values.includes('no')) return 'no';
-    return values.every((v) => v === 'yes') ? 'yes' : 'unknown';
+    if (no > 0) return 'no';
+    return yes === total ? 'yes' : 'unknown';
   }
-  if (values.includes('yes')) return 'yes';
-  return values.length && values.every((v) => v === 'no') ? 'no' : 'unknown';
+  if (yes > 0) return 'yes';
+  return total > 0 && no === total ? 'no' : 'unknown';
+}
+
+function count(tally: Tally, value: Tri): void {
+  tally.total++;
+  if (value === 'yes') tally.yes++;
+  else if (value === 'no') tally.no++;
 }
 
 function negated(value: Tri, negate: boolean | undefined): Tri {
@@ -142,35 +171,47 @@ export function matchNvdConfigurations(
 ): NvdRuleMatch[] {
   const out: NvdRuleMatch[] = [];
   if (!configurations.length) return out;
-  const mentioning = positionsNamed(configurationsNaming(configurations), componentNameKeys(component));
-  mentioning.forEach((index) => {
+  const compiled = compileConfigurations(configurations);
+  const keys = componentNameKeys(component);
+  const { version } = component;
+  for (const index of positionsNamed(compiled.byName, keys)) {
     const configuration = configurations[index]!;
     const hits: CpeMatch[] = [];
-    const unknown: string[] = [];
-    const nodeValues = nodesOf(configuration).map((node) => {
+    // Nodes without a hit: their other products are conditions (in a node of a hit, alternatives).
+    let conditionNodes: CompiledNode[] | undefined;
+    const whole: Tally = { yes: 0, no: 0, total: 0 };
+    for (const compiledNode of compiled.nodes[index]!) {
+      const { node } = compiledNode;
       const hitsBefore = hits.length;
-      const others: string[] = [];
-      const values = matchesOf(node).map((m): Tri => {
-        if (!namesComponent(m.criteria, component)) {
-          others.push(m.criteria);
-          return 'unknown';
-        }
-        if (component.version === undefined) {
+      const values: Tally = { yes: 0, no: 0, total: 0 };
+      for (const { m, name } of compiledNode.matches) {
+        values.total++;
+        if (!names(name, component, keys)) continue;
+        if (version === undefined) {
           if (m.vulnerable && !node.negate) hits.push(m);
-          return 'unknown';
+          continue;
         }
-        const yes = versionSatisfies(m.criteria, m, component.version);
+        const yes = versionSatisfies(m.criteria, m, version);
         if (yes && m.vulnerable && !node.negate) hits.push(m);
-        return yes ? 'yes' : 'no';
-      });
-      // Other products in the node of a hit are alternatives to it, not conditions on it.
-      if (hits.length === hitsBefore) unknown.push(...others);
-      return negated(combine(node.operator, values), node.negate);
-    });
-    const whole = negated(combine(configuration.operator ?? 'OR', nodeValues), configuration.negate);
-    if (!hits.length || whole === 'no') return;
-    const conditions = whole === 'yes' ? 'met' : 'unknown';
-    const unknownConditions = conditions === 'met' ? [] : [...new Set(unknown)];
+        if (yes) values.yes++;
+        else values.no++;
+      }
+      if (hits.length === hitsBefore) (conditionNodes ??= []).push(compiledNode);
+      count(whole, negated(combine(node.operator, values), node.negate));
+    }
+    const value = negated(combine(configuration.operator ?? 'OR', whole), configuration.negate);
+    if (!hits.length || value === 'no') continue;
+    const conditions = value === 'yes' ? 'met' : 'unknown';
+    const unknownConditions: string[] = [];
+    if (conditions === 'unknown') {
+      const seen = new Set<string>();
+      for (const n of conditionNodes ?? [])
+        for (const { m, name } of n.matches)
+          if (!names(name, component, keys) && !seen.has(m.criteria)) {
+            seen.add(m.criteria);
+            unknownConditions.push(m.criteria);
+          }
+    }
     for (const m of hits) {
       out.push({
         source: 'nvd',
@@ -182,6 +223,6 @@ export function matchNvdConfigurations(
         unknownConditions,
       });
     }
-  });
+  }
   return out;
 }

@@ -9,6 +9,8 @@ import { describeEachDatabase } from '../helpers/databases.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 import { fixture } from '../helpers/catalog.ts';
 import { storeTestAliases } from '../helpers/aliases.ts';
+import { expectShape } from '../helpers/api-v1.ts';
+import { MatchAnswer } from '../../src/api/v2/match.presenter.ts';
 
 interface Rule {
   source: 'nvd' | 'cna';
@@ -217,6 +219,23 @@ describeEachDatabase('API v2 inventory match', (use) => {
         expect.stringMatching(/^not a package URL we can read: package type "hex" is not matched/),
       ]);
       expect(body.components[5]).toMatchObject({ error: null, version: '1.0', cves: [] });
+    });
+
+    it('sends JSON of the documented shape (the route encodes the presenter’s answer itself)', async () => {
+      const res = await match([
+        'cpe:2.3:a:tukaani:xz:5.6.1:*:*:*:*:*:*:*',
+        { vendor: 'Apache Software Foundation', product: 'Apache Log4j2', version: '2.14.1' },
+        'cpe:2.3:o:siemens:cp_1543-1_firmware:1.1:*:*:*:*:*:*:*',
+        { vendor: 'apache', product: 'log4j2' },
+        42,
+      ]);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = res.json() as { components: Answer[] };
+      expect(body.components.flatMap((c) => c.cves.flatMap((v) => v.rules.map((r) => r.source)))).toEqual(
+        expect.arrayContaining(['nvd', 'cna']),
+      );
+      expectShape(body, MatchAnswer);
     });
 
     it('accepts 1,000 components and refuses 1,001 with a sentence', async () => {

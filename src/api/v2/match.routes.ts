@@ -49,6 +49,16 @@ export const matchRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: MatchAnswer, ...commonErrors },
       },
     },
-    async (request) => matchAnswer(await services.inventoryMatch.match(request.body.components)),
+    // The answer (tens of MiB for a large inventory) is sent as the bytes of its JSON, encoded once:
+    // as a string through the schema's serializer it was built, measured in UTF-8 for its length and
+    // encoded again, a third of a warm call's time (the presenter gives exactly the schema's shape).
+    async (request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .send(
+          Buffer.from(
+            JSON.stringify(matchAnswer(await services.inventoryMatch.match(request.body.components))),
+          ),
+        ),
   );
 };
