@@ -231,11 +231,11 @@ export function matchCnaAffected(
     : !byName.length
       ? byPackage
       : [...new Set([...byName, ...byPackage])].sort((a, b) => a - b);
-  named.forEach((index) => {
+  for (const index of named) {
     const entry = affected[index]!;
     const c = list.entries[index]!;
     const matchedBy = tiedBy(c, component, keys);
-    if (!matchedBy) return;
+    if (!matchedBy) continue;
     const base: CnaRuleMatch = { source: 'cna', entry: index, matchedBy, decidedBy: 'version' };
     if (entry.vendor) base.vendor = entry.vendor;
     if (entry.product) base.product = entry.product;
@@ -248,19 +248,19 @@ export function matchCnaAffected(
       );
       if (any) out.push({ ...base, version: any });
       else if (entry.defaultStatus === 'affected') out.push({ ...base, decidedBy: 'default_status' });
-      return;
+      continue;
     }
     const statuses = versions.map((v) => statusOf(v, component.version!)).filter((s): s is Status => !!s);
-    if (statuses.some((s) => s.exact && s.status === 'unaffected')) return;
+    if (statuses.some((s) => s.exact && s.status === 'unaffected')) continue;
     const hit = statuses.find((s) => s.status === 'affected');
     if (hit) {
       const rule: CnaRuleMatch = { ...base, version: hit.version };
       if (hit.change) rule.change = hit.change;
       out.push(rule);
-      return;
+      continue;
     }
     if (!statuses.length && entry.defaultStatus === 'affected')
       out.push({ ...base, decidedBy: 'default_status' });
-  });
+  }
   return out;
 }

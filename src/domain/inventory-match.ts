@@ -32,6 +32,8 @@ export type ComponentMatch =
   | { index: number; input: unknown; ok: true; component: InventoryComponent; cves: CveMatch[] }
   | { index: number; input: unknown; ok: false; reason: string };
 
+const NONE: never[] = [];
+
 /** The candidate CVEs that affect the component, in CVE id order, each with the rules that say so. */
 export function matchComponent(
   component: InventoryComponent,
@@ -39,10 +41,10 @@ export function matchComponent(
 ): CveMatch[] {
   const out: CveMatch[] = [];
   for (const cve of candidates) {
-    const rules: MatchRule[] = [
-      ...matchNvdConfigurations(cve.nvdConfigurations ?? [], component),
-      ...matchCnaAffected(cve.affected ?? [], component),
-    ];
+    const nvd = cve.nvdConfigurations ? matchNvdConfigurations(cve.nvdConfigurations, component) : NONE;
+    const cna = cve.affected ? matchCnaAffected(cve.affected, component) : NONE;
+    if (!nvd.length && !cna.length) continue;
+    const rules: MatchRule[] = !cna.length ? nvd : !nvd.length ? cna : [...nvd, ...cna];
     if (rules.length)
       out.push({
         cveId: cve.cveId,

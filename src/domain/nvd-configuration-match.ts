@@ -74,6 +74,8 @@ const matchesOf = (n: Node): CpeMatch[] =>
 interface CompiledMatch {
   m: CpeMatch;
   name: CriterionName | null;
+  /** The versions it covers (`versionRule`), read when first needed; null: any. */
+  rule?: VersionBounds | null;
 }
 interface CompiledNode {
   node: Node;
@@ -120,18 +122,18 @@ function names(name: CriterionName | null, component: InventoryComponent, keys: 
 }
 
 /**
- * Whether the component's version satisfies a criterion of its own product: the range when one is
- * given, else the criterion's version (`*` and `-` match any), with its update field (`2.0:beta9`).
+ * What a criterion of the component's own product asks of its version: the range when one is given,
+ * else the criterion's version with its update field (`2.0:beta9`), or any version (`*`, `-`).
  */
-export function versionSatisfies(criteria: string, m: Partial<CpeMatch>, version: string): boolean {
-  const bounds = boundsOf(m as CpeMatch);
-  if (Object.keys(bounds).length) return withinBounds(version, bounds);
+function versionRule(criteria: string, m: CpeMatch): VersionBounds | null {
+  const bounds = boundsOf(m);
+  if (Object.keys(bounds).length) return bounds;
   const fields = criteria.split(/(?<!\\):/);
   const exact = fields[5];
-  if (!meaningful(exact)) return true;
+  if (!meaningful(exact)) return null;
   const update = fields[6];
   const wanted = (exact + (meaningful(update) ? `-${update}` : '')).replace(/\\(.)/g, '$1');
-  return withinBounds(version, { startIncluding: wanted, endIncluding: wanted });
+  return { startIncluding: wanted, endIncluding: wanted };
 }
 
 /** How many of a node's (or configuration's) values are yes, no and unknown. */
@@ -184,14 +186,16 @@ export function matchNvdConfigurations(
       const { node } = compiledNode;
       const hitsBefore = hits.length;
       const values: Tally = { yes: 0, no: 0, total: 0 };
-      for (const { m, name } of compiledNode.matches) {
+      for (const match of compiledNode.matches) {
+        const { m, name } = match;
         values.total++;
         if (!names(name, component, keys)) continue;
         if (version === undefined) {
           if (m.vulnerable && !node.negate) hits.push(m);
           continue;
         }
-        const yes = versionSatisfies(m.criteria, m, version);
+        if (match.rule === undefined) match.rule = versionRule(m.criteria, m);
+        const yes = match.rule === null || withinBounds(version, match.rule);
         if (yes && m.vulnerable && !node.negate) hits.push(m);
         if (yes) values.yes++;
         else values.no++;
