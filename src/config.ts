@@ -324,7 +324,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     inventoryMatchCacheCves: integer(
       'INVENTORY_MATCH_CACHE_CVES',
       env.INVENTORY_MATCH_CACHE_CVES,
-      100_000,
+      50_000,
       0,
       10_000_000,
     ),
