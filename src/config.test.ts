@@ -49,3 +49,13 @@ describe('METRICS_TOKEN', () => {
     expect(() => parseConfig({ METRICS_TOKEN: 'with a space inside it' })).toThrow(ConfigError);
   });
 });
+
+describe('INVENTORY_MATCH_CACHE_CVES', () => {
+  it('defaults to 50,000, takes 0 (nothing kept) and refuses non-numbers', () => {
+    expect(parseConfig({}).inventoryMatchCacheCves).toBe(50_000);
+    expect(parseConfig({ INVENTORY_MATCH_CACHE_CVES: '0' }).inventoryMatchCacheCves).toBe(0);
+    expect(() => parseConfig({ INVENTORY_MATCH_CACHE_CVES: 'lots' })).toThrow(
+      'INVENTORY_MATCH_CACHE_CVES must be a whole number from 0 to 10000000 (got "lots")',
+    );
+  });
+});
