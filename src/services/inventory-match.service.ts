@@ -1,11 +1,12 @@
 /**
  * Inventory matching (`POST /api/v2/match`, docs/catalog.md "Matching an inventory"): for each
  * component of a list (CPE names, `{vendor, product, version}` objects, package URLs), the CVEs that
- * affect its version and the rules that say so. Three reads per call, whatever the list's length:
- * the candidate CVE ids of every component's vendor keys (`cve_vendor`; an object's names also as the
- * alias table maps a CNA's), those of every package name and object name as a CNA writes it (the CNA
- * names index), then the matching data of the candidates by primary key. A component that cannot be
- * read gets its own reason; the others are matched.
+ * affect its version and the rules that say so. At most three reads per call, whatever the list's
+ * length: the candidate CVE ids of every component's vendor keys (`cve_vendor`; an object's names
+ * also as the alias table maps a CNA's), those of every package name and object name as a CNA writes
+ * it (the CNA names index), then the matching data of the candidates by primary key; what the
+ * process kept from earlier calls (InventoryMatchCache) is not read again, only checked when the
+ * catalog version moved. A component that cannot be read gets its own reason; the others are matched.
  */
 import type { Kysely } from 'kysely';
 import { CveRepository } from '../db/cve.repository.ts';
