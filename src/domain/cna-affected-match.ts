@@ -79,8 +79,8 @@ interface CompiledEntry {
   versions: CnaVersionEntry[];
 }
 /**
- * A CVE's `affected[]` compiled once per call (the list object is read afresh by each call): each
- * entry's names and versions, and which entries each name and package name designates, so a
+ * A CVE's `affected[]` compiled once per list object (it lives as long as the service keeps the
+ * candidate, InventoryMatchCache): each entry's names and versions, and which entries each name and package name designates, so a
  * component looks up its own entries instead of reading every entry of every candidate (a Microsoft
  * record lists twenty Windows; a call may match a Windows component against thousands of them).
  */
@@ -117,8 +117,8 @@ const lowerName = (s: string | undefined) => s?.trim().toLowerCase().replace(/\s
 
 /**
  * The `vendor:product` pairs of an entry's names and CPEs, read once per distinct (vendor, product,
- * CPEs) text: a call reads each candidate's entries afresh, and a catalog says "Linux" / "Linux" or
- * "Microsoft" / "Windows" thousands of times.
+ * CPEs) text: every candidate read from the database is compiled, and a catalog says "Linux" /
+ * "Linux" or "Microsoft" / "Windows" thousands of times.
  */
 type EntryNames = Pick<CompiledEntry, 'names' | 'namesVendor'>;
 const namesByText = new Map<string, EntryNames>();

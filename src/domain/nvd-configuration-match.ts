@@ -82,7 +82,8 @@ interface CompiledNode {
   matches: CompiledMatch[];
 }
 /**
- * A CVE's configurations read once per list (each call reads the lists afresh): each node's criteria
+ * A CVE's configurations read once per list object (it lives as long as the service keeps the
+ * candidate, InventoryMatchCache): each node's criteria
  * with their names, and which configurations name each product (`vendor:product`), so a component
  * evaluates only the configurations that name it.
  */
