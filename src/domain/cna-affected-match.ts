@@ -76,7 +76,8 @@ interface CompiledEntry {
   /** Lower-cased packageName, when the entry has one. */
   packageName?: string;
   namesVendor: boolean;
-  versions: CnaVersionEntry[];
+  /** Read when first needed (`versionsOf`). */
+  versions?: CnaVersionEntry[];
 }
 /**
  * A CVE's `affected[]` compiled once per list object (it lives as long as the service keeps the
@@ -148,15 +149,17 @@ function entryNames(entry: AffectedProduct): EntryNames {
 }
 
 function compile(entry: AffectedProduct): CompiledEntry {
-  const c: CompiledEntry = {
-    ...entryNames(entry),
-    versions: (Array.isArray(entry.versions) ? entry.versions : [])
-      .map(readEntry)
-      .filter((v): v is CnaVersionEntry => v !== undefined),
-  };
+  const c: CompiledEntry = { ...entryNames(entry) };
   if (typeof entry.packageName === 'string' && entry.packageName)
     c.packageName = entry.packageName.toLowerCase();
   return c;
+}
+
+/** An entry's version entries, read when a component first needs them. */
+function versionsOf(c: CompiledEntry, entry: AffectedProduct): CnaVersionEntry[] {
+  return (c.versions ??= (Array.isArray(entry.versions) ? entry.versions : [])
+    .map(readEntry)
+    .filter((v): v is CnaVersionEntry => v !== undefined));
 }
 
 function tiedBy(
@@ -241,7 +244,7 @@ export function matchCnaAffected(
     if (entry.product) base.product = entry.product;
     if (entry.packageName) base.packageName = entry.packageName;
     if (entry.collectionURL) base.collectionURL = entry.collectionURL;
-    const { versions } = c;
+    const versions = versionsOf(c, entry);
     if (component.version === undefined) {
       const any = versions.find(
         (v) => v.status === 'affected' || v.changes?.some((c) => c.status === 'affected'),

@@ -88,7 +88,8 @@ interface CompiledNode {
  * evaluates only the configurations that name it.
  */
 interface CompiledConfigurations {
-  nodes: CompiledNode[][];
+  /** Per configuration, its nodes compiled when a component first evaluates it. */
+  nodes: (CompiledNode[] | undefined)[];
   byName: Map<string, number[]>;
 }
 const compiledConfigurations = new WeakMap<readonly NvdConfiguration[], CompiledConfigurations>();
@@ -96,23 +97,30 @@ const compiledConfigurations = new WeakMap<readonly NvdConfiguration[], Compiled
 function compileConfigurations(configurations: readonly NvdConfiguration[]): CompiledConfigurations {
   let c = compiledConfigurations.get(configurations);
   if (c) return c;
-  c = { nodes: [], byName: new Map() };
+  c = { nodes: new Array(configurations.length), byName: new Map() };
   for (let i = 0; i < configurations.length; i++) {
-    const nodes: CompiledNode[] = [];
-    for (const node of nodesOf(configurations[i]!)) {
-      const matches = matchesOf(node).map((m) => ({ m, name: criterionName(m.criteria) }));
-      nodes.push({ node, matches });
-      for (const { name } of matches) {
+    for (const node of nodesOf(configurations[i]!))
+      for (const m of matchesOf(node)) {
+        const name = criterionName(m.criteria);
         if (!name) continue;
         const list = c.byName.get(name.key);
         if (!list) c.byName.set(name.key, [i]);
         else if (list[list.length - 1] !== i) list.push(i);
       }
-    }
-    c.nodes.push(nodes);
   }
   compiledConfigurations.set(configurations, c);
   return c;
+}
+
+function nodesOfConfiguration(
+  c: CompiledConfigurations,
+  configuration: NvdConfiguration,
+  i: number,
+): CompiledNode[] {
+  return (c.nodes[i] ??= nodesOf(configuration).map((node) => ({
+    node,
+    matches: matchesOf(node).map((m): CompiledMatch => ({ m, name: criterionName(m.criteria) })),
+  })));
 }
 
 /** Whether a criterion's name is the component's product (and part, when both give one). */
@@ -183,7 +191,7 @@ export function matchNvdConfigurations(
     // Nodes without a hit: their other products are conditions (in a node of a hit, alternatives).
     let conditionNodes: CompiledNode[] | undefined;
     const whole: Tally = { yes: 0, no: 0, total: 0 };
-    for (const compiledNode of compiled.nodes[index]!) {
+    for (const compiledNode of nodesOfConfiguration(compiled, configuration, index)) {
       const { node } = compiledNode;
       const hitsBefore = hits.length;
       const values: Tally = { yes: 0, no: 0, total: 0 };
