@@ -72,6 +72,12 @@ const PAGES: Shot[] = [
   { name: 'reports', url: '/org/acme/projects/web-apps/reports', review: true },
   { name: 'project-settings', url: '/org/acme/projects/web-apps/settings', review: true },
   { name: 'project-cve-not-in', url: '/org/acme/projects/web-apps/cves/CVE-2024-3094', review: true },
+  // A record that names no vendor: its key comes from the CNA's own name (`@microsoft`).
+  {
+    name: 'project-cve-cna-vendor',
+    url: '/org/acme/projects/web-apps/cves/CVE-2006-4692',
+    review: true,
+  },
 ];
 
 async function waitForStatistics(tab: Page): Promise<void> {

@@ -76,9 +76,9 @@ function SourceText({ source }: { source: KeySource }) {
       if (source.vendor.startsWith('@'))
         return (
           <>
-            {who}: written by the CNA “{source.vendor.slice(1)}”, naming no vendor (
+            {who}: the CNA “{source.vendor.slice(1)}” wrote it without naming a vendor (
             {source.rule === 'alias' ? (
-              `${source.support} of ${plural(source.records ?? 0, 'record')} of this CNA naming no vendor had this key in their CPEs`
+              `${source.support} of its ${plural(source.records ?? 0, 'such record')} had this key in their CPEs`
             ) : (
               <RuleText source={source} />
             )}
@@ -213,9 +213,10 @@ function WhyNot({ match }: { match: ProjectMatch }) {
     case 'no_subscribed_key':
       return (
         <p>
-          None of its {plural(match.keys.length, 'vendor and product key')}{' '}
-          {match.keys.length === 1 ? 'is' : 'are'} among the project's{' '}
-          {plural(match.subscriptionsCount, 'subscription')}.
+          {match.keys.length === 1
+            ? 'Its only vendor or product key is not'
+            : `None of its ${plural(match.keys.length, 'vendor and product key')} are`}{' '}
+          among the project's {plural(match.subscriptionsCount, 'subscription')}.
         </p>
       );
     case 'matched':
@@ -270,8 +271,8 @@ export function MatchExplanation({
               <h3>The keys of this CVE</h3>
               <KeysTable keys={match.keys} />
               <p class="small">
-                To follow this CVE, subscribe the project to one of them from the{' '}
-                <a href={`${catalogUrl}#vendors`}>CVE's page</a>.
+                To follow this CVE, subscribe the project to {match.keys.length === 1 ? 'it' : 'one of them'}{' '}
+                from the <a href={`${catalogUrl}#vendors`}>CVE's page</a>.
               </p>
             </>
           )}
