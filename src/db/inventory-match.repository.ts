@@ -16,6 +16,11 @@ const CNA_NAMES_SQL = sql`(lower((jsonb_path_query_array(data, '$.affected[*].pa
 /** What changes whenever a CVE's matching rows are rewritten: the `xmin` of its row and of its CNA statement. */
 const TOKEN_SQL = sql<string>`c.xmin::text || ':' || coalesce(s.xmin::text, '-')`;
 
+/** These CVEs (`c`) unless REJECTED, with their CNA statement (`s`) when they have one. */
+const publishedWithStatement = (cveIds: readonly string[]) => sql`
+  FROM cve c LEFT JOIN cve_source s ON s.cve_id = c.cve_id AND s.provider = 'mitre'
+  WHERE c.cve_id = ANY(${[...cveIds]}::text[]) AND c.state <> 'REJECTED'`;
+
 /** Ids read per statement when a call has many candidates. */
 const MATCHABLE_SLICE = 8000;
 
@@ -80,8 +85,7 @@ export class InventoryMatchRepository {
     const slices = await this.sliced(cveIds, async (ids) => {
       const rows = await sql<{ cve_id: string; token: string }>`
         SELECT c.cve_id, ${TOKEN_SQL} AS token
-        FROM cve c LEFT JOIN cve_source s ON s.cve_id = c.cve_id AND s.provider = 'mitre'
-        WHERE c.cve_id = ANY(${[...ids]}::text[]) AND c.state <> 'REJECTED'`.execute(this.db);
+        ${publishedWithStatement(ids)}`.execute(this.db);
       return rows.rows;
     });
     return new Map(slices.flat().map((r) => [r.cve_id, r.token]));
@@ -101,8 +105,7 @@ export class InventoryMatchRepository {
   private async matchableSlice(cveIds: readonly string[]): Promise<{ cve: MatchableCve; token: string }[]> {
     const rows = await sql<{ cve_id: string; token: string; nvd_configurations: unknown; affected: unknown }>`
       SELECT c.cve_id, ${TOKEN_SQL} AS token, c.nvd_configurations, s.data->'affected' AS affected
-      FROM cve c LEFT JOIN cve_source s ON s.cve_id = c.cve_id AND s.provider = 'mitre'
-      WHERE c.cve_id = ANY(${[...cveIds]}::text[]) AND c.state <> 'REJECTED'`.execute(this.db);
+      ${publishedWithStatement(cveIds)}`.execute(this.db);
     return rows.rows.map((r) => ({
       token: r.token,
       cve: {

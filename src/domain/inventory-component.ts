@@ -25,7 +25,10 @@ export interface InventoryComponent {
   part?: string;
   /** The (vendor, product) pairs, lower case, that CPE names and vendor keys use; most likely first. */
   names: CpeProductName[];
-  /** Names a CNA's `packageName` may give it, lower case. */
+  /**
+   * Names, lower case, a CNA may give it in `affected[].packageName` (or, for an object, in
+   * `affected[].product`, as written): the CNA names index (migration 0034) is read under them.
+   */
   packageNames: string[];
   /** An object's vendor and product as written: a CNA that writes them alike names this component. */
   written?: { vendor: string; product: string };
@@ -140,18 +143,6 @@ export function parseComponent(value: unknown): ParsedComponent {
     ok: false,
     reason: 'a component is a CPE 2.3 name, a package URL, or an object {vendor, product, version}.',
   };
-}
-
-/**
- * The names, lower case, under which the CNA names index (migration 0034: each `affected[]` entry's
- * packageName and product) may list this component's CVEs: its package names, and an object's product
- * as written. The index does not pair products with vendors; the matching rules do.
- */
-export function cnaLookupNames(component: InventoryComponent): string[] {
-  const names = [...component.packageNames];
-  const product = component.written?.product.toLowerCase();
-  if (product !== undefined && !names.includes(product)) names.push(product);
-  return names;
 }
 
 /**

@@ -14,7 +14,6 @@ import { InventoryMatchRepository } from '../db/inventory-match.repository.ts';
 import type { DB } from '../db/schema.ts';
 import { validationError } from '../domain/errors.ts';
 import {
-  cnaLookupNames,
   componentKeys,
   parseComponent,
   withMappedNames,
@@ -75,7 +74,7 @@ export class InventoryMatchService {
     for (const p of parsed) {
       if (!p.ok) continue;
       componentKeys(p.component).forEach((k) => keys.add(k));
-      cnaLookupNames(p.component).forEach((n) => lookupNames.add(n));
+      p.component.packageNames.forEach((n) => lookupNames.add(n));
     }
     step('components');
     const version = await this.cves.catalogVersion();
@@ -154,6 +153,6 @@ function answer(
     }
   };
   for (const key of componentKeys(component)) add(byKey.get(key));
-  for (const name of cnaLookupNames(component)) add(byName.get(name));
+  for (const name of component.packageNames) add(byName.get(name));
   return { index, input, ok: true, component, cves: matchComponent(component, [...candidates.values()]) };
 }
