@@ -26,6 +26,9 @@ export const CANCELLABLE_COMMANDS: ReadonlySet<string> = new Set(['import']);
 function progressLine(p: ImportProgress): string {
   const rate = p.elapsedMs ? Math.round((p.records / p.elapsedMs) * 1000) : 0;
   const saved = p.counts.imported + p.counts.updated + p.counts.unchanged + p.counts.pending;
+  if (p.step === 'search-index') {
+    return `${p.source}: ${formatNumber(p.records)} records read; building the search index (the catalog was empty)`;
+  }
   return (
     `${p.source}: ${formatNumber(p.records)} records read (${formatNumber(rate)}/s), ` +
     `${formatNumber(saved)} saved, ${formatNumber(p.counts.skipped)} skipped`

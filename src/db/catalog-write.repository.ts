@@ -11,6 +11,8 @@ import type { WeaknessRecord } from '../sources/source.ts';
 
 /** Any stable 64-bit number: the lock every catalog write batch takes. */
 const CATALOG_WRITE_LOCK = 7_352_901_004;
+/** Another: held while the search index is dropped or built. */
+const SEARCH_INDEX_LOCK = 7_352_901_005;
 
 export interface StoredSource {
   provider: Provider;
@@ -62,6 +64,15 @@ export interface CatalogBatchWrite {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+
+/** The trigram index serving substring search (src/db/cve-search.ts; migrations 0014, 0033). */
+const SEARCH_INDEX = 'cve_search_text_idx';
+
+async function searchIndexMissing(db: Kysely<DB>): Promise<boolean> {
+  const { rows } = await sql<{ missing: boolean }>`
+    SELECT to_regclass(${SEARCH_INDEX}) IS NULL AS missing`.execute(db);
+  return rows[0]?.missing ?? false;
+}
 
 /** A write transaction left open for its owner to commit or roll back (see startWriteTransaction). */
 export interface OpenWriteTransaction {
@@ -143,6 +154,43 @@ export class CatalogWriteRepository {
               cve (cve_id, state, created_at, updated_at, cvss20, cvss30, cvss31, cvss40, kev, epss,
                    vendors, weaknesses, search_text),
               cve_vendor, cve_change (cve_id, created_at, seq), cve_input (source, cve_id)`.execute(this.db);
+  }
+
+  /**
+   * Drops the search index when the catalog holds no CVE, for a first import to build it once at its
+   * end (`ImportService`, "Bulk loads"); true when the catalog was empty. Searches meanwhile read
+   * every row of a catalog still filling.
+   */
+  async deferSearchIndex(): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(${SEARCH_INDEX_LOCK})`.execute(tx);
+      const { rows } = await sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM cve) AS empty`.execute(
+        tx,
+      );
+      if (!rows[0]?.empty) return false;
+      await sql`DROP INDEX IF EXISTS ${sql.id(SEARCH_INDEX)}`.execute(tx);
+      return true;
+    });
+  }
+
+  /** Whether the search index is missing (dropped for a first import that has not built it yet). */
+  searchIndexMissing(): Promise<boolean> {
+    return searchIndexMissing(this.db);
+  }
+
+  /**
+   * Builds the search index over every CVE in one pass if it is missing; true when it built it.
+   * Writes to `cve` wait meanwhile, searches go on. One process builds it at a time: another waits,
+   * then finds it built.
+   */
+  async buildSearchIndex(): Promise<boolean> {
+    if (!(await this.searchIndexMissing())) return false;
+    return this.db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(${SEARCH_INDEX_LOCK})`.execute(tx);
+      if (!(await searchIndexMissing(tx))) return false;
+      await sql`CREATE INDEX ${sql.id(SEARCH_INDEX)} ON cve USING gin (search_text gin_trgm_ops)`.execute(tx);
+      return true;
+    });
   }
 
   /** The CVEs other than `except` that `provider` has a statement about, in id order. */

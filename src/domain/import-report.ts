@@ -38,6 +38,8 @@ export interface ImportProgress {
   records: number;
   counts: ImportCounts;
   elapsedMs: number;
+  /** Set once every record is read and a first import builds the search index (its last step). */
+  step?: 'search-index';
 }
 
 /** How far a re-map of the catalog's vendor keys (`ImportService.remapVendorKeys`) has come. */

@@ -222,6 +222,7 @@ export class ImportService {
     }
     const run = new ImportRun(source, options, this.catalog, (rows) => this.wrote(rows), mapper.map);
     try {
+      await this.prepareSearchIndex();
       await run.open();
       await run.read(files);
       // An atomic import keeps all or nothing: cancelled, it keeps nothing.
@@ -229,8 +230,10 @@ export class ImportService {
       // A snapshot read in part says nothing about the entries it did not reach.
       if (!options.signal?.aborted) await run.retireUnlisted();
       await run.commit();
+      await this.completeSearchIndex(() => run.progress('search-index'));
     } catch (err) {
       const rolledBack = await run.abandon();
+      await this.completeSearchIndex().catch(() => {});
       await this.runs.finish(runId, 'failed', run.counts, [
         ...run.problems,
         { position: '', reason: (err as Error).message + (rolledBack ? ' (nothing of it was kept)' : '') },
@@ -242,6 +245,28 @@ export class ImportService {
     await this.runs.finish(runId, report.status, report.counts, report.problems.slice(0, 100));
     if (report.counts.imported + report.counts.updated) await this.afterImport();
     return report;
+  }
+
+  /**
+   * Bulk loads: an import into an empty catalog writes without the search index and builds it when
+   * it ends, in one pass. Kept up row by row, the trigram index was most of a first import's
+   * server time (44,130 CVEs: 13-14 s for their `INSERT`s with it, 3 s without, 6-7 s to build it
+   * after; bench/RESULTS.md). A catalog left with CVEs and no index (a first import whose process
+   * died before building it) gets it back when the next import starts; an import running meanwhile
+   * just writes the index row by row from then on.
+   */
+  private async prepareSearchIndex(): Promise<void> {
+    if (!(await this.catalog.deferSearchIndex())) await this.catalog.buildSearchIndex();
+  }
+
+  /**
+   * After a run, successful or not: builds the search index if it is missing. `building` is called
+   * before a build.
+   */
+  private async completeSearchIndex(building?: () => void): Promise<void> {
+    if (!(await this.catalog.searchIndexMissing())) return;
+    building?.();
+    await this.catalog.buildSearchIndex();
   }
 
   /**
@@ -463,17 +488,19 @@ class ImportRun {
     this.counts.unchanged += batch.length - inserted - updated;
   }
 
-  private progress(): void {
+  /** Reports progress every `progressEveryMs` while reading; always when a last `step` begins. */
+  progress(step?: ImportProgress['step']): void {
     const { onProgress, progressEveryMs = 2000 } = this.options;
     if (!onProgress) return;
     const now = Date.now();
-    if (now - this.lastProgress < progressEveryMs) return;
+    if (!step && now - this.lastProgress < progressEveryMs) return;
     this.lastProgress = now;
     onProgress({
       source: this.source.name,
       records: this.records,
       counts: { ...this.counts },
       elapsedMs: now - this.started,
+      ...(step && { step }),
     });
   }
 }

@@ -118,4 +118,5 @@ export class SyncService {
   }
 }
 
-const progressLine = (p: ImportProgress) => `${p.source}: ${p.records} records read`;
+const progressLine = (p: ImportProgress) =>
+  `${p.source}: ${p.records} records read${p.step === 'search-index' ? '; building the search index' : ''}`;

@@ -42,9 +42,10 @@ function run(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 async function countRows(database: Database) {
-  const { rows } = await sql<{ cves: number; status: string | null }>`
+  const { rows } = await sql<{ cves: number; status: string | null; indexed: boolean }>`
     SELECT (SELECT count(*)::int FROM cve) AS cves,
-           (SELECT status FROM import_run ORDER BY started_at DESC LIMIT 1) AS status`.execute(database.db);
+           (SELECT status FROM import_run ORDER BY started_at DESC LIMIT 1) AS status,
+           to_regclass('cve_search_text_idx') IS NOT NULL AS indexed`.execute(database.db);
   return rows[0]!;
 }
 
@@ -85,6 +86,10 @@ describe('vulntrack import, interrupted', { timeout: 240_000 }, () => {
         expect(importing.output.stderr).toMatch(
           /import cancelled after [\d,]+ records; it stopped at a batch boundary: what it committed is kept/,
         );
+        // A first import: the catalog was empty, so it builds the search index once, as it ends.
+        expect(importing.output.stderr).toMatch(
+          /cve5: [\d,]+ records read; building the search index \(the catalog was empty\)\n/,
+        );
         const report = JSON.parse(importing.output.stdout) as Report;
         expect(report.status).toBe('cancelled');
         expect(report.counts.imported).toBeGreaterThan(0);
@@ -93,7 +98,11 @@ describe('vulntrack import, interrupted', { timeout: 240_000 }, () => {
         const database = await open();
         try {
           // Exactly what the report counts was committed, and the run is recorded as cancelled.
-          expect(await countRows(database)).toEqual({ cves: report.counts.imported, status: 'cancelled' });
+          expect(await countRows(database)).toEqual({
+            cves: report.counts.imported,
+            status: 'cancelled',
+            indexed: true,
+          });
         } finally {
           await database.close();
         }
