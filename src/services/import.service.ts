@@ -84,6 +84,8 @@ const MAX_PROBLEMS = 1000;
  */
 const ANALYZE_FIRST_AFTER = 2_000;
 const ANALYZE_GROWTH = 8;
+/** How long reading goes on before the event loop gets a turn (ImportRun.yieldToWrites). */
+const YIELD_EVERY_MS = 4;
 
 export class ImportService {
   private readonly catalog: CatalogWriteRepository;
@@ -430,6 +432,20 @@ class ImportRun {
     };
   }
 
+  private lastYield = performance.now();
+
+  /**
+   * Lets the batch being written go on: reading a batch's records (parse, map, merge) is work for the
+   * main thread without any I/O wait, and the write's next statement is sent only when the main
+   * thread gets back to the event loop. Every few milliseconds of reading, it does.
+   */
+  private async yieldToWrites(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastYield < YIELD_EVERY_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.lastYield = performance.now();
+  }
+
   /** A problem, a weakness or a CVE (with its raw record's fingerprint, when it came from one). */
   private async collect(item: ImportItem, input?: CveItem['input']): Promise<void> {
     if (item.kind === 'skip') {
@@ -444,6 +460,7 @@ class ImportRun {
     } else if (item.kind === 'weakness') {
       await this.batches.addWeakness(item.weakness);
     } else {
+      await this.yieldToWrites();
       // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
       if (this.source.snapshotOf) this.listed.add(item.cveId);
       // Serialized as it is read: while the batch before is written, not inside this one's transaction.
