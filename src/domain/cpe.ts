@@ -63,8 +63,25 @@ function meaningful(value: string): boolean {
   return value !== '' && value !== '*' && value !== '-';
 }
 
-/** The vendor keys of one CPE: `vendor` and, when the product is named, `vendor$PRODUCT$product`. */
-export function vendorKeysOfCpe(cpe: string): string[] {
+/**
+ * The vendor keys of one CPE: `vendor` and, when the product is named, `vendor$PRODUCT$product`.
+ * Remembered per CPE (the same CPEs recur across a catalog's CVEs and each import reads them
+ * several times): the array is shared, never to be modified.
+ */
+export function vendorKeysOfCpe(cpe: string): readonly string[] {
+  let keys = cpeKeys.get(cpe);
+  if (!keys) {
+    if (cpeKeys.size >= CPE_KEYS_CACHE_LIMIT) cpeKeys.clear();
+    keys = readVendorKeysOfCpe(cpe);
+    cpeKeys.set(cpe, keys);
+  }
+  return keys;
+}
+
+const cpeKeys = new Map<string, readonly string[]>();
+const CPE_KEYS_CACHE_LIMIT = 50_000;
+
+function readVendorKeysOfCpe(cpe: string): readonly string[] {
   const name = parseCpe(cpe);
   if (!name || !meaningful(name.vendor)) return [];
   const vendor = name.vendor.toLowerCase();

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  alphanumericRuns,
   AliasLearner,
   compactTable,
   DEFAULT_THRESHOLD,
   mapCnaKeys,
+  phraseTextKey,
   productTextKey,
   vendorTextKey,
   type AliasTable,
@@ -43,6 +45,34 @@ describe('vendor-aliases', () => {
     expect(vendorTextKey('n/a')).toBeUndefined();
     expect(vendorTextKey('unspecified')).toBeUndefined();
     expect(productTextKey('Apple macOS', 'Apple')).toBe('macos');
+  });
+
+  it('keys a description phrase from its words as vendorTextKey keys the whole phrase', () => {
+    const phrases = [
+      'Y Soft',
+      'D-Link',
+      'Zyxel Co. Ltd',
+      'Apache Software Foundation',
+      'Palo Alto Networks',
+      'node.js',
+      'A.B.-C_',
+      '..x--y__z..',
+      'none',
+      'Not Applicable',
+      'TBD',
+      'Foo Inc',
+      'Inc',
+      'Systems',
+      '_',
+      'GE Vernova',
+    ];
+    for (const phrase of phrases) {
+      const runs = phrase.split(' ').map((w) => alphanumericRuns(w.toLowerCase()));
+      expect(phraseTextKey(runs), phrase).toBe(vendorTextKey(phrase.toLowerCase()));
+    }
+    // The one difference: a hyphenated placeholder is one here too (vendorTextKey keeps "notapplicable").
+    expect(phraseTextKey(['not', 'applicable'])).toBeUndefined();
+    expect(vendorTextKey('not-applicable')).toBe('notapplicable');
   });
 
   it('maps the issue’s examples once the records taught them, citing the evidence', () => {

@@ -372,49 +372,7 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
       for (const cpe of cpes) for (const key of vendorKeysOfCpe(cpe)) add(key, { source: 'cpe:cna', cpe });
       continue;
     }
-    const vendorText = typeof entry.vendor === 'string' ? entry.vendor : '';
-    const text = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
-    if (!text) continue;
-    const productText = typeof entry.product === 'string' ? entry.product : '';
-    const p = productTextKey(entry.product, entry.vendor);
-    const label = `${vendorText} / ${productText}`;
-    const learned = p ? table.products[`${text}${PAIR}${p}`] : undefined;
-    const vendors = vendorKeysForText(table, text, entry);
-    // An ambiguous or unseen vendor text whose (vendor, product) pair confidently gives product keys
-    // gives their vendors ("Hewlett Packard Enterprise (HPE)" / "ArubaOS" → `arubanetworks`).
-    if (vendors.length === 0 && learned) {
-      for (const [key, n] of confidentKeys(table, learned, 'product')) {
-        const vendor = splitVendorKey(key).vendor;
-        if (vendors.some(([v]) => v === vendor)) continue;
-        vendors.push([
-          vendor,
-          { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records },
-        ]);
-      }
-    }
-    for (const [key, evidence] of vendors) add(key, evidence);
-    if (!p) continue;
-    const chosen = confidentKeys(table, learned, 'product').filter(([key]) =>
-      vendors.some(([v]) => v === splitVendorKey(key).vendor),
-    );
-    if (chosen.length > 0 && learned) {
-      for (const [key, n] of chosen) {
-        add(key, { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records });
-      }
-      continue;
-    }
-    if (learned && learned.records >= table.threshold.minSupport) continue;
-    for (const [v] of vendors) {
-      const key = productSpellings(entry.product, entry.vendor)
-        .map((s) => vendorKey(v, s))
-        .find((k) => table.productKeys[k] !== undefined);
-      if (key) {
-        add(key, { source: 'cna-text', rule: 'name', text: label });
-        continue;
-      }
-      const spelled = spelledProductKey(table, v, p);
-      if (spelled) add(spelled, { source: 'cna-text', rule: 'spelling', text: label });
-    }
+    for (const [key, evidence] of entryTextKeys(table, entry)) add(key, evidence);
   }
   if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
     const cna = cnaText(containers);
@@ -426,6 +384,90 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
     if (chosen.length === 0) {
       for (const [key, evidence] of keysFromDescription(table, containers)) add(key, evidence);
     }
+  }
+  return out;
+}
+
+/**
+ * The keys an affected entry without CPEs gives by its vendor and product text, in order. The same
+ * pair recurs across a CNA's records: the answer is remembered per table (as of its `learned`
+ * count: a learner's live table changes as it learns) and text pair. Its evidence objects are shared
+ * by every CVE with the pair: never modified.
+ */
+function entryTextKeys(table: AliasTable, entry: AffectedEntry): readonly [string, KeyEvidence][] {
+  const { vendor, product } = entry;
+  if (typeof vendor !== 'string' || (product !== undefined && typeof product !== 'string')) {
+    return readEntryTextKeys(table, entry);
+  }
+  const cached = entryKeysCache.get(table);
+  let byText = cached?.learned === (table.learned ?? 0) ? cached.byText : undefined;
+  if (!byText) {
+    byText = new Map();
+    entryKeysCache.set(table, { learned: table.learned ?? 0, byText });
+  }
+  const lookup = product === undefined ? vendor : `${vendor}${PAIR}${product}`;
+  let keys = byText.get(lookup);
+  if (!keys) {
+    if (byText.size >= ENTRY_KEYS_CACHE_LIMIT) byText.clear();
+    keys = readEntryTextKeys(table, entry);
+    byText.set(lookup, keys);
+  }
+  return keys;
+}
+
+const entryKeysCache = new WeakMap<
+  AliasTable,
+  { learned: number; byText: Map<string, readonly [string, KeyEvidence][]> }
+>();
+const ENTRY_KEYS_CACHE_LIMIT = 100_000;
+
+function readEntryTextKeys(table: AliasTable, entry: AffectedEntry): [string, KeyEvidence][] {
+  const out: [string, KeyEvidence][] = [];
+  const vendorText = typeof entry.vendor === 'string' ? entry.vendor : '';
+  const text = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
+  if (!text) return out;
+  const productText = typeof entry.product === 'string' ? entry.product : '';
+  const p = productTextKey(entry.product, entry.vendor);
+  const label = `${vendorText} / ${productText}`;
+  const learned = p ? table.products[`${text}${PAIR}${p}`] : undefined;
+  const vendors = vendorKeysForText(table, text, entry);
+  // An ambiguous or unseen vendor text whose (vendor, product) pair confidently gives product keys
+  // gives their vendors ("Hewlett Packard Enterprise (HPE)" / "ArubaOS" → `arubanetworks`).
+  if (vendors.length === 0 && learned) {
+    for (const [key, n] of confidentKeys(table, learned, 'product')) {
+      const vendor = splitVendorKey(key).vendor;
+      if (vendors.some(([v]) => v === vendor)) continue;
+      vendors.push([
+        vendor,
+        { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records },
+      ]);
+    }
+  }
+  out.push(...vendors);
+  if (!p) return out;
+  const chosen = confidentKeys(table, learned, 'product').filter(([key]) =>
+    vendors.some(([v]) => v === splitVendorKey(key).vendor),
+  );
+  if (chosen.length > 0 && learned) {
+    for (const [key, n] of chosen) {
+      out.push([
+        key,
+        { source: 'cna-text', rule: 'alias', text: label, support: n, records: learned.records },
+      ]);
+    }
+    return out;
+  }
+  if (learned && learned.records >= table.threshold.minSupport) return out;
+  for (const [v] of vendors) {
+    const key = productSpellings(entry.product, entry.vendor)
+      .map((s) => vendorKey(v, s))
+      .find((k) => table.productKeys[k] !== undefined);
+    if (key) {
+      out.push([key, { source: 'cna-text', rule: 'name', text: label }]);
+      continue;
+    }
+    const spelled = spelledProductKey(table, v, p);
+    if (spelled) out.push([spelled, { source: 'cna-text', rule: 'spelling', text: label }]);
   }
   return out;
 }
@@ -465,6 +507,7 @@ function keysFromDescription(
 ): [string, KeyEvidence][] {
   const original = descriptionWords(containers);
   const ws = original.map((w) => w.toLowerCase());
+  const runs = ws.map(alphanumericRuns);
   for (let i = 0; i < ws.length; i++) {
     // A name is capitalized ("Tenda", "D-Link"); "command line" is not the LINE Corporation.
     if (!/^[A-Z0-9]/.test(original[i]!)) continue;
@@ -473,7 +516,7 @@ function keysFromDescription(
       // "The Foo plugin for WordPress", "… on Linux": the platform, not the vendor.
       if (i > 0 && PLATFORM_MARKERS.has(ws[i - 1]!)) continue;
       const phrase = ws.slice(i, i + n).join(' ');
-      const text = vendorTextKey(phrase);
+      const text = phraseTextKey(runs.slice(i, i + n));
       if (!text || !/[a-z]/.test(text)) continue;
       const learned = table.vendors[text];
       const chosen = confidentKeys(table, learned).filter(
@@ -504,6 +547,24 @@ function keysFromDescription(
     }
   }
   return [];
+}
+
+/** A description word's letter and digit runs joined by `_` ("d-link" → `d_link`); words are split on the rest. */
+export function alphanumericRuns(word: string): string {
+  return word.match(/[a-z0-9]+/g)?.join('_') ?? '';
+}
+
+/**
+ * `vendorTextKey` of the phrase whose words gave these runs, without its text normalization: a
+ * description's words hold only letters, digits, `.`, `_` and `-`, which that normalization turns
+ * into single `_` between runs (the one difference: a hyphenated placeholder, "not-applicable", is
+ * one here too). Keeps the shared words cache to CNA names (a description's phrases are mostly
+ * unique).
+ */
+export function phraseTextKey(wordRuns: readonly string[]): string | undefined {
+  const w = wordRuns.filter(Boolean).join('_');
+  if (!w || PLACEHOLDER.test(w)) return undefined;
+  return (w.replace(LEGAL_SUFFIX, '') || w).replace(/_/g, '');
 }
 
 // Not "of": "… interface of Tenda AC15" names the vendor (measured: +36 vendor keys, all right).

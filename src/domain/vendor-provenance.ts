@@ -78,6 +78,10 @@ const ORIGIN_ORDER: Record<KeyOriginSource, number> = {
  * The keys the rule before issue 20 derived from the affected text (normalized CNA names): a statement
  * stored before it still lists them among its `vendors`; the alias table's mapping replaces them.
  */
+function legacyKeysOf(provider: string, statement: KeyStatement): Set<string> {
+  return CVE5_PROVIDERS.has(provider) ? legacyTextKeys(statement) : new Set();
+}
+
 function legacyTextKeys(statement: KeyStatement): Set<string> {
   const out = new Set<string>();
   for (const a of statement.affected ?? []) {
@@ -150,12 +154,13 @@ export function deriveVendorKeys(
         else fromCpes.set(key, { cpe, count: 1 });
       }
     }
-    const legacy = CVE5_PROVIDERS.has(provider) ? legacyTextKeys(s) : new Set<string>();
+    // Read only for a key no CPE gives: a statement parsed since migration 0032 lists none.
+    let legacy: Set<string> | undefined;
     const cpeSource = CPE_SOURCE[provider];
     for (const key of listed) {
       const cpe = fromCpes.get(key);
       if (cpe && cpeSource) add(key, { source: cpeSource, provider, cpe: cpe.cpe, count: cpe.count });
-      else if (!cpe && legacy.has(key)) continue;
+      else if (!cpe && (legacy ??= legacyKeysOf(provider, s)).has(key)) continue;
       else add(key, { source: 'stated', provider });
     }
     if (provider === 'nvd' && s.cpes.length) nvdKeys = new Set(fromCpes.keys());
