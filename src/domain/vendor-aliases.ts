@@ -511,17 +511,15 @@ function keysFromDescription(
   for (let i = 0; i < ws.length; i++) {
     // A name is capitalized ("Tenda", "D-Link"); "command line" is not the LINE Corporation.
     if (!/^[A-Z0-9]/.test(original[i]!)) continue;
-    for (let n = 3; n >= 1; n--) {
-      if (i + n > ws.length) continue;
-      // "The Foo plugin for WordPress", "… on Linux": the platform, not the vendor.
-      if (i > 0 && PLATFORM_MARKERS.has(ws[i - 1]!)) continue;
-      const phrase = ws.slice(i, i + n).join(' ');
+    // "The Foo plugin for WordPress", "… on Linux": the platform, not the vendor.
+    if (i > 0 && PLATFORM_MARKERS.has(ws[i - 1]!)) continue;
+    for (let n = Math.min(3, ws.length - i); n >= 1; n--) {
       const text = phraseTextKey(runs.slice(i, i + n));
       if (!text || !/[a-z]/.test(text)) continue;
       const learned = table.vendors[text];
-      const chosen = confidentKeys(table, learned).filter(
-        ([k]) => (table.vendorKeys[k] ?? 0) >= DESCRIPTION_MIN_RECORDS,
-      );
+      const chosen = learned
+        ? confidentKeys(table, learned).filter(([k]) => (table.vendorKeys[k] ?? 0) >= DESCRIPTION_MIN_RECORDS)
+        : [];
       const vendors =
         chosen.length > 0
           ? [chosen.find(([k]) => k === text)?.[0] ?? chosen[0]![0]]
@@ -530,6 +528,7 @@ function keysFromDescription(
             : [];
       if (vendors.length === 0) continue;
       if (PLUGIN_MARKERS.has(ws[i + n] ?? '')) continue;
+      const phrase = ws.slice(i, i + n).join(' ');
       const out: [string, KeyEvidence][] = vendors.map((k) => [
         k,
         { source: 'cna-text', rule: 'description', text: phrase },
