@@ -483,12 +483,14 @@ function descriptionWords(containers: Cve5Containers | undefined): string[] {
     );
     if (en) texts.push(en.value as string);
   }
-  return texts
-    .join(' . ')
-    .split(/[^A-Za-z0-9._-]+/)
-    .map((w) => w.replace(/^[._-]+|[._-]+$/g, ''))
-    .filter(Boolean)
-    .slice(0, DESCRIPTION_WORDS);
+  const words: string[] = [];
+  const pattern = /[A-Za-z0-9._-]+/g;
+  const text = texts.join(' . ');
+  for (let m = pattern.exec(text); m && words.length < DESCRIPTION_WORDS; m = pattern.exec(text)) {
+    const word = m[0].replace(/^[._-]+|[._-]+$/g, '');
+    if (word) words.push(word);
+  }
+  return words;
 }
 
 /** How far into the title and description a vendor's name is looked for. */
@@ -507,14 +509,18 @@ function keysFromDescription(
 ): [string, KeyEvidence][] {
   const original = descriptionWords(containers);
   const ws = original.map((w) => w.toLowerCase());
-  const runs = ws.map(alphanumericRuns);
+  const runs: string[] = [];
+  const runsOf = (from: number, to: number) => {
+    for (let k = from; k < to; k++) runs[k] ??= alphanumericRuns(ws[k]!);
+    return runs.slice(from, to);
+  };
   for (let i = 0; i < ws.length; i++) {
     // A name is capitalized ("Tenda", "D-Link"); "command line" is not the LINE Corporation.
     if (!/^[A-Z0-9]/.test(original[i]!)) continue;
     // "The Foo plugin for WordPress", "… on Linux": the platform, not the vendor.
     if (i > 0 && PLATFORM_MARKERS.has(ws[i - 1]!)) continue;
     for (let n = Math.min(3, ws.length - i); n >= 1; n--) {
-      const text = phraseTextKey(runs.slice(i, i + n));
+      const text = phraseTextKey(runsOf(i, i + n));
       if (!text || !/[a-z]/.test(text)) continue;
       const learned = table.vendors[text];
       const chosen = learned
@@ -563,7 +569,8 @@ export function alphanumericRuns(word: string): string {
 export function phraseTextKey(wordRuns: readonly string[]): string | undefined {
   const w = wordRuns.filter(Boolean).join('_');
   if (!w || PLACEHOLDER.test(w)) return undefined;
-  return (w.replace(LEGAL_SUFFIX, '') || w).replace(/_/g, '');
+  // A legal suffix follows a `_`.
+  return w.includes('_') ? (w.replace(LEGAL_SUFFIX, '') || w).replace(/_/g, '') : w;
 }
 
 // Not "of": "… interface of Tenda AC15" names the vendor (measured: +36 vendor keys, all right).
