@@ -68,10 +68,12 @@ const json = (value: unknown) => JSON.stringify(value);
 /** The trigram index serving substring search (src/db/cve-search.ts; migrations 0014, 0033). */
 const SEARCH_INDEX = 'cve_search_text_idx';
 
-async function searchIndexMissing(db: Kysely<DB>): Promise<boolean> {
-  const { rows } = await sql<{ missing: boolean }>`
-    SELECT to_regclass(${SEARCH_INDEX}) IS NULL AS missing`.execute(db);
-  return rows[0]?.missing ?? false;
+async function searchIndexState(db: Kysely<DB>): Promise<{ empty: boolean; missing: boolean }> {
+  const { rows } = await sql<{ empty: boolean; missing: boolean }>`
+    SELECT NOT EXISTS (SELECT 1 FROM cve) AS empty, to_regclass(${SEARCH_INDEX}) IS NULL AS missing`.execute(
+    db,
+  );
+  return rows[0]!;
 }
 
 /** A write transaction left open for its owner to commit or roll back (see startWriteTransaction). */
@@ -157,39 +159,40 @@ export class CatalogWriteRepository {
   }
 
   /**
-   * Drops the search index when the catalog holds no CVE, for a first import to build it once at its
-   * end (`ImportService`, "Bulk loads"); true when the catalog was empty. Searches meanwhile read
-   * every row of a catalog still filling.
+   * Whether the catalog holds no CVE, and whether the search index is missing: a first import writes
+   * without it and builds it at its end (`ImportService`, "Bulk loads").
    */
-  async deferSearchIndex(): Promise<boolean> {
-    return this.db.transaction().execute(async (tx) => {
-      await sql`SELECT pg_advisory_xact_lock(${SEARCH_INDEX_LOCK})`.execute(tx);
-      const { rows } = await sql<{ empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM cve) AS empty`.execute(
-        tx,
-      );
-      if (!rows[0]?.empty) return false;
-      await sql`DROP INDEX IF EXISTS ${sql.id(SEARCH_INDEX)}`.execute(tx);
-      return true;
+  searchIndexState(): Promise<{ empty: boolean; missing: boolean }> {
+    return searchIndexState(this.db);
+  }
+
+  /** Drops the search index if the catalog is still empty; searches then read every row. */
+  async dropSearchIndexIfEmpty(): Promise<void> {
+    await this.underSearchIndexLock(async (tx) => {
+      if ((await searchIndexState(tx)).empty)
+        await sql`DROP INDEX IF EXISTS ${sql.id(SEARCH_INDEX)}`.execute(tx);
     });
   }
 
-  /** Whether the search index is missing (dropped for a first import that has not built it yet). */
-  searchIndexMissing(): Promise<boolean> {
-    return searchIndexMissing(this.db);
+  /**
+   * Builds the search index over every CVE in one pass if it is still missing (another process may
+   * have built it meanwhile). Writes to `cve` wait meanwhile; searches go on.
+   */
+  async buildSearchIndexIfMissing(): Promise<void> {
+    await this.underSearchIndexLock(async (tx) => {
+      if ((await searchIndexState(tx)).missing) {
+        await sql`CREATE INDEX ${sql.id(SEARCH_INDEX)} ON cve USING gin (search_text gin_trgm_ops)`.execute(
+          tx,
+        );
+      }
+    });
   }
 
-  /**
-   * Builds the search index over every CVE in one pass if it is missing; true when it built it.
-   * Writes to `cve` wait meanwhile, searches go on. One process builds it at a time: another waits,
-   * then finds it built.
-   */
-  async buildSearchIndex(): Promise<boolean> {
-    if (!(await this.searchIndexMissing())) return false;
+  /** One transaction holding the search index's own advisory lock: one process drops or builds it at a time. */
+  private underSearchIndexLock(fn: (tx: Transaction<DB>) => Promise<void>): Promise<void> {
     return this.db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${SEARCH_INDEX_LOCK})`.execute(tx);
-      if (!(await searchIndexMissing(tx))) return false;
-      await sql`CREATE INDEX ${sql.id(SEARCH_INDEX)} ON cve USING gin (search_text gin_trgm_ops)`.execute(tx);
-      return true;
+      await fn(tx);
     });
   }
 

@@ -3,6 +3,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { CveRow, DB } from './schema.ts';
 import { PreparedQuery } from './prepared.ts';
+import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
 import { cveConditions, sortExpression, type CveFilters } from './cve-list-conditions.ts';
 import { ORDER, type CveOrdering } from '../domain/cve-list.ts';
 
@@ -34,13 +35,16 @@ const CVE_COLUMNS = [
 export class CveRepository {
   private readonly byId: PreparedQuery<CveRow & { catalog_version: number }, [cveId: string]>;
 
+  private readonly version: CatalogVersion;
+
   constructor(private readonly db: Kysely<DB>) {
+    this.version = new CatalogVersion(db);
     this.byId = new PreparedQuery(
       db,
       db
         .selectFrom('cve')
         .select(CVE_COLUMNS)
-        .select(sql<number>`(SELECT version FROM catalog_state WHERE id = 1)`.as('catalog_version'))
+        .select(CATALOG_VERSION.as('catalog_version'))
         .where('cve_id', '=', ''),
     );
   }
@@ -82,14 +86,9 @@ export class CveRepository {
       .execute();
   }
 
-  /** The catalog's version: bumped by every import batch that writes CVE rows or statements. */
-  async catalogVersion(): Promise<number> {
-    const row = await this.db
-      .selectFrom('catalog_state')
-      .select('version')
-      .where('id', '=', 1)
-      .executeTakeFirst();
-    return Number(row?.version ?? 0);
+  /** The catalog's version (src/db/catalog-version.ts). */
+  catalogVersion(): Promise<number> {
+    return this.version.read();
   }
 
   /** NVD's record of a CVE as the importer kept it (`{format, record}`), for API v1's raw_nvd_data. */

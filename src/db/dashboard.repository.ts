@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
+import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { CLOSED_STATUSES } from '../domain/triage.ts';
 import type { AssigneeCount, CatalogCell, CountCell, FeedCveFacts, OpenKevCve } from '../domain/dashboard.ts';
@@ -50,7 +51,11 @@ const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
 const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
 
 export class DashboardRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly version: CatalogVersion;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.version = new CatalogVersion(db);
+  }
 
   /**
    * Records a view of the dashboard at `now` and returns where its feed starts: the start kept by
@@ -139,14 +144,9 @@ export class DashboardRepository {
     return new Map(rows.map((r) => [r.cve_id, r]));
   }
 
-  /** The catalog's version: bumped by every import batch that writes CVE rows or statements. */
-  async catalogVersion(): Promise<number> {
-    const row = await this.db
-      .selectFrom('catalog_state')
-      .select('version')
-      .where('id', '=', 1)
-      .executeTakeFirst();
-    return Number(row?.version ?? 0);
+  /** The catalog's version (src/db/catalog-version.ts). */
+  catalogVersion(): Promise<number> {
+    return this.version.read();
   }
 
   /**
@@ -157,7 +157,7 @@ export class DashboardRepository {
   async catalogCells(keys: readonly string[]): Promise<{ version: number; cells: CatalogCell[] }> {
     if (!keys.length) return { version: await this.catalogVersion(), cells: [] };
     const { rows } = await sql<CatalogCell & { version: number }>`
-      SELECT (SELECT version FROM catalog_state WHERE id = 1) AS version, c.cvss31, c.kev, count(*)::int AS count
+      SELECT ${CATALOG_VERSION} AS version, c.cvss31, c.kev, count(*)::int AS count
         FROM cve c
        WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
        GROUP BY c.cvss31, c.kev`.execute(this.db);

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import type { TokenMode } from '../domain/tokens.ts';
 import { PreparedQuery } from './prepared.ts';
+import { CATALOG_VERSION } from './catalog-version.ts';
 
 export interface TokenRecord {
   id: string;
@@ -28,9 +29,7 @@ export class TokenRepository {
   constructor(private readonly db: Kysely<DB>) {
     this.byTokenId = new PreparedQuery(
       db,
-      this.base()
-        .select(sql<number>`(SELECT version FROM catalog_state WHERE id = 1)`.as('catalogVersion'))
-        .where('t.token_id', '=', ''),
+      this.base().select(CATALOG_VERSION.as('catalogVersion')).where('t.token_id', '=', ''),
     );
   }
 

@@ -2,6 +2,7 @@
  * CPE names: the vendor and product fields of CPE 2.3 formatted strings (`cpe:2.3:a:vendor:product:…`)
  * and CPE 2.2 URIs (`cpe:/a:vendor:product:…`), and the vendor keys the catalog derives from them.
  */
+import { memoized } from './memo.ts';
 
 export const PRODUCT_SEPARATOR = '$PRODUCT$';
 
@@ -68,26 +69,13 @@ function meaningful(value: string): boolean {
  * Remembered per CPE (the same CPEs recur across a catalog's CVEs and each import reads them
  * several times): the array is shared, never to be modified.
  */
-export function vendorKeysOfCpe(cpe: string): readonly string[] {
-  let keys = cpeKeys.get(cpe);
-  if (!keys) {
-    if (cpeKeys.size >= CPE_KEYS_CACHE_LIMIT) cpeKeys.clear();
-    keys = readVendorKeysOfCpe(cpe);
-    cpeKeys.set(cpe, keys);
-  }
-  return keys;
-}
-
-const cpeKeys = new Map<string, readonly string[]>();
-const CPE_KEYS_CACHE_LIMIT = 50_000;
-
-function readVendorKeysOfCpe(cpe: string): readonly string[] {
+export const vendorKeysOfCpe = memoized(50_000, (cpe: string): readonly string[] => {
   const name = parseCpe(cpe);
   if (!name || !meaningful(name.vendor)) return [];
   const vendor = name.vendor.toLowerCase();
   if (!meaningful(name.product)) return [vendor];
   return [vendor, vendorKey(vendor, name.product.toLowerCase())];
-}
+});
 
 /**
  * A vendor or product name as a person types it, read as the catalog writes names: lower case,

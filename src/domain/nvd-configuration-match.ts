@@ -13,6 +13,7 @@
  */
 import type { NvdConfiguration } from './cve.ts';
 import { parseCpe } from './cpe.ts';
+import { memoized } from './memo.ts';
 import { componentNameKeys, positionsNamed, type InventoryComponent } from './inventory-component.ts';
 import { withinBounds, type VersionBounds } from './version-range.ts';
 
@@ -49,19 +50,10 @@ interface CriterionName {
   part: string;
   key: string;
 }
-const criterionNames = new Map<string, CriterionName | null>();
-const CRITERION_CACHE_LIMIT = 200_000;
-
-function criterionName(criteria: string): CriterionName | null {
-  let name = criterionNames.get(criteria);
-  if (name === undefined) {
-    const cpe = parseCpe(criteria);
-    name = cpe ? { part: cpe.part, key: `${cpe.vendor.toLowerCase()}:${cpe.product.toLowerCase()}` } : null;
-    if (criterionNames.size >= CRITERION_CACHE_LIMIT) criterionNames.clear();
-    criterionNames.set(criteria, name);
-  }
-  return name;
-}
+const criterionName = memoized(200_000, (criteria: string): CriterionName | null => {
+  const cpe = parseCpe(criteria);
+  return cpe ? { part: cpe.part, key: `${cpe.vendor.toLowerCase()}:${cpe.product.toLowerCase()}` } : null;
+});
 
 type Node = NvdConfiguration['nodes'][number];
 /** A stored configuration as a list of nodes, each of criteria with a text `criteria` (never throws on odd data). */

@@ -11,6 +11,7 @@
  * and measured quality: docs/catalog.md, bench/RESULTS-vendor-mapping.md. Pure: no I/O.
  */
 import { normalizeName, splitVendorKey, vendorKey, vendorKeysOfCpe } from './cpe.ts';
+import { memoized } from './memo.ts';
 
 /** The parts of a CVE 5 `affected[]` entry this module reads. */
 export interface AffectedEntry {
@@ -107,16 +108,10 @@ const LEGAL_SUFFIX =
  * and the description rule tries every run of one to three words (a third of a first import's mapping
  * time was `normalizeName` before this). Cleared when full.
  */
-const wordsOf = new Map<string, string | undefined>();
-const WORDS_CACHE_LIMIT = 100_000;
+const wordsOf = memoized(100_000, readWords);
 
 function words(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  if (wordsOf.has(raw)) return wordsOf.get(raw);
-  if (wordsOf.size >= WORDS_CACHE_LIMIT) wordsOf.clear();
-  const w = readWords(raw);
-  wordsOf.set(raw, w);
-  return w;
+  return typeof raw === 'string' ? wordsOf(raw) : undefined;
 }
 
 function readWords(raw: string): string | undefined {
@@ -388,6 +383,19 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
   return out;
 }
 
+/** What is derived from a table, kept per table object. */
+type TableCache<T> = WeakMap<AliasTable, { learned: number; value: T }>;
+
+/** `derive()` for this table, kept as of its `learned` count: a learner's live table changes as it learns. */
+function derivedFrom<T>(cache: TableCache<T>, table: AliasTable, derive: () => T): T {
+  const learned = table.learned ?? 0;
+  const cached = cache.get(table);
+  if (cached?.learned === learned) return cached.value;
+  const value = derive();
+  cache.set(table, { learned, value });
+  return value;
+}
+
 /**
  * The keys an affected entry without CPEs gives by its vendor and product text, in order. The same
  * pair recurs across a CNA's records: the answer is remembered per table (as of its `learned`
@@ -396,30 +404,26 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
  */
 function entryTextKeys(table: AliasTable, entry: AffectedEntry): readonly [string, KeyEvidence][] {
   const { vendor, product } = entry;
-  if (typeof vendor !== 'string' || (product !== undefined && typeof product !== 'string')) {
+  // Kept by the pair's text, from which the entry is read back: a text that could not be is not kept.
+  if (
+    typeof vendor !== 'string' ||
+    vendor.includes(PAIR) ||
+    (product !== undefined && typeof product !== 'string')
+  ) {
     return readEntryTextKeys(table, entry);
   }
-  const cached = entryKeysCache.get(table);
-  let byText = cached?.learned === (table.learned ?? 0) ? cached.byText : undefined;
-  if (!byText) {
-    byText = new Map();
-    entryKeysCache.set(table, { learned: table.learned ?? 0, byText });
-  }
-  const lookup = product === undefined ? vendor : `${vendor}${PAIR}${product}`;
-  let keys = byText.get(lookup);
-  if (!keys) {
-    if (byText.size >= ENTRY_KEYS_CACHE_LIMIT) byText.clear();
-    keys = readEntryTextKeys(table, entry);
-    byText.set(lookup, keys);
-  }
-  return keys;
+  const byText = derivedFrom(entryKeysCache, table, () =>
+    memoized(100_000, (lookup: string) => {
+      const at = lookup.indexOf(PAIR);
+      return at < 0
+        ? readEntryTextKeys(table, { vendor: lookup })
+        : readEntryTextKeys(table, { vendor: lookup.slice(0, at), product: lookup.slice(at + 1) });
+    }),
+  );
+  return byText(product === undefined ? vendor : `${vendor}${PAIR}${product}`);
 }
 
-const entryKeysCache = new WeakMap<
-  AliasTable,
-  { learned: number; byText: Map<string, readonly [string, KeyEvidence][]> }
->();
-const ENTRY_KEYS_CACHE_LIMIT = 100_000;
+const entryKeysCache: TableCache<(lookup: string) => readonly [string, KeyEvidence][]> = new WeakMap();
 
 function readEntryTextKeys(table: AliasTable, entry: AffectedEntry): [string, KeyEvidence][] {
   const out: [string, KeyEvidence][] = [];
@@ -615,14 +619,11 @@ interface ProductSpelling {
   same: number;
 }
 
-/** Per table, as of its `learned` count: a learner's live table changes as it learns. */
-const spellingCache = new WeakMap<AliasTable, { learned: number; byVendor: Map<string, ProductSpelling> }>();
+const spellingCache: TableCache<Map<string, ProductSpelling>> = new WeakMap();
 
 function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
-  const cached = spellingCache.get(table);
-  let byVendor = cached?.learned === (table.learned ?? 0) ? cached.byVendor : undefined;
-  if (!byVendor) {
-    byVendor = new Map();
+  const byVendor = derivedFrom(spellingCache, table, () => {
+    const byVendor = new Map<string, ProductSpelling>();
     for (const [pair, evidence] of Object.entries(table.products)) {
       const text = pair.slice(pair.indexOf(PAIR) + 1);
       for (const [key] of confidentKeys(table, evidence, 'product')) {
@@ -633,8 +634,8 @@ function productSpellingOf(table: AliasTable, vendor: string): ProductSpelling {
         byVendor.set(v, s);
       }
     }
-    spellingCache.set(table, { learned: table.learned ?? 0, byVendor });
-  }
+    return byVendor;
+  });
   return byVendor.get(vendor) ?? { pairs: 0, same: 0 };
 }
 

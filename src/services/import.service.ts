@@ -258,7 +258,9 @@ export class ImportService {
    * just writes the index row by row from then on.
    */
   private async prepareSearchIndex(): Promise<void> {
-    if (!(await this.catalog.deferSearchIndex())) await this.catalog.buildSearchIndex();
+    const { empty, missing } = await this.catalog.searchIndexState();
+    if (empty && !missing) await this.catalog.dropSearchIndexIfEmpty();
+    else if (!empty && missing) await this.catalog.buildSearchIndexIfMissing();
   }
 
   /**
@@ -266,9 +268,9 @@ export class ImportService {
    * before a build.
    */
   private async completeSearchIndex(building?: () => void): Promise<void> {
-    if (!(await this.catalog.searchIndexMissing())) return;
+    if (!(await this.catalog.searchIndexState()).missing) return;
     building?.();
-    await this.catalog.buildSearchIndex();
+    await this.catalog.buildSearchIndexIfMissing();
   }
 
   /**
@@ -304,6 +306,8 @@ class ImportRun {
   private readonly started = Date.now();
   private records = 0;
   private lastProgress = this.started;
+  /** When reading last gave the event loop a turn (yieldToWrites). */
+  private lastYield = performance.now();
   // An atomic import writes every batch in one transaction, and reads through it too: the embedded
   // database has no other session meanwhile, and its own uncommitted batches are what it reads.
   private atomic: OpenWriteTransaction | undefined;
@@ -431,8 +435,6 @@ class ImportRun {
       durationMs: Date.now() - this.started,
     };
   }
-
-  private lastYield = performance.now();
 
   /**
    * Lets the batch being written go on: reading a batch's records (parse, map, merge) is work for the
