@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { buildApp } from '../src/api/app.ts';
+import { buildApp } from '../src/server.ts';
 import { parseConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { servicesFor } from '../src/main.ts';

@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-/** Every `.ts` file under `dir`. */
+/** Every `.ts` and `.tsx` file under `dir` (the web UI is `.tsx`). */
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).flatMap((entry) => {
-    if (!entry.isFile() || !entry.name.endsWith('.ts')) return [];
+    if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) return [];
     return [path.join(entry.parentPath, entry.name)];
   });
 }
@@ -63,7 +63,7 @@ export function findCycles(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-/** The import graph of the `.ts` files under `dir` (absolute paths). */
+/** The import graph of the `.ts` and `.tsx` files under `dir` (absolute paths). */
 export function importGraph(dir: string): Map<string, string[]> {
   const files = sourceFiles(path.resolve(dir));
   const inTree = new Set(files);

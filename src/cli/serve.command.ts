@@ -4,7 +4,7 @@
  * socket; on first start with an empty catalog it loads the bundled sample in the background.
  */
 import { getConfig } from '../config.ts';
-import { buildApp } from '../api/app.ts';
+import { buildApp } from '../server.ts';
 import { createLogger, createServices, startJobs } from '../main.ts';
 import { loadSample } from '../services/sample.service.ts';
 import { firstSyncNotice } from '../sync/first-sync.ts';

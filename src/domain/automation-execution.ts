@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CveFacts } from './cve-facts.ts';
-import { severityOf } from './report.ts';
+import { severityOf } from './cvss.ts';
 
 /** One CVE matched by a run, as it was when the run happened. */
 export interface ExecutionCve {

@@ -268,12 +268,3 @@ export function parseCvssVector(vector: string, version?: CvssVersion): ParsedCv
   }
   return { version: v, metrics };
 }
-
-/** The CVSS v3/v4 qualitative rating of a score (None 0, Low 0.1–3.9, Medium, High, Critical 9–10). */
-export function cvssRating(score: number): 'none' | 'low' | 'medium' | 'high' | 'critical' {
-  if (score === 0) return 'none';
-  if (score < 4) return 'low';
-  if (score < 7) return 'medium';
-  if (score < 9) return 'high';
-  return 'critical';
-}

@@ -10,12 +10,31 @@ export const CVSS_RANGES: Record<Exclude<CvssLevel, 'empty'>, [number, number]> 
   critical: [9, 10.01],
 };
 
-/** The level of a CVSS v3.1 base score on the ranges above (the `cvss` filter's); null without a score. */
-export function cvssLevelOf(score: number | null): Exclude<CvssLevel, 'empty'> | null {
-  if (score === null) return null;
-  for (const [level, [min, max]] of Object.entries(CVSS_RANGES))
-    if (score >= min && score < max) return level as Exclude<CvssLevel, 'empty'>;
-  return null;
+/** The qualitative rating of a CVSS score (CVSS v3.1 and v4.0 specifications); `none` without a score. */
+export type Severity = 'none' | 'low' | 'medium' | 'high' | 'critical';
+
+/**
+ * The one rule from a score to its rating, as the CVSS specification gives it: None 0.0, Low 0.1–3.9,
+ * Medium 4.0–6.9, High 7.0–8.9, Critical 9.0–10.0; `none` without a score. Every badge, CSV column,
+ * report count and message draws a level with it.
+ */
+export function severityOf(score: number | null): Severity {
+  if (score === null || score <= 0) return 'none';
+  if (score >= 9) return 'critical';
+  if (score >= 7) return 'high';
+  if (score >= 4) return 'medium';
+  return 'low';
+}
+
+/**
+ * The API's `cvss` filter value that finds a CVSS v3.1 score (`empty` without one). The filter's
+ * ranges are the specification's, except that its `low` also holds 0.0, since the filter has no
+ * `none`: a chart bar that links to the filtered list counts what that list shows.
+ */
+export function cvssFilterLevelOf(score: number | null): CvssLevel {
+  if (score === null) return 'empty';
+  const level = severityOf(score);
+  return level === 'none' ? 'low' : level;
 }
 
 /**

@@ -3,7 +3,7 @@
  * changed for a project since a moment (its feed, also an Atom feed), counts by triage status and
  * severity, open KEV CVEs, and who holds the open CVEs. Pure types and rules; no I/O.
  */
-import { CVSS_LEVELS, cvssLevelOf, type CvssLevel } from './cvss.ts';
+import { CVSS_LEVELS, cvssFilterLevelOf, type CvssLevel } from './cvss.ts';
 import { isOpenStatus, NO_STATUS, TRIAGE_STATUSES, type TriageStatus } from './triage.ts';
 
 /** A first visit's feed starts this long ago; the Atom feed always covers this long. */
@@ -122,7 +122,7 @@ export interface DashboardCounts {
 }
 
 /** The level of the tracker's `cvss` filter (CVSS 3.1) of a score; `empty` without one. */
-export const levelOf = (cvss31: number | null): CvssLevel => cvssLevelOf(cvss31) ?? 'empty';
+export const levelOf = (cvss31: number | null): CvssLevel => cvssFilterLevelOf(cvss31);
 
 /**
  * Counts by status, by severity, open by severity and open KEV: `catalog` groups every CVE of the
@@ -186,4 +186,12 @@ export interface ProjectOverview {
   openBySeverity: Record<CvssLevel, number>;
   open: number;
   kevOpen: number;
+}
+
+const SUMMARY_MAX = 140;
+
+/** A CVE's title, else the start of its description. */
+export function cveSummary(cve: Pick<FeedCveFacts, 'title' | 'description'>): string {
+  const text = cve.title ?? cve.description ?? '';
+  return text.length > SUMMARY_MAX ? `${text.slice(0, SUMMARY_MAX - 1)}…` : text;
 }

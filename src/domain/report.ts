@@ -5,6 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { Cron } from 'croner';
 import type { ProjectEventEntry, ReportFrequency } from './automation.ts';
+import { severityOf, type Severity } from './cvss.ts';
 
 export interface ReportSchedule {
   frequency: ReportFrequency;
@@ -51,17 +52,6 @@ export function newReportLink(): string {
   let out = '';
   for (let i = 0; i < 12; i++) out += LINK_ALPHABET[randomInt(LINK_ALPHABET.length)];
   return out;
-}
-
-export type Severity = 'critical' | 'high' | 'medium' | 'low' | 'none';
-
-/** The qualitative level of a score (CVSS v3.1 ranges); `none` without a score or at 0. */
-export function severityOf(score: number | null): Severity {
-  if (score === null || score <= 0) return 'none';
-  if (score >= 9) return 'critical';
-  if (score >= 7) return 'high';
-  if (score >= 4) return 'medium';
-  return 'low';
 }
 
 /** What one change or EPSS move of the period brought to the project (domain/project-events.ts `periodEvents`). */

@@ -2,7 +2,7 @@
  * What a chat or email message says about a payload, before any channel's markup: the CVEs shown
  * (capped), how many are left out, and each CVE's facts as short strings. Pure: no I/O.
  */
-import { cvssLevelOf } from '../domain/cvss.ts';
+import { severityOf } from '../domain/cvss.ts';
 import type { NotificationChange, NotificationPayload } from './payload.ts';
 
 /** CVEs listed in a Slack or Teams message (Slack allows 50 blocks; a digest is a summary anyway). */
@@ -80,7 +80,7 @@ function formatInstant(iso: string): string {
 
 function cvssText(score: number | null): string {
   if (score === null) return 'none';
-  return `${score.toFixed(1)} (${cvssLevelOf(score) ?? 'unknown'})`;
+  return `${score.toFixed(1)} (${severityOf(score)})`;
 }
 
 function epssText(epss: number | null): string {

@@ -18,7 +18,8 @@ import { conditionsHold, type AutomationConfiguration } from '../domain/automati
 import { AppError } from '../domain/errors.ts';
 import { periodEvents } from '../domain/project-events.ts';
 import type { ReportFrequency } from '../domain/automation.ts';
-import { buildReport, lastPeriod, newReportLink, severityOf, type Severity } from '../domain/report.ts';
+import { severityOf, type Severity } from '../domain/cvss.ts';
+import { buildReport, lastPeriod, newReportLink } from '../domain/report.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { ProjectService } from './project.service.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { parseConfig } from '../../src/config.ts';
 import { sources } from '../../src/sources/index.ts';
 import { servicesFor } from '../../src/main.ts';

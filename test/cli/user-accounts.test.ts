@@ -2,11 +2,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, describe } from 'vitest';
 import { sql } from 'kysely';
 import { projectRoot, runCli, type CliResult } from '../helpers/cli.ts';
 import { backends, cliDatabase } from '../helpers/databases.ts';
-import { describe } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
 import { verifyPassword } from '../../src/domain/passwords.ts';
 

@@ -1,5 +1,5 @@
 /** Builds the real app in-process over a test database, with an organization and tokens to call it with. */
-import { buildApp } from '../../src/api/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { parseConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/client.ts';
 import { servicesFor } from '../../src/main.ts';

@@ -1,5 +1,5 @@
 /** Generates the OpenAPI document from the real app over a throwaway embedded database. */
-import { buildApp } from '../../src/api/app.ts';
+import { buildApp } from '../../src/server.ts';
 import { parseConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { servicesFor } from '../../src/main.ts';

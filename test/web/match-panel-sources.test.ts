@@ -4,8 +4,8 @@ import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import { keySourceOf, type CveKey, type ProjectMatch } from '../../src/domain/project-match.ts';
 import type { KeyEvidence } from '../../src/domain/vendor-aliases.ts';
-import type { PageContext } from '../../src/web/page.tsx';
-import { KeysTable, MatchExplanation } from '../../src/web/project-match-panel.tsx';
+import type { PageContext } from '../../src/web/kit/context.ts';
+import { KeysTable, MatchExplanation } from '../../src/web/shared/project-match-panel.tsx';
 
 const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
 

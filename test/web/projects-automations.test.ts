@@ -452,7 +452,7 @@ describeEachDatabase('web: project automations', (use) => {
       const ids = page.html.querySelectorAll('.ab-dry-run tbody tr td:first-child a').map((a) => a.text);
       expect(ids).toEqual([LOG4J, XZ, PHP]);
       const log4j = page.html.querySelectorAll('.ab-dry-run tbody tr')[0]!;
-      expect(log4j.text).toContain('critical 10.0');
+      expect(log4j.text).toContain('10.0 Critical');
       expect(log4j.text).toContain('A CVE enters the project');
       expect(log4j.text).toContain('matched apache');
       // The KEV template: the two KEV CVEs.

@@ -23,8 +23,9 @@ import {
 } from './notification.presenter.ts';
 import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
-import { csvStream, FormatQuery, jsonOrCsv, sendCsv } from '../csv.ts';
-import { REPORT_CSV_COLUMNS } from './report-csv.ts';
+import { csvStream, sendCsv } from '../../http/csv.ts';
+import { FormatQuery, jsonOrCsv } from '../csv-query.ts';
+import { REPORT_CSV_COLUMNS } from '../../http/report-csv.ts';
 import { REPORT_PERIOD_TYPES, type ReportPeriodType } from '../../domain/report.ts';
 import { WEEKDAYS } from '../../domain/automation-execution.ts';
 import { CHOICE } from '../validation-messages.ts';

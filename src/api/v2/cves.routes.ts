@@ -15,8 +15,8 @@ import {
 } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-list-params.ts';
 import { cveList } from './cve-list.ts';
-import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
-import { jsonOrCsv } from '../csv.ts';
+import { CVE_CSV_DESCRIPTION } from '../../http/cve-csv.ts';
+import { jsonOrCsv } from '../csv-query.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 import { CVE_ID_ANY_CASE_RULE } from '../validation-messages.ts';

@@ -1,6 +1,12 @@
 /** Response shapes of notifications, deliveries, automations, executions and reports (docs/notifications.md). */
 import { Type } from '@fastify/type-provider-typebox';
-import type { AutomationView, ExecutionRow } from '../../domain/automation.ts';
+import {
+  type AutomationView,
+  type ExecutionRow,
+  ACTION_TYPES,
+  ALERT_TRIGGERS,
+  CONDITION_TYPES,
+} from '../../domain/automation.ts';
 import {
   conditionsCount,
   impactSummary,
@@ -12,7 +18,6 @@ import {
 } from '../../domain/automation-execution.ts';
 import type { DeliveryRow, NotificationRow } from '../../domain/notification.ts';
 import { localDay, reportPeriodType, type ReportRow } from '../../domain/report.ts';
-import { ACTION_TYPES, ALERT_TRIGGERS, CONDITION_TYPES } from '../../domain/automation.ts';
 import { toMicrosZ, toSecondsZ } from '../../domain/timestamps.ts';
 import {
   CHANNEL_TYPES,

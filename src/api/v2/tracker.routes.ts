@@ -6,9 +6,10 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../../services/services.ts';
 import { COMMENT_MAX_LENGTH, MAX_BULK_CVES, NO_STATUS, TRIAGE_STATUSES } from '../../domain/triage.ts';
-import { csvStream, jsonOrCsv, sendCsv } from '../csv.ts';
+import { csvStream, sendCsv } from '../../http/csv.ts';
+import { jsonOrCsv } from '../csv-query.ts';
 import { pageEnvelope } from '../pagination.ts';
-import { PROJECT_CVE_CSV_COLUMNS, PROJECT_CVE_CSV_DESCRIPTION } from './cve-csv.ts';
+import { PROJECT_CVE_CSV_COLUMNS, PROJECT_CVE_CSV_DESCRIPTION } from '../../http/cve-csv.ts';
 import { CveListQuery, countKeyOf, cveFiltersOf } from './cve-list-params.ts';
 import { ProjectParams } from './params.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';

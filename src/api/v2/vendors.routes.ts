@@ -5,8 +5,8 @@ import { pageEnvelope } from '../pagination.ts';
 import { CveListItem, namedItem, NamedItem } from './catalog.presenter.ts';
 import { CveListQuery } from './cve-list-params.ts';
 import { cveList } from './cve-list.ts';
-import { CVE_CSV_DESCRIPTION } from './cve-csv.ts';
-import { jsonOrCsv } from '../csv.ts';
+import { CVE_CSV_DESCRIPTION } from '../../http/cve-csv.ts';
+import { jsonOrCsv } from '../csv-query.ts';
 import { commonErrors, PageQuery, pageOf, Paginated } from './schemas.ts';
 
 const read = { auth: { scope: 'catalog:read', write: false } } as const;

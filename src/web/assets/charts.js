@@ -1,1 +1,0 @@
-// Statistics charts (filled in by the statistics page).
