@@ -657,7 +657,8 @@ export const accountRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
       await services.security.requestPasswordReset(login, request.ip);
       return reply.redirect('/password-reset?done=sent', 303);
     } catch (err) {
-      const errors = formErrorsOf(err);
+      // Without SMTP the page itself says whom to ask (503), beside the form.
+      const errors = formErrorsOf(err, ['service_unavailable']);
       return sendPage(
         reply,
         <ResetRequestPage

@@ -3,7 +3,7 @@
  * array where one value is expected), checkbox lists, the page number, the `?done=` notice, and a
  * service's error as a form's messages.
  */
-import { AppError, type ErrorDetails } from '../../domain/errors.ts';
+import { AppError, type ErrorCode } from '../../domain/errors.ts';
 
 /** A form field as a string ('' when absent or not a string). */
 export function field(body: unknown, name: string): string {
@@ -49,13 +49,22 @@ export function doneText(texts: Readonly<Record<string, string>>, query: unknown
 /** A form's errors by field name (`_form` for the form as a whole). */
 export type FormErrors = Record<string, string[]>;
 
-/** The field errors an AppError carries (a validation error), or one error for the whole form. */
-export function formErrorsOf(err: unknown): FormErrors {
-  if (err instanceof AppError) {
-    if (err.code === 'validation_error' && err.details) return detailsToErrors(err.details);
-    return { _form: [err.message] };
-  }
+/**
+ * The one error policy of forms: what a service refused about the input is shown on the form again,
+ * each message beside its field (a validation error, 400), or above it (a conflict such as a name
+ * already taken, 409; too many attempts, 429; and any code the caller lists in `also`). Anything
+ * else is not about the form and is rethrown, so the page of that error is shown with its own
+ * status (404 for what the user cannot see, 403 for what they may not do, 500 for a failure).
+ * Answer with `formStatusOf(err)`.
+ */
+export function formErrorsOf(err: unknown, also: readonly ErrorCode[] = []): FormErrors {
+  if (!(err instanceof AppError)) throw err;
+  if (err.code === 'validation_error') return err.details ? { ...err.details } : { _form: [err.message] };
+  if (FORM_CODES.includes(err.code) || also.includes(err.code)) return { _form: [err.message] };
   throw err;
 }
 
-const detailsToErrors = (details: ErrorDetails): FormErrors => ({ ...details });
+const FORM_CODES: readonly ErrorCode[] = ['conflict', 'rate_limited'];
+
+/** The status of a form shown again with `formErrorsOf(err)`: the error's own (400, 409, 429, …). */
+export const formStatusOf = (err: unknown): number => (err instanceof AppError ? err.status : 400);
