@@ -8,7 +8,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { AppError, type ErrorCode } from '../domain/errors.ts';
 import type { Services } from '../services/services.ts';
-import { emailLinkRoutes } from './email-links.routes.ts';
 import { healthRoutes } from './health.routes.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
@@ -98,7 +97,6 @@ export async function mountApi(
   app.get('/api/v2/schema', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(healthRoutes, { services: services });
-  await app.register(emailLinkRoutes, { services: services });
   const routeTable: V2Route[] = [];
   app.decorate('v2RouteTable', routeTable);
   app.decorate('responseCache', new ResponseCache(services.config.apiResponseCacheBytes));

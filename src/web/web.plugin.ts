@@ -24,6 +24,7 @@ import { renderError } from './error-page.tsx';
 import { SessionStore } from './session-store.ts';
 import { accountPages } from './account/index.ts';
 import { catalogPages } from './catalog/index.ts';
+import { emailLinkPages } from './email-links/index.ts';
 import { organizationPages } from './org/index.ts';
 import { projectPages } from './project/index.ts';
 
@@ -106,6 +107,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
   // Every form is protected: a POST without the CSRF token of this browser is refused.
   app.addHook('preValidation', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD') return done();
+    // A form authorized by its link's own token (an email's unsubscribe) has no session to protect.
+    if (request.routeOptions.config.linkToken) return done();
     app.csrfProtection(request, reply, done);
   });
 
@@ -115,4 +118,5 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
   await app.register(catalogPages, { services });
   await app.register(organizationPages, { services });
   await app.register(projectPages, { services });
+  await app.register(emailLinkPages, { services });
 };

@@ -270,7 +270,14 @@ describeEachDatabase('notifications end to end', (use) => {
     expect(outsider.json<{ count: number }>().count).toBe(0);
 
     // A GET of the link changes nothing (mail scanners follow links); the form's POST confirms.
-    await api.app.inject({ method: 'GET', url: `/notifications/confirm?token=${link![1]}` });
+    const question = await api.app.inject({ method: 'GET', url: `/notifications/confirm?token=${link![1]}` });
+    // An ordinary web page, with the headers of every page (its CSP among them).
+    expect(question.statusCode).toBe(200);
+    expect(question.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(question.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(question.body).toContain('Receive vulntrack notifications at this address?');
+    expect(question.body).toContain(`name="token" value="${link![1]}"`);
+    expect(question.body).not.toMatch(/style="/);
     expect((await call('GET', '/projects/ivanti/notifications/outsider')).json()).toMatchObject({
       is_enabled: false,
       configuration: { status: 'pending' },
@@ -296,6 +303,8 @@ describeEachDatabase('notifications end to end', (use) => {
       payload: 'token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     });
     expect(bogus.statusCode).toBe(404);
+    expect(bogus.body).toContain('This link is not valid (any more). Nothing was changed.');
+    expect(bogus.headers['content-security-policy']).toContain("default-src 'self'");
   });
 
   it('unsubscribes with the one-click POST of the email (RFC 8058): nothing more is sent there', async () => {

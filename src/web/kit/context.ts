@@ -37,6 +37,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A page anyone may open without signing in (sign-in, first administrator, links from emails). */
     public?: boolean;
+    /**
+     * A form authorized by a secret token of its own link (a notification email's confirm or
+     * unsubscribe), not by the session: it takes no CSRF token, so a mail client's one-click POST works.
+     */
+    linkToken?: boolean;
   }
 }
 
