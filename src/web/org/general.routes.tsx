@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { OrganizationSummary } from '../../services/organization.service.ts';
 import { Field, FormProblems, Time } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, field } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field } from '../kit/input.ts';
 import { Csrf, Layout, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { doneNotice, OrgPage } from './org-page.tsx';
@@ -153,7 +153,7 @@ export const organizationRoutes: FastifyPluginAsync<WebOptions> = async (app, op
       return sendPage(
         reply,
         <NewOrganizationPage ctx={request.page} name={name} errors={formErrorsOf(err)} />,
-        400,
+        formStatusOf(err),
       );
     }
   });
@@ -186,7 +186,7 @@ export const organizationRoutes: FastifyPluginAsync<WebOptions> = async (app, op
           values={{ name, confirm: '' }}
           errors={errors}
         />,
-        400,
+        formStatusOf(err),
       );
     }
   });
@@ -219,7 +219,7 @@ export const organizationRoutes: FastifyPluginAsync<WebOptions> = async (app, op
           values={{ name: org.name, confirm }}
           errors={errors}
         />,
-        400,
+        formStatusOf(err),
       );
     }
   });

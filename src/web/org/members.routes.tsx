@@ -9,7 +9,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { MemberRow } from '../../domain/member.ts';
 import type { InvitationDelivery } from '../../services/member.service.ts';
 import { Field, FormProblems, Notice, SelectField, Time, CopyField } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, field, pageNumber } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field, pageNumber } from '../kit/input.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { doneNotice, OrgPage } from './org-page.tsx';
@@ -205,13 +205,14 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     );
   });
 
-  /** The members page after a refused change: the errors at the top (or beside the invite form), status 400. */
+  /** The members page after a refused change: the errors at the top (or beside the invite form), with `status`. */
   const refused = async (
     reply: Parameters<typeof sendPage>[0],
     ctx: PageContext,
     access: OrgAccess,
     errors: FormErrors,
     invite?: { email: string; role: string },
+    status = 400,
   ) =>
     sendPage(
       reply,
@@ -225,7 +226,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
         // Beside the invite form when it was the invitation; else all at the top.
         errors={invite ? errors : { _form: Object.values(errors).flat() }}
       />,
-      400,
+      status,
     );
 
   app.post<{ Params: { org: string } }>('/org/:org/members', async (request, reply) => {
@@ -241,7 +242,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
         access.actor,
       );
     } catch (err) {
-      return refused(reply, request.page, access, formErrorsOf(err), invite);
+      return refused(reply, request.page, access, formErrorsOf(err), invite, formStatusOf(err));
     }
     const org = access.membership.name;
     if (invited.invitation.email === 'sent')
@@ -270,7 +271,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       try {
         resent = await services.members.resendInvitation(access.membership.organizationId, id, access.actor);
       } catch (err) {
-        return refused(reply, request.page, access, validationErrorsOf(err));
+        return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err));
       }
       if (resent.invitation.email === 'sent')
         return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=resent`, 303);
@@ -297,7 +298,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     try {
       await services.members.changeRole(access.membership.organizationId, id, role, access.actor);
     } catch (err) {
-      return refused(reply, request.page, access, validationErrorsOf(err));
+      return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err));
     }
     // Demoting oneself: the members page is still readable, the owner tabs are gone.
     return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=role`, 303);
@@ -312,7 +313,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       try {
         removed = await services.members.remove(access.membership.organizationId, id, access.actor);
       } catch (err) {
-        return refused(reply, request.page, access, validationErrorsOf(err));
+        return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err));
       }
       if (removed.user_id === access.actor.id) return reply.redirect('/', 303);
       const done = removed.date_joined === null ? 'withdrawn' : 'removed';
@@ -320,12 +321,6 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     },
   );
 };
-
-/** The field errors of a validation error; anything else (not found) is thrown on. */
-function validationErrorsOf(err: unknown): FormErrors {
-  if (err instanceof AppError && err.code === 'validation_error') return formErrorsOf(err);
-  throw err;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -9,7 +9,7 @@ import { AppError } from '../../domain/errors.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 import type { TokenRecord } from '../../services/token.service.ts';
 import { Field, FormProblems, SelectField, Time, CopyField } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, field, fields } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field, fields } from '../kit/input.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { doneNotice, OrgPage } from './org-page.tsx';
@@ -234,7 +234,7 @@ export const tokenRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
       return sendPage(
         reply,
         <TokensPage ctx={request.page} access={access} tokens={tokens} form={form} errors={errors} />,
-        400,
+        formStatusOf(err),
       );
     }
   });

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { validationError } from '../../domain/errors.ts';
 import { Field, FormProblems, Notice } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, doneText, field } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, doneText, field } from '../kit/input.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { orgPath, projectPath } from '../kit/paths.ts';
@@ -192,7 +192,7 @@ export const projectSettingsRoutes: FastifyPluginAsync<WebOptions> = async (app,
       return sendPage(
         reply,
         <SettingsPage ctx={request.page} access={access} form={form} errors={errors} />,
-        400,
+        formStatusOf(err),
       );
     }
   });
@@ -231,7 +231,7 @@ export const projectSettingsRoutes: FastifyPluginAsync<WebOptions> = async (app,
       return sendPage(
         reply,
         <SettingsPage ctx={request.page} access={access} form={{ confirm }} errors={errors} />,
-        400,
+        formStatusOf(err),
       );
     }
     return reply.redirect(`${orgPath(access.membership.name, 'projects')}?done=deleted`, 303);
