@@ -166,14 +166,18 @@ describeEachDatabase('API v2 CSV export', (use) => {
       },
     );
 
-    it('writes kev and the CVSS v3.1 severity as the kev and cvss filters select', async () => {
+    it('writes kev and the CVSS v3.1 severity as the kev and cvss filters select (0.0 is none)', async () => {
       const { rows } = await csv('/api/v2/cves?format=csv');
       const kev = new Set(await ids('/api/v2/cves?kev=true&page_size=100'));
       for (const row of rows)
         expect([row.cve_id, row.kev]).toEqual([row.cve_id, String(kev.has(row.cve_id))]);
+      // The rating is CVSS's (0.0 is none); the filter's `low` also holds 0.0, having no `none`.
+      for (const row of rows.filter((r) => r.severity === 'none')) expect(row.cvss31).toBe('0');
       for (const level of ['low', 'medium', 'high', 'critical']) {
         const selected = await ids(`/api/v2/cves?cvss=${level}&page_size=100&ordering=cve_id`);
-        const written = rows.filter((r) => r.severity === level).map((r) => r.cve_id);
+        const written = rows
+          .filter((r) => r.severity === level || (level === 'low' && r.severity === 'none'))
+          .map((r) => r.cve_id);
         expect(written.sort()).toEqual(selected);
       }
       const empty = await ids('/api/v2/cves?cvss=empty&page_size=100&ordering=cve_id');
