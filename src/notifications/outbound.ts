@@ -94,12 +94,15 @@ const RANGE_WORDS: Record<string, string> = {
   private: 'a private address (RFC 1918)',
   uniqueLocal: 'a unique-local address (fc00::/7)',
   reserved: 'a reserved address',
+  ipv4Compatible: 'an IPv4-compatible IPv6 address (::/96, deprecated by RFC 4291)',
 };
 
 /** NAT64 well-known prefix 64:ff9b::/96 (RFC 6052): the last 32 bits are an IPv4 address. */
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 /** IPv4-translated ::ffff:0:a.b.c.d (RFC 6145). */
 const IPV4_TRANSLATED = ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96');
+/** IPv4-compatible ::a.b.c.d (RFC 4291 deprecated it; ipaddr.js calls it unicast). `::` and `::1` are in it too. */
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
 
 /**
  * Classifies an IP address (no DNS). Only `unicast` (ipaddr.js' name for "none of the special
@@ -114,6 +117,11 @@ export function classifyAddress(text: string): AddressClass {
     if (v6.match(NAT64_WELL_KNOWN) || v6.match(IPV4_TRANSLATED)) {
       const bytes = v6.toByteArray().slice(12);
       return classifyAddress(ipaddr.fromByteArray(bytes).toString());
+    }
+    // Never a real destination: refused, in the words of the IPv4 address it carries when that is special.
+    if (v6.match(IPV4_COMPATIBLE) && v6.range() === 'unicast') {
+      const inner = classifyAddress(ipaddr.fromByteArray(v6.toByteArray().slice(12)).toString());
+      return { ...inner, range: inner.public ? 'ipv4Compatible' : inner.range, public: false };
     }
   }
   const range = parsed.range();

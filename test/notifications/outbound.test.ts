@@ -56,8 +56,20 @@ describe('classifyAddress', () => {
     ['::ffff:169.254.169.254', '169.254.169.254', 'linkLocal'],
     ['::ffff:0:7f00:1', '127.0.0.1', 'loopback'],
     ['64:ff9b::a9fe:a9fe', '169.254.169.254', 'linkLocal'],
+    // IPv4-compatible, as a URL's host spells it ([::127.0.0.1] is [::7f00:1]).
+    ['::7f00:1', '127.0.0.1', 'loopback'],
+    ['::a9fe:a9fe', '169.254.169.254', 'linkLocal'],
+    ['::a00:1', '10.0.0.1', 'private'],
   ])('judges the IPv4 address inside %s', (address, inner, range) => {
     expect(classifyAddress(address)).toEqual({ address: inner, range, public: false });
+  });
+
+  it('refuses every IPv4-compatible address (::a.b.c.d, deprecated), even of a public IPv4 address', () => {
+    expect(classifyAddress('::808:808')).toEqual({
+      address: '8.8.8.8',
+      range: 'ipv4Compatible',
+      public: false,
+    });
   });
 
   it.each([
@@ -92,6 +104,10 @@ describe('validateOutboundUrl', () => {
     ['https://user:secret@receiver.example/hook', /must not contain credentials/],
     ['https://token@receiver.example/hook', /must not contain credentials/],
     ['https://receiver.example/' + 'a'.repeat(2100), /longer than 2048/],
+    ['http://[::127.0.0.1]/hook', /::7f00:1 is a loopback address/],
+    ['http://[::169.254.169.254]/latest/meta-data', /::a9fe:a9fe is a link-local address/],
+    ['http://[2002:7f00:1::]/hook', /6to4/],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', /teredo/],
   ])('refuses %#: %s', (url, error) => {
     expect(validateOutboundUrl(url)).toMatch(error);
   });
