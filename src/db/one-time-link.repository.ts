@@ -51,6 +51,11 @@ export class OneTimeLinkRepository {
     return result.numUpdatedRows > 0n;
   }
 
+  /** Makes a used link usable again (its use created nothing). */
+  async release(id: string): Promise<void> {
+    await this.db.updateTable('one_time_link').set({ used_at: null }).where('id', '=', id).execute();
+  }
+
   /** Drops the unused links of a purpose (for a user, when given): a new link replaces them. */
   async revoke(purpose: OneTimeLinkPurpose, userId?: string): Promise<void> {
     let query = this.db

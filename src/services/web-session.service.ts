@@ -181,9 +181,17 @@ export class WebSessionService {
       Object.assign(details, err.details);
     }
     if (Object.keys(details).length) throw validationError(details);
-    const created = await this.accountService.createUser({ ...input, isAdmin: true });
-    await this.accountService.createOrganization(input.organization, created.username);
-    await this.links.use(link.id);
-    return (await this.user(created.id))!;
+    // Spent before anything is created, in one conditional UPDATE: of requests racing on one link,
+    // exactly one goes on (a second would otherwise make a hidden administrator of its own).
+    if (!(await this.links.use(link.id))) throw new AppError('not_found');
+    try {
+      const created = await this.accountService.createUser({ ...input, isAdmin: true });
+      await this.accountService.createOrganization(input.organization, created.username);
+      return (await this.user(created.id))!;
+    } catch (err) {
+      // Nothing was made (a name taken since the check): the link works again for a corrected form.
+      if (!(await this.accounts.anyUser())) await this.links.release(link.id);
+      throw err;
+    }
   }
 }
