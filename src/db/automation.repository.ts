@@ -1,7 +1,7 @@
 /** Automations of projects and their executions. */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
-import type { AutomationRow, ExecutionRow } from '../domain/automation.ts';
+import type { AutomationRow, ExecutionRow, ExecutionSummary } from '../domain/automation.ts';
 import type { ExecutionCve } from '../domain/automation-execution.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -131,6 +131,33 @@ export class AutomationRepository {
       .groupBy('automation_id')
       .execute();
     return new Map(rows.map((r) => [r.automation_id, r.at]));
+  }
+
+  /**
+   * The latest execution of each of `automationIds` (absent: never ran), in one query, without the
+   * CVEs it matched. Latest as listExecutions orders them: by time, then by id.
+   */
+  async latestExecutions(automationIds: readonly string[]): Promise<Map<string, ExecutionSummary>> {
+    if (!automationIds.length) return new Map();
+    const rows = (await this.db
+      .selectFrom('automation_execution')
+      .distinctOn('automation_id')
+      .select([
+        'id',
+        'automation_id',
+        'executed_at',
+        'window_start',
+        'window_end',
+        'matched_cves_count',
+        'results',
+        'report_id',
+      ])
+      .where('automation_id', 'in', [...automationIds])
+      .orderBy('automation_id')
+      .orderBy('executed_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute()) as ExecutionSummary[];
+    return new Map(rows.map((r) => [r.automation_id, r]));
   }
 
   /** Points the project's `send_notification` actions naming `from` at `to` (a renamed notification). */

@@ -355,6 +355,14 @@ export interface AutomationView extends AutomationRow {
   last_execution_at: Date | null;
 }
 
+/** An execution as a list of automations shows it: without the CVEs it matched (they can be many). */
+export type ExecutionSummary = Omit<ExecutionRow, 'cves'>;
+
+/** An automation with its latest execution (null: it never ran), as the list of automations shows it. */
+export interface AutomationWithLatest extends AutomationView {
+  latest_execution: ExecutionSummary | null;
+}
+
 /** An automation of a project as stored. */
 export interface AutomationRow {
   id: string;

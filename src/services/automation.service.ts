@@ -10,6 +10,7 @@ import type {
   AutomationRow,
   AutomationTrigger,
   AutomationView,
+  AutomationWithLatest,
   ReportFrequency,
 } from '../domain/automation.ts';
 import { weekdayNumber, WEEKDAYS, type Weekday } from '../domain/automation-execution.ts';
@@ -103,6 +104,26 @@ export class AutomationService {
       items: await this.withLastExecution(
         await this.automations.list(project.id, page.pageSize, offsetOf(page)),
       ),
+    };
+  }
+
+  /** A page of the project's automations, each with its latest execution (two reads, whatever their number). */
+  async listWithLatestExecution(
+    organizationId: string,
+    projectName: string,
+    page: PageRequest,
+  ): Promise<{ count: number; items: AutomationWithLatest[] }> {
+    const project = await this.projects.findActive(organizationId, projectName);
+    const count = await this.automations.count(project.id);
+    assertPageInRange(page, count);
+    const rows = await this.automations.list(project.id, page.pageSize, offsetOf(page));
+    const latest = await this.automations.latestExecutions(rows.map((r) => r.id));
+    return {
+      count,
+      items: rows.map((r) => {
+        const execution = latest.get(r.id) ?? null;
+        return { ...r, last_execution_at: execution?.executed_at ?? null, latest_execution: execution };
+      }),
     };
   }
 

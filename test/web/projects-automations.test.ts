@@ -559,6 +559,38 @@ describeEachDatabase('web: project automations', (use) => {
       ]);
     });
 
+    it('lists each automation with its latest execution, whatever order they were stored in', async () => {
+      // t-weekly ran once above; it runs again (the newest), then an older execution is stored last.
+      const ran = await owner.post(`${BASE}/t-weekly/run`);
+      expect(ran.status).toBe(303);
+      const newest = ran.location!.split('?')[0]!;
+      await sql`
+        INSERT INTO automation_execution (automation_id, executed_at, window_start, window_end,
+                                          matched_cves_count, results, cves)
+        SELECT id, now() - interval '1 day', now() - interval '8 days', now() - interval '1 day',
+               41, '[{"action": "generate_report", "status": "failed", "details": {}}]'::jsonb, '[]'::jsonb
+          FROM automation WHERE name = 't-weekly'`.execute(api.services.database.db);
+      const list = await owner.get(BASE);
+      const rows = list.html.querySelectorAll('table.data tbody tr');
+      const weekly = rows.find((r) => r.querySelector('td a')?.text === 't-weekly')!;
+      expect(weekly.querySelector(`a[href^="${BASE}/t-weekly/executions/"]`)?.getAttribute('href')).toBe(
+        newest,
+      );
+      expect(weekly.text).not.toContain('41 CVEs');
+      expect(weekly.querySelector('.badge.danger')).toBeNull();
+      // Every row: the execution its automation's page lists first, or never.
+      for (const row of rows) {
+        const name = row.querySelector('td a')!.text;
+        const detail = await member.get(`${BASE}/${encodeURIComponent(name)}`);
+        const first = detail.html.querySelector(`table.data tbody tr a[href*="/executions/"]`);
+        const shown = row.querySelector(`a[href*="/executions/"]`);
+        expect(shown?.getAttribute('href'), name).toBe(first?.getAttribute('href'));
+        if (!first) expect(row.text).toContain('never');
+      }
+      // A page past the last of an automation's executions is not found (as on every numbered list).
+      expect((await member.get(`${BASE}/t-weekly?page=2`)).status).toBe(404);
+    });
+
     it('answers Run now on an alert automation with a sentence, not a 500', async () => {
       const res = await owner.post(`${BASE}/t-critical/run`);
       expect(res.status).toBe(400);

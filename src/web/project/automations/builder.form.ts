@@ -6,9 +6,12 @@
  * a nested group at its second place, `cond.1.0.type` that group's first condition; actions are
  * `act.<i>.type` / `act.<i>.value`. A plain form (no script) posts a flat list; the builder island
  * adds and removes rows and groups and numbers the names again.
+ *
+ * A POST of the builder or of the JSON view is read here too (`readBuilderPost`): which view posted,
+ * which button, the JSON parsed, and whether the page is only shown again (switching views) or the
+ * service is asked (save, dry run).
  */
 import {
-  ALERT_TRIGGERS,
   type AlertTrigger,
   type AutomationRow,
   type ConditionGroup,
@@ -16,24 +19,29 @@ import {
   type ConditionType,
 } from '../../../domain/automation.ts';
 import { WEEKDAYS } from '../../../domain/automation-execution.ts';
-import type { AutomationInput } from '../../../services/automation.service.ts';
+import type { AutomationInput, DryRun } from '../../../services/automation.service.ts';
+import { field, type FormErrors } from '../../kit/input.ts';
 
+/** A condition row, as typed. */
 export interface LeafForm {
   kind: 'leaf';
   type: string;
   value: string;
   version: string;
 }
+/** A group of conditions, as typed. */
 export interface GroupForm {
   kind: 'group';
   operator: string;
   children: (LeafForm | GroupForm)[];
 }
+/** An action row, as typed. */
 export interface ActionForm {
   type: string;
   value: string;
 }
 
+/** The builder's fields. */
 export interface AutomationForm {
   name: string;
   is_enabled: boolean;
@@ -47,6 +55,7 @@ export interface AutomationForm {
   actions: ActionForm[];
 }
 
+/** The fields of a new automation. */
 export const EMPTY_FORM: AutomationForm = {
   name: '',
   is_enabled: true,
@@ -149,6 +158,67 @@ function actionsOfBody(b: Body): ActionForm[] {
     .filter((r) => r.type);
 }
 
+/** What the builder page shows: the fields, the JSON view's text, messages, a dry run's CVEs. */
+export interface BuilderState {
+  form: AutomationForm;
+  /** Set for the JSON view: the textarea's text. */
+  json?: string | undefined;
+  errors?: FormErrors | undefined;
+  dryRun?: DryRun | undefined;
+}
+
+/**
+ * What a POST of the builder asks: to show the page again (`show`, with its status: another view,
+ * or JSON that cannot be read or shown in the builder), or to `save` or `dry-run` the service's
+ * `input` (`state` is the page to show again if the service refuses it).
+ */
+export type BuilderPost =
+  | { show: BuilderState; status: 200 | 400 }
+  | { intent: 'save' | 'dry-run'; state: BuilderState; input: AutomationInput };
+
+/**
+ * Reads a POST of the builder (`mode=builder`) or of the JSON view (`mode=json`). The buttons
+ * (`intent`): save (also when none is named), dry-run, json (to the JSON view), builder (back to
+ * the builder, only when the JSON has the shape the builder shows).
+ */
+export function readBuilderPost(body: unknown): BuilderPost {
+  const intent = field(body, 'intent') || 'save';
+  const submit = intent === 'dry-run' ? 'dry-run' : 'save';
+  if (field(body, 'mode') !== 'json') {
+    const form = formOfBody(body);
+    const configuration = configurationOf(form);
+    if (intent === 'json') return { show: { form, json: prettyJson(configuration) }, status: 200 };
+    if (intent === 'builder') return { show: { form }, status: 200 };
+    return { intent: submit, state: { form }, input: inputOf(form, configuration) };
+  }
+  const json = field(body, 'configuration');
+  let form: AutomationForm = { ...EMPTY_FORM, ...topFieldsOfBody(body as Body), triggers: [], actions: [] };
+  let configuration: AutomationInput['configuration'];
+  try {
+    configuration = JSON.parse(json) as AutomationInput['configuration'];
+  } catch (err) {
+    return {
+      show: { form, json, errors: { json: [`This is not JSON: ${(err as Error).message}`] } },
+      status: 400,
+    };
+  }
+  const builder = builderOfConfiguration(configuration);
+  if (builder) form = { ...form, ...builder };
+  if (intent === 'builder') {
+    if (!builder) return { show: { form, json, errors: { json: [NOT_FOR_THE_BUILDER] } }, status: 400 };
+    return { show: { form }, status: 200 };
+  }
+  // The service validates what was parsed, whatever its shape (it names every problem).
+  return { intent: submit, state: { form, json }, input: inputOf(form, configuration) };
+}
+
+const NOT_FOR_THE_BUILDER =
+  'The builder shows a configuration {"triggers": [...], "conditions": {...}, "actions": [...]}: fix it here first.';
+
+/** Whether `?view=json` asks for the JSON view. */
+export const jsonViewAsked = (query: unknown): boolean =>
+  (query as { view?: unknown } | undefined)?.view === 'json';
+
 /** A number when the text is one (else the text, for the service to say what it needs). */
 const num = (text: string): unknown => (/^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text);
 
@@ -171,6 +241,7 @@ function leafOf(leaf: LeafForm): ConditionNode {
   }
 }
 
+/** The condition tree the builder's groups and rows describe. */
 export function conditionsOf(group: GroupForm): ConditionGroup {
   return {
     operator: group.operator as 'AND',
@@ -297,22 +368,6 @@ export function formOfAutomation(a: AutomationRow): AutomationForm {
   };
 }
 
-/** The triggers a person reads. */
-export const TRIGGER_LABELS: Record<(typeof ALERT_TRIGGERS)[number], string> = {
-  cve_enters_project: 'A CVE enters the project',
-  cvss_increased: 'CVSS increased',
-  cvss_decreased: 'CVSS decreased',
-  epss_increased: 'EPSS increased',
-  epss_decreased: 'EPSS decreased',
-  kev_added: 'Added to KEV',
-  new_vendor: 'New vendor',
-  new_product: 'New product',
-  description_changed: 'Description changed',
-  title_changed: 'Title changed',
-  new_reference: 'New reference',
-  new_weakness: 'New weakness',
-};
-
 /**
  * The service's configuration messages sorted by the part of the builder they concern: `triggers`,
  * a condition or group by its path (`cond`, `cond.0.1`), an action by its index (`act.0`), the
@@ -343,83 +398,10 @@ export function placeConfigurationErrors(messages: readonly string[]): Map<strin
   return out;
 }
 
-/** The templates a new automation may start from. */
-export const TEMPLATES = {
-  critical: 'New critical CVE',
-  kev: 'New KEV CVE',
-  weekly: 'Weekly summary',
-  triage: 'Auto-triage KEV CVEs',
-} as const;
-export type TemplateKey = keyof typeof TEMPLATES;
-
-export const TEMPLATE_HINTS: Record<TemplateKey, string> = {
-  critical: 'Notify when a CVE with CVSS 9 or more (3.1 or 4.0) enters the project.',
-  kev: 'Notify when a CVE of the project is in CISA KEV: on entering, or when KEV adds it.',
-  weekly: 'A report of the week every Monday at 08:00 UTC, sent to a notification.',
-  triage: 'A KEV CVE that enters the project, unassigned: set to "to evaluate" and assign it to you.',
-};
-
-/** The builder's fields of a template (`notification`: the project's first, `email`: the user's). */
-export function templateForm(key: TemplateKey, notification: string, email: string): AutomationForm {
-  const leaf = (type: string, value = '', version = '3.1'): LeafForm => ({
-    kind: 'leaf',
-    type,
-    value,
-    version,
-  });
-  const notify = { type: 'send_notification', value: notification };
-  switch (key) {
-    case 'critical':
-      return {
-        ...EMPTY_FORM,
-        name: 'New critical CVE',
-        triggers: ['cve_enters_project'],
-        conditions: {
-          kind: 'group',
-          operator: 'OR',
-          children: [leaf('cvss_gte', '9', '3.1'), leaf('cvss_gte', '9', '4.0')],
-        },
-        actions: [notify],
-      };
-    case 'kev':
-      return {
-        ...EMPTY_FORM,
-        name: 'New KEV CVE',
-        triggers: ['cve_enters_project', 'kev_added'],
-        conditions: { kind: 'group', operator: 'AND', children: [leaf('kev_present', 'yes')] },
-        actions: [notify],
-      };
-    case 'weekly':
-      return {
-        ...EMPTY_FORM,
-        name: 'Weekly summary',
-        trigger_type: 'report',
-        triggers: [],
-        frequency: 'weekly',
-        schedule_weekday: 'monday',
-        schedule_time: '08:00',
-        schedule_timezone: 'UTC',
-        actions: [{ type: 'generate_report', value: '' }, notify],
-      };
-    case 'triage':
-      return {
-        ...EMPTY_FORM,
-        name: 'Auto-triage KEV',
-        triggers: ['cve_enters_project', 'kev_added'],
-        conditions: {
-          kind: 'group',
-          operator: 'AND',
-          children: [leaf('kev_present', 'yes'), leaf('cve_unassigned')],
-        },
-        actions: [
-          { type: 'change_status', value: 'to_evaluate' },
-          { type: 'assign_user', value: email },
-        ],
-      };
-  }
-}
-
 const KEY_ORDER = ['triggers', 'conditions', 'actions', 'operator', 'children', 'type', 'version', 'value'];
+
+/** A configuration as the JSON view shows it: its keys in the order people write them, indented. */
+export const prettyJson = (value: unknown): string => JSON.stringify(readableOrder(value), null, 2);
 
 /** A configuration with its keys in the order people write them (jsonb stores them by length). */
 export function readableOrder(value: unknown): unknown {
