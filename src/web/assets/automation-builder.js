@@ -1,5 +1,5 @@
 // The automation builder's island: adds and removes conditions, groups and actions, numbers the
-// field names again (cond.1.0.type, act.0.type; automation-form.ts reads them) and shows each row's
+// field names again (cond.1.0.type, act.0.type; project/automations/builder.form.ts reads them) and shows each row's
 // fields for its type. Without it the plain form still edits a flat list.
 'use strict';
 
