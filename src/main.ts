@@ -59,9 +59,30 @@ import { ReportService } from './services/report.service.ts';
 import { ApiV1ReportService } from './services/api-v1-reports.service.ts';
 import { startJobRuntime, type JobRuntime } from './jobs/runtime.ts';
 import type { Services } from './services/services.ts';
+import { redactUrl } from './http/redact-url.ts';
 
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, base: undefined });
+export function createLogger(config: Config, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level: config.logLevel,
+    base: undefined,
+    // Access lines (at debug) name the page, never a secret some URLs carry.
+    serializers: {
+      req: (req: {
+        method: string;
+        url: string;
+        host?: string;
+        ip?: string;
+        socket?: { remotePort?: number };
+      }) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        host: req.host,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
