@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.ts';
 import { shownTarget, webhookHeaderNames } from '../../../services/notification.service.ts';
-import { doneText, field, pageNumber } from '../../kit/input.ts';
+import { doneText, field, formStatusOf, pageNumber } from '../../kit/input.ts';
 import { sendPage } from '../../kit/layout.tsx';
 import type { WebOptions } from '../../kit/context.ts';
 import { assertCanConfigure, projectAccess, type ProjectAccess } from '../../kit/access.ts';
@@ -138,7 +138,7 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
       return sendPage(
         reply,
         <NewNotificationPage ctx={request.page} access={access} form={form} errors={errors} />,
-        400,
+        formStatusOf(err),
       );
     }
   });
@@ -168,7 +168,11 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
       return reply.redirect(`${notificationPath(access, updated.name)}?done=saved`, 303);
     } catch (err) {
       const errors = channelErrors(err);
-      return sendPage(reply, await detail(request, access, current.name, { form, errors }), 400);
+      return sendPage(
+        reply,
+        await detail(request, access, current.name, { form, errors }),
+        formStatusOf(err),
+      );
     }
   });
 
