@@ -11,7 +11,7 @@ export type ShownNotification = NotificationRow & {
 };
 
 /** A notification's state: awaiting confirmation, unsubscribed, active or disabled. */
-export function StatusBadge({ n }: { n: ShownNotification }) {
+export function StatusBadge({ n }: { n: NotificationRow }) {
   if (n.type === 'email' && n.email_status === 'pending')
     return <span class="badge warn">awaiting confirmation</span>;
   if (n.type === 'email' && n.email_status === 'unsubscribed')
