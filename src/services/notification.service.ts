@@ -292,13 +292,16 @@ export class NotificationService {
     );
   }
 
-  /** The deliveries, newest first, and when the next attempt of each pending one is due. */
+  /**
+   * The deliveries, newest first, and when the next attempt of each pending one is due, with their
+   * notification (a page shows both).
+   */
   async listDeliveries(organizationId: string, projectName: string, name: string, page: PageRequest) {
     const n = await this.find(organizationId, projectName, name);
     const count = await this.notifications.countDeliveries(n.id);
     assertPageInRange(page, count);
     const items = await this.notifications.listDeliveries(n.id, page.pageSize, offsetOf(page));
-    return { count, items, nextAttempts: await this.deliveries.nextAttempts(items) };
+    return { notification: n, count, items, nextAttempts: await this.deliveries.nextAttempts(items) };
   }
 
   /** One delivery of the notification (a test's keeps its masked HTTP exchange). */
