@@ -106,6 +106,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
 
   // Every form is protected: a POST without the CSRF token of this browser is refused.
   app.addHook('preValidation', (request, reply, done) => {
+    // PostgreSQL stores no NUL character: a clear 400 here, never a database error later.
+    if (hasNul(request.body) || hasNul(request.query)) return done(NUL_REFUSED());
     if (request.method === 'GET' || request.method === 'HEAD') return done();
     // A form authorized by its link's own token (an email's unsubscribe) has no session to protect.
     if (request.routeOptions.config.linkToken) return done();
@@ -120,3 +122,18 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
   await app.register(projectPages, { services });
   await app.register(emailLinkPages, { services });
 };
+
+const NUL_REFUSED = () =>
+  new AppError(
+    'validation_error',
+    'What you sent contains a NUL character, which cannot be stored. Remove it and try again.',
+  );
+
+/** True when a form body or query (strings, arrays of strings) holds a NUL character anywhere. */
+function hasNul(input: unknown): boolean {
+  if (typeof input === 'string') return input.includes('\u0000');
+  if (Array.isArray(input)) return input.some(hasNul);
+  if (input && typeof input === 'object')
+    return Object.entries(input).some(([key, value]) => key.includes('\u0000') || hasNul(value));
+  return false;
+}

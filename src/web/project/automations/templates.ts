@@ -21,7 +21,7 @@ export const TEMPLATE_HINTS: Record<TemplateKey, string> = {
 /** The template `?template=` names, if it is one. */
 export function templateOf(query: unknown): TemplateKey | undefined {
   const t = (query as { template?: unknown } | undefined)?.template;
-  return typeof t === 'string' && t in TEMPLATES ? (t as TemplateKey) : undefined;
+  return typeof t === 'string' && Object.hasOwn(TEMPLATES, t) ? (t as TemplateKey) : undefined;
 }
 
 /** The builder's fields of a template (`notification`: the project's first, `email`: the user's). */
