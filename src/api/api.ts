@@ -93,7 +93,7 @@ export async function mountApi(
       security: [{ bearerAuth: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/v2/docs' });
+  await app.register(swaggerUi, { routePrefix: '/api/v2/docs', staticCSP: true });
   app.get('/api/v2/schema', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(healthRoutes, { services: services });

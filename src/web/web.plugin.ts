@@ -4,15 +4,14 @@
  *
  * Around every page: a server-side session (cookie `vt_session`: HttpOnly, SameSite=Lax, Secure when
  * the request came over TLS), CSRF protection on every form (a signed secret cookie and a token in the
- * form or, for htmx, in the `x-csrf-token` header), the headers of @fastify/helmet with a strict
- * Content-Security-Policy (no inline script, no inline style, nothing from another origin),
- * compressed responses, and pages of errors instead of JSON.
+ * form or, for htmx, in the `x-csrf-token` header), compressed responses, and pages of errors
+ * instead of JSON. The security headers (a strict Content-Security-Policy among them) are the
+ * server's, on every answer (src/http/security-headers.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import cookie from '@fastify/cookie';
 import session from '@fastify/session';
 import csrf from '@fastify/csrf-protection';
-import helmet from '@fastify/helmet';
 import formbody from '@fastify/formbody';
 import compress from '@fastify/compress';
 import { createHmac } from 'node:crypto';
@@ -37,26 +36,6 @@ const derive = (secret: string, purpose: string) =>
 export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   const assets = loadAssetsOnce();
 
-  await app.register(helmet, {
-    global: true,
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-        upgradeInsecureRequests: null,
-      },
-    },
-    // Pages are only ever same-origin; a referrer would leak one-time links' secrets.
-    referrerPolicy: { policy: 'same-origin' },
-  });
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(cookie, { secret: derive(services.secret, 'web-cookie') });
