@@ -100,7 +100,7 @@ export function bulkErrorsOf(found: FormErrors): FormErrors {
   const errors: FormErrors = {};
   for (const [key, messages] of Object.entries(found)) {
     const name = Object.hasOwn(FORM_FIELD, key) ? FORM_FIELD[key]! : key;
-    errors[name] = [...(errors[name] ?? []), ...messages];
+    errors[name] = [...(Object.hasOwn(errors, name) ? errors[name]! : []), ...messages];
   }
   return errors;
 }
