@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../src/db/client.ts';
 import { ListCache } from '../src/services/list-cache.ts';
 import { ProjectService } from '../src/services/project.service.ts';
-import { TrackerService } from '../src/services/tracker.service.ts';
+import { trackerServices } from '../src/main.ts';
 import type { Actor } from '../src/domain/actor.ts';
 import { withDatabase } from './lib/pg-admin.ts';
 
@@ -47,7 +47,7 @@ export async function prepareProjectBench(
       .executeTakeFirstOrThrow();
     const actor: Actor = { type: 'user', id: owner.id, name: username };
     const projects = new ProjectService(db);
-    const tracker = new TrackerService(db, new ListCache());
+    const { tracker } = trackerServices(db, new ListCache());
     const existing = await db
       .selectFrom('project')
       .select('id')

@@ -24,6 +24,21 @@ import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
+import { ProjectCveService } from './services/project-cves.service.ts';
+import { TrackerCommentService } from './services/tracker-comments.service.ts';
+import { TrackerAutomation } from './services/tracker-automation.service.ts';
+import { ProjectCveLists } from './services/project-cve-list.ts';
+import { TrackerMoves } from './services/tracker-moves.ts';
+import { CveListReader } from './services/cve-list-reader.ts';
+import { QueryCompiler } from './services/query-compiler.ts';
+import { AuditRepository } from './db/audit.repository.ts';
+import { CveRepository } from './db/cve.repository.ts';
+import { CveListRepository } from './db/cve-list.repository.ts';
+import { ProjectRepository } from './db/project.repository.ts';
+import { TagRepository } from './db/tag.repository.ts';
+import { TrackerRepository } from './db/tracker.repository.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from './db/schema.ts';
 import { VendorAliasService } from './services/vendor-alias.service.ts';
 import type { RemapReport } from './domain/import-report.ts';
 import { ProjectMatchService } from './services/project-match.service.ts';
@@ -102,6 +117,39 @@ function resolveSecret(config: Config): string {
   }
 }
 
+/**
+ * The tracker's four services over one database, each given the repositories it uses: the project's
+ * CVE lists (`projectCves`), triage moves (`tracker`), comments (`trackerComments`) and an
+ * automation's moves inside the event processor's transaction (`trackerAutomation`).
+ */
+export function trackerServices(
+  db: Kysely<DB>,
+  lists: ListCache,
+): Pick<Services, 'projectCves' | 'tracker' | 'trackerComments' | 'trackerAutomation'> {
+  const projects = new ProjectRepository(db);
+  const tracker = new TrackerRepository(db);
+  const tags = new TagRepository(db);
+  const audit = new AuditRepository(db);
+  const cves = new CveRepository(db);
+  const cveLists = new CveListRepository(db);
+  const projectLists = new ProjectCveLists(projects, new QueryCompiler(db), tracker, tags);
+  const moves = new TrackerMoves(projects, tracker, tags, audit);
+  return {
+    projectCves: new ProjectCveService(
+      cves,
+      cveLists,
+      new CveListReader(cveLists, lists),
+      lists,
+      projects,
+      tracker,
+      projectLists,
+    ),
+    tracker: new TrackerService(db, projects, tracker, cves, projectLists, moves),
+    trackerComments: new TrackerCommentService(db, projects, tracker, audit),
+    trackerAutomation: new TrackerAutomation(projects, tracker, moves),
+  };
+}
+
 /** The services over an open database. Tests build them over their own databases. */
 export function servicesFor(config: Config, database: Database, secret: string): Services {
   const jobRepository = new JobRepository(database.db);
@@ -128,7 +176,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const lists = new ListCache();
   const catalog = new CatalogService(database.db, lists);
   const projects = new ProjectService(database.db);
-  const tracker = new TrackerService(database.db, lists);
+  const { projectCves, tracker, trackerComments, trackerAutomation } = trackerServices(database.db, lists);
   const tags = new TagService(database.db);
   const n = config.notifications;
   const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
@@ -146,7 +194,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const deliveries = new DeliveryService(database.db, sender, box, n, baseUrl, (channel, outcome) =>
     metrics.observeDelivery(channel, outcome),
   );
-  const reports = new ReportService(database.db, projects, tracker, deliveries);
+  const reports = new ReportService(database.db, projects, trackerAutomation, deliveries);
   const accounts = new AccountService(database.db);
   const webSessions = new WebSessionService(database.db, accounts);
   const services: Omit<Services, 'opencveMigration' | 'onboarding'> = {
@@ -170,7 +218,10 @@ export function servicesFor(config: Config, database: Database, secret: string):
     members: new MemberService(database.db, { sender: emailSender, baseUrl }),
     auditLog: new AuditService(database.db),
     projects,
+    projectCves,
     tracker,
+    trackerComments,
+    trackerAutomation,
     projectMatch: new ProjectMatchService(database.db),
     vendorAliases,
     inventoryMatch: new InventoryMatchService(
@@ -186,11 +237,11 @@ export function servicesFor(config: Config, database: Database, secret: string):
       undefined,
       config.apiV1AuthFailuresPerMinute,
     ),
-    apiV1: new ApiV1Service(database.db, catalog, projects, tracker, tags),
+    apiV1: new ApiV1Service(database.db, catalog, projects, projectCves, tags),
     sync,
     metrics,
     jobs: new JobService(database.db),
-    events: new EventProcessor(database.db, tracker, deliveries),
+    events: new EventProcessor(database.db, trackerAutomation, deliveries),
     deliveries,
     notifications: new NotificationService(
       database.db,
@@ -198,7 +249,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       deliveries,
       box,
       { sender: emailSender, baseUrl, allowPrivate: n.outboundAllowPrivate },
-      tracker,
+      projectCves,
     ),
     automations: new AutomationService(database.db, projects, reports),
     reports,
@@ -219,6 +270,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       projects,
       notifications,
       automations,
+      projectCves,
       tracker,
     ),
   };

@@ -15,7 +15,7 @@ import { ListCache } from '../../src/services/list-cache.ts';
 import { CatalogService } from '../../src/services/catalog.service.ts';
 import { QueryCompiler } from '../../src/services/query-compiler.ts';
 import { OrganizationService } from '../../src/services/organization.service.ts';
-import { TrackerService } from '../../src/services/tracker.service.ts';
+import { trackerServices } from '../../src/main.ts';
 import type { ExplainedStatement, ExplainSpec } from './types.ts';
 import { SEARCHES } from './endpoints.ts';
 
@@ -60,7 +60,7 @@ export async function explainPhase(spec: ExplainSpec): Promise<ExplainedStatemen
     const cache = new ListCache({ counts: 0, anchorTables: 0 });
     const catalog = new CatalogService(db, cache);
     const cveQuery = new QueryCompiler(db);
-    const tracker = new TrackerService(db, cache);
+    const tracker = trackerServices(db, cache).projectCves;
     const page1 = { page: 1, pageSize: 20 };
     const list = (filters: CveFilters, page = page1) =>
       catalog.listCves(filters, '-updated_at', page, 'explain');

@@ -134,6 +134,11 @@ export class TrackerRepository {
     return new Map(rows.map(({ cve_id, ...state }) => [cve_id, state]));
   }
 
+  /** The condition on `cve` for one CVE (for CveFilters.where): a row of the tracker read again. */
+  onlyCve(cveId: string): (eb: ExpressionBuilder<DB, 'cve'>) => Expression<SqlBool> {
+    return (eb) => eb('cve.cve_id', '=', cveId);
+  }
+
   /**
    * The condition on `cve` for the tracker filters (for CveFilters.where). "No status" is an anti-join
    * on the project's entries. A status or an assignee selects few CVEs: their ids are read first,

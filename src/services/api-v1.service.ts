@@ -20,7 +20,7 @@ import { assertPageInRange, offsetOf, PageOutOfRangeError, type PageRequest } fr
 import type { CatalogService, CveListOwner } from './catalog.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TagService } from './tag.service.ts';
-import type { TrackerService } from './tracker.service.ts';
+import type { ProjectCveService } from './project-cves.service.ts';
 import { catalogName } from '../domain/cpe.ts';
 
 export interface OrganizationRow {
@@ -51,7 +51,7 @@ export class ApiV1Service {
     db: Kysely<DB>,
     private readonly catalog: CatalogService,
     private readonly projects: ProjectService,
-    private readonly tracker: TrackerService,
+    private readonly projectCves: ProjectCveService,
     private readonly tags: TagService,
   ) {
     this.scope = new UserScopeRepository(db);
@@ -115,7 +115,7 @@ export class ApiV1Service {
 
   async listProjectCves(caller: V1Caller, orgName: string, projectName: string, page: PageRequest) {
     const org = await this.getOrganization(caller, orgName);
-    return this.tracker.listCves(
+    return this.projectCves.listCves(
       org.id,
       projectName,
       { filters: {}, ordering: ORDERING, countKey: 'v1:project' },

@@ -10,7 +10,7 @@ import type { AutomationAction, ConditionSubject } from '../domain/automation.ts
 import type { CveFacts } from '../domain/cve-facts.ts';
 import type { TriageStatus } from '../domain/triage.ts';
 import type { NotificationCve } from '../notifications/payload.ts';
-import type { TrackerService } from './tracker.service.ts';
+import type { TrackerAutomation } from './tracker-automation.service.ts';
 
 export interface ActionResult {
   action: string;
@@ -70,7 +70,7 @@ export function notificationRefusal(
 
 /** `assign_user` (else `change_status`) on the matched CVEs, in the caller's transaction. */
 export async function trackerAction(
-  tracker: Pick<TrackerService, 'applyAutomation'>,
+  tracker: Pick<TrackerAutomation, 'applyAutomation'>,
   tx: Transaction<DB>,
   automation: { name: string; project_id: string },
   organizationId: string,

@@ -30,7 +30,7 @@ import { concernsProjects, itemEvents, keyFlags, type ProjectMatch } from '../do
 import { buildReport, newReportLink } from '../domain/report.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
-import type { TrackerService } from './tracker.service.ts';
+import type { TrackerAutomation } from './tracker-automation.service.ts';
 import {
   conditionSubject,
   notificationRefusal,
@@ -118,7 +118,7 @@ const alwaysHolds = (c: AutomationConfiguration['conditions']) => c.operator ===
 export class EventProcessor {
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly tracker: TrackerService,
+    private readonly trackerAutomation: TrackerAutomation,
     private readonly deliveries: DeliveryService,
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -202,7 +202,7 @@ export class EventProcessor {
           case 'change_status':
             results.push(
               await trackerAction(
-                this.tracker,
+                this.trackerAutomation,
                 tx,
                 automation,
                 run.project.organizationId,

@@ -27,7 +27,7 @@ import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { ProjectService } from './project.service.ts';
-import type { TrackerService } from './tracker.service.ts';
+import type { ProjectCveService } from './project-cves.service.ts';
 import { payloadCve } from './automation-actions.ts';
 import { ReportRepository } from '../db/report.repository.ts';
 import { AutomationRepository } from '../db/automation.repository.ts';
@@ -75,7 +75,7 @@ export class NotificationService {
       /** OUTBOUND_ALLOW_PRIVATE: URLs may name loopback and private addresses literally. */
       allowPrivate?: boolean;
     },
-    private readonly trackerService: Pick<TrackerService, 'listCves'>,
+    private readonly projectCves: Pick<ProjectCveService, 'listCves'>,
   ) {
     this.reports = new ReportRepository(db);
     this.notifications = new NotificationRepository(db);
@@ -261,7 +261,7 @@ export class NotificationService {
   ): Promise<DeliveryRow> {
     const n = await this.find(organizationId, projectName, name);
     const now = new Date();
-    const { items } = await this.trackerService.listCves(
+    const { items } = await this.projectCves.listCves(
       organizationId,
       projectName,
       { filters: {}, ordering: '-updated_at' },

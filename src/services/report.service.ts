@@ -23,7 +23,7 @@ import { buildReport, lastPeriod, newReportLink } from '../domain/report.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { ProjectService } from './project.service.ts';
-import type { TrackerService } from './tracker.service.ts';
+import type { TrackerAutomation } from './tracker-automation.service.ts';
 import {
   conditionSubject,
   notificationRefusal,
@@ -103,7 +103,7 @@ export class ReportService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly projects: ProjectService,
-    private readonly tracker: TrackerService,
+    private readonly trackerAutomation: TrackerAutomation,
     private readonly deliveries: DeliveryService,
   ) {
     this.reports = new ReportRepository(db);
@@ -411,7 +411,9 @@ export class ReportService {
         }
         case 'assign_user':
         case 'change_status':
-          results.push(await trackerAction(this.tracker, tx, automation, organizationId, action, cveIds));
+          results.push(
+            await trackerAction(this.trackerAutomation, tx, automation, organizationId, action, cveIds),
+          );
           break;
       }
     }

@@ -15,6 +15,9 @@ import type { MemberService } from './member.service.ts';
 import type { AuditService } from './audit.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
+import type { ProjectCveService } from './project-cves.service.ts';
+import type { TrackerCommentService } from './tracker-comments.service.ts';
+import type { TrackerAutomation } from './tracker-automation.service.ts';
 import type { TagService } from './tag.service.ts';
 import type { BasicAuthService } from './basic-auth.service.ts';
 import type { ApiV1Service } from './api-v1.service.ts';
@@ -52,7 +55,14 @@ export interface Services {
   members: MemberService;
   auditLog: AuditService;
   projects: ProjectService;
+  /** A project's CVEs with their triage, read: lists, exports, one CVE, one tracker row, assignees. */
+  projectCves: ProjectCveService;
+  /** Triage moves of a project's CVEs: one, several (all or nothing), the web tracker's bulk edit. */
   tracker: TrackerService;
+  /** Comments on a project's CVE, and who may edit or delete them. */
+  trackerComments: TrackerCommentService;
+  /** An automation's tracker actions, inside the event processor's (or a report's) transaction. */
+  trackerAutomation: TrackerAutomation;
   /** Why a CVE is (or is not) in a project: matched keys, their sources, when it entered. */
   projectMatch: ProjectMatchService;
   /** CNA vendor/product text → catalog keys: the learned alias table and the operator's overrides. */

@@ -227,9 +227,9 @@ describeEachDatabase('vulntrack migrate-from-opencve', (use) => {
   });
 
   it('copies the tracker: status, and the assignee when a member here', async () => {
-    const log4shell = await api.services.tracker.getCve(org.id, 'web', 'CVE-2021-44228');
+    const log4shell = await api.services.projectCves.getCve(org.id, 'web', 'CVE-2021-44228');
     expect(log4shell.tracker).toMatchObject({ status: 'analysis_in_progress', assignee: ownerEmail });
-    const xz = await api.services.tracker.getCve(org.id, 'web', 'CVE-2024-3094');
+    const xz = await api.services.projectCves.getCve(org.id, 'web', 'CVE-2024-3094');
     expect(xz.tracker).toMatchObject({ status: 'resolved', assignee: null });
     expect(first.notes).toContain(
       'tracker web/CVE-2024-3094: ghost@elsewhere.example is not a member here; status copied, not the assignee',

@@ -107,7 +107,7 @@ describeEachDatabase('web: project tenancy walk', (use) => {
     ids.execution = execution.id;
     ids.report = execution.report_id!;
     // One CVE in a project: the owner's comment on the walked CVE.
-    const comment = await api.services.tracker.addComment(
+    const comment = await api.services.trackerComments.addComment(
       victim.org.id,
       'walked',
       ids.cve!,

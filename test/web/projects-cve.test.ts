@@ -356,7 +356,13 @@ describeEachDatabase('web: a CVE in a project', (use) => {
         '#comments li.comment',
       ).length;
       for (let i = 1; i <= 100; i++)
-        await api.services.tracker.addComment(acme.org.id, 'web', 'CVE-2021-44228', `bulk ${i}`, acme.actor);
+        await api.services.trackerComments.addComment(
+          acme.org.id,
+          'web',
+          'CVE-2021-44228',
+          `bulk ${i}`,
+          acme.actor,
+        );
       const page = await member.get(`${WEB}/CVE-2021-44228`);
       const shown = page.html
         .querySelectorAll('#comments li.comment .comment-body')

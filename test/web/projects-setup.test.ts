@@ -247,7 +247,7 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       const cells = row.querySelectorAll('td').map((td) => td.text.trim());
       expect(cells[0]).toContain('Payments');
       expect(cells[1]).toBe('1');
-      const tracker = await api.services.tracker.listCves(
+      const tracker = await api.services.projectCves.listCves(
         acme.org.id,
         'Payments',
         { filters: {}, ordering: '-updated_at' } as never,

@@ -1,6 +1,6 @@
 /** Response shapes of a project's CVEs (the catalog list item plus `tracker`) and of comments. */
 import { Type } from '@fastify/type-provider-typebox';
-import type { TrackedCve } from '../../services/tracker.service.ts';
+import type { TrackedCve } from '../../services/project-cves.service.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 import { TRIAGE_STATUSES } from '../../domain/triage.ts';
 import { cveListItem, CveListItem } from './catalog.presenter.ts';

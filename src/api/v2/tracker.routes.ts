@@ -61,9 +61,9 @@ const ProjectCveQuery = Type.Object({
 });
 
 export const trackerRoutes: FastifyPluginAsyncTypebox<{
-  services: Pick<Services, 'config' | 'tracker'>;
+  services: Pick<Services, 'config' | 'projectCves' | 'tracker' | 'trackerComments'>;
 }> = async (app, { services }) => {
-  const { tracker } = services;
+  const { projectCves, tracker, trackerComments } = services;
   const baseUrl = services.config.baseUrl;
   const path = '/organizations/:org/projects/:project/cves';
 
@@ -98,21 +98,21 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
         countKey: countKeyOf('project', auth.organizationId, query),
       };
       if (query.format === 'csv') {
-        const { rows } = await tracker.exportCves(auth.organizationId, params.project, listQuery);
+        const { rows } = await projectCves.exportCves(auth.organizationId, params.project, listQuery);
         const filename = `cves-${auth.organizationName}-${params.project}.csv`;
         return sendCsv(reply, filename, csvStream(PROJECT_CVE_CSV_COLUMNS, rows));
       }
       // The cached answer for the catalog version and the project's list version, else read.
       const cache = app.responseCache;
       const cacheable = !mayNameProjects(query.q);
-      const project = await tracker.listedProject(auth.organizationId, params.project);
+      const project = await projectCves.listedProject(auth.organizationId, params.project);
       const scope = `${project.id}:${project.listVersion}`;
       if (cacheable) {
         const hit = cache.answered(request, reply, request.catalogVersion, scope);
         if (hit) return hit;
       }
       const page = pageOf(query);
-      const { count, items, version } = await tracker.listCves(
+      const { count, items, version } = await projectCves.listCves(
         auth.organizationId,
         params.project,
         listQuery,
@@ -176,7 +176,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const { project, cve_id } = request.params;
-      return projectCveItem(await tracker.getCve(authOf(request).organizationId, project, cve_id));
+      return projectCveItem(await projectCves.getCve(authOf(request).organizationId, project, cve_id));
     },
   );
 
@@ -216,7 +216,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
     async (request) => {
       const { project, cve_id } = request.params;
       const page = pageOf(request.query);
-      const { count, items } = await tracker.listComments(
+      const { count, items } = await trackerComments.listComments(
         authOf(request).organizationId,
         project,
         cve_id,
@@ -241,7 +241,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const auth = authOf(request);
       const { project, cve_id } = request.params;
-      const comment = await tracker.addComment(
+      const comment = await trackerComments.addComment(
         auth.organizationId,
         project,
         cve_id,
@@ -271,7 +271,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
       const auth = authOf(request);
       const { project, cve_id, comment_id } = request.params;
       return commentItem(
-        await tracker.editComment(
+        await trackerComments.editComment(
           auth.organizationId,
           project,
           cve_id,
@@ -300,7 +300,7 @@ export const trackerRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const auth = authOf(request);
       const { project, cve_id, comment_id } = request.params;
-      await tracker.deleteComment(auth.organizationId, project, cve_id, comment_id, auth.actor);
+      await trackerComments.deleteComment(auth.organizationId, project, cve_id, comment_id, auth.actor);
       return reply.status(204).send(null);
     },
   );

@@ -6,7 +6,7 @@ import { projectOnboardingRoutes } from './onboarding.routes.tsx';
 import { projectDashboardRoutes } from './dashboard.routes.tsx';
 import { feedRoutes } from './feed.routes.tsx';
 import { projectTrackerRoutes } from './tracker/tracker.routes.tsx';
-import { projectCveRoutes } from './cve.routes.tsx';
+import { projectCveRoutes } from './cve/cve.routes.tsx';
 import { projectSubscriptionsRoutes } from './subscriptions.routes.tsx';
 import { projectNotificationsRoutes } from './notifications/notifications.routes.tsx';
 import { projectAutomationsRoutes } from './automations/automations.routes.tsx';

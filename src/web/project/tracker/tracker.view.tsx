@@ -1,0 +1,179 @@
+/** The tracker page: the filters (the catalog's folded away), the bulk edit form, the rows, the pagers. */
+import { NO_STATUS } from '../../../domain/triage.ts';
+import type { CveBrowsePage } from '../../../services/cve-browse.ts';
+import type { ProjectAccess } from '../../kit/access.ts';
+import type { PageContext } from '../../kit/context.ts';
+import { FormProblems, SelectField } from '../../kit/fields.tsx';
+import type { FormErrors } from '../../kit/input.ts';
+import type { PageShortcut } from '../../kit/layout.tsx';
+import { projectPath } from '../../kit/paths.ts';
+import { FILTER_FIELDS } from '../../shared/cve-list/query.ts';
+import { CatalogFilterFields, OrderAndSizeFields, Pager, QueryField } from '../../shared/cve-list/view.tsx';
+import { ProjectPage } from '../project-page.tsx';
+import type { BulkValues } from './bulk.form.ts';
+import { BulkEditForm } from './bulk.view.tsx';
+import { STATUS_OPTIONS, TrackerRow, type RowData } from './row.view.tsx';
+import { trackerQueryString, UNASSIGNED, type Assignee, type TrackerState } from './state.ts';
+
+/** The catalog filters folded under "More filters" (the query box stays in view). */
+const CATALOG_FIELDS = FILTER_FIELDS.filter((name) => name !== 'q');
+
+const SHORTCUTS: PageShortcut[] = [
+  { keys: ['j'], label: 'Next CVE' },
+  { keys: ['k'], label: 'Previous CVE' },
+  { keys: ['x'], label: 'Select or unselect the CVE' },
+  { keys: ['s'], label: "Change the CVE's status" },
+  { keys: ['a'], label: "Change the CVE's assignee" },
+  { keys: ['o'], label: 'Open the CVE (or Enter)' },
+];
+
+/** The whole tracker page; `page` undefined when the filter is refused (then only the filters show). */
+export function TrackerPage({
+  ctx,
+  access,
+  state,
+  page,
+  rows,
+  assignees,
+  tagNames,
+  bulk,
+  rowErrors,
+  done,
+}: {
+  ctx: PageContext;
+  access: ProjectAccess;
+  state: TrackerState;
+  page: CveBrowsePage | undefined;
+  rows: RowData[];
+  assignees: Assignee[];
+  tagNames: string[];
+  bulk: BulkValues;
+  rowErrors?: { cveId: string; errors: FormErrors } | undefined;
+  done: string | undefined;
+}) {
+  const base = projectPath(access.membership.name, access.project.name, 'cves');
+  const { form } = state.list;
+  const query = trackerQueryString(state);
+  const errors = state.errors;
+  const checked = new Set(bulk.checked);
+  // The catalog's filters fold away unless one is set (or refused).
+  const catalogFiltered = CATALOG_FIELDS.some((name) => form[name] || errors[name]);
+  return (
+    <ProjectPage
+      ctx={ctx}
+      access={access}
+      tab="tracker"
+      title="Tracker"
+      done={done}
+      scripts={['tracker.js']}
+      shortcuts={SHORTCUTS}
+      actions={
+        <a class="btn" href={`${base}/export.csv${query ? `?${query}` : ''}`} download>
+          Export CSV
+        </a>
+      }
+    >
+      <FormProblems
+        errors={{ ...errors, ...(bulk.errors._form ? { _form: bulk.errors._form } : {}) }}
+        fields={[...Object.keys(form), 'status', 'assignee', 'tag']}
+      />
+      <form method="get" action={base} class="cve-filters" id="cve-filters">
+        <QueryField path={base} form={form} errors={errors} />
+        <fieldset class="filters">
+          <legend>Filters</legend>
+          <SelectField
+            name="status"
+            label="Status"
+            value={state.status}
+            options={[
+              { value: '', label: 'Any' },
+              { value: NO_STATUS, label: 'No status' },
+              ...STATUS_OPTIONS,
+            ]}
+            errors={errors}
+          />
+          <SelectField
+            name="assignee"
+            label="Assignee"
+            value={state.assignee}
+            options={[
+              { value: '', label: 'Anyone' },
+              { value: UNASSIGNED, label: 'Nobody' },
+              ...assignees.map((a) => ({ value: a.email, label: a.username })),
+            ]}
+            errors={errors}
+          />
+          <SelectField
+            name="tag"
+            label="My tag"
+            value={state.tag}
+            options={[{ value: '', label: 'Any' }, ...tagNames.map((t) => ({ value: t, label: t }))]}
+            errors={errors}
+          />
+          <OrderAndSizeFields form={form} errors={errors} />
+          <div class="field">
+            <button type="submit">Apply</button>
+          </div>
+          <div class="field">
+            <a href={base}>Clear</a>
+          </div>
+        </fieldset>
+        <details class="more-filters" open={catalogFiltered ? true : undefined}>
+          <summary>More filters: text, vendor, product, weakness, CVSS, KEV, EPSS, dates</summary>
+          <div class="filters">
+            <CatalogFilterFields form={form} errors={errors} />
+          </div>
+        </details>
+      </form>
+      {page && (
+        <>
+          <BulkEditForm ctx={ctx} base={base} query={query} page={page} assignees={assignees} values={bulk} />
+          <Pager path={base} query={query} page={page} />
+          {rows.length > 0 && (
+            <div class="table-wrap">
+              <table class="data cve-list tracker" id="tracker">
+                <thead>
+                  <tr>
+                    <th scope="col" class="select">
+                      <input
+                        type="checkbox"
+                        data-select-all
+                        aria-label="Select every CVE of this page"
+                        hidden
+                      />
+                    </th>
+                    <th scope="col">CVE</th>
+                    <th scope="col">Title</th>
+                    <th scope="col">Severity</th>
+                    <th scope="col" class="num">
+                      EPSS
+                    </th>
+                    <th scope="col">KEV</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Assignee</th>
+                    <th scope="col">My tags</th>
+                    <th scope="col">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <TrackerRow
+                      ctx={ctx}
+                      base={base}
+                      back={query}
+                      row={row}
+                      assignees={assignees}
+                      checked={checked.has(row.cve.cve_id)}
+                      errors={rowErrors?.cveId === row.cve.cve_id ? rowErrors.errors : undefined}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {rows.length > 0 && <Pager path={base} query={query} page={page} countId={null} />}
+        </>
+      )}
+    </ProjectPage>
+  );
+}
