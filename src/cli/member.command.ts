@@ -95,8 +95,7 @@ export const memberRemove = serviceCommand({
   args: (org: string, email: string) => ({ org, email }),
   async run(services, args) {
     const org = await services.accounts.getOrganization(args.org);
-    const wanted = args.email.trim().toLowerCase();
-    const member = (await allMembers(services, org.id)).find((m) => m.email.toLowerCase() === wanted);
+    const member = await services.members.findByEmail(org.id, args.email);
     if (!member) throw new UsageError(`${args.email} is neither a member of ${org.name} nor invited to it`);
     await services.members.remove(org.id, member.id, SYSTEM_ACTOR);
     const what = member.date_joined ? 'removed' : 'withdrew the invitation of';
