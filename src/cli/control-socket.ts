@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { CommandResult } from './service-commands.ts';
+import type { CommandResult } from './command.ts';
 
 export const socketPath = (dataDir: string) => path.join(dataDir, 'control.sock');
 

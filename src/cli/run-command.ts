@@ -7,7 +7,8 @@ import { AppError, ERROR_CATALOG } from '../domain/errors.ts';
 import type { Services } from '../services/services.ts';
 import { cancelControl, sendControl, socketPath, type ErrorClassifier } from './control-socket.ts';
 import { EXIT, UsageError, type Output } from './output.ts';
-import { CANCELLABLE_COMMANDS, serviceCommands, type CommandResult } from './service-commands.ts';
+import type { CommandResult } from './command.ts';
+import { CANCELLABLE_COMMANDS, serviceCommands } from './service-commands.ts';
 
 /** Bad input is a usage error (exit 2): validation errors name the field and the problem. */
 export const classifyError: ErrorClassifier = (err) => {

@@ -80,6 +80,11 @@ export class MemberService {
     };
   }
 
+  /** The member or pending invitation of `email` (normalized as invitations store it), if any. */
+  findByEmail(organizationId: string, email: string): Promise<MemberRow | undefined> {
+    return this.accounts.findMemberByEmailOrUser(organizationId, normalizeEmail(email), null);
+  }
+
   /**
    * Invites `email` with `role` (default `member`) and emails the invitation link. The membership is
    * pending until the invited person accepts it through the link (InvitationService), also when a

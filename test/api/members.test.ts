@@ -483,6 +483,29 @@ describeEachDatabase('API v2 members', (use) => {
     });
   });
 
+  describe('MemberService.findByEmail', () => {
+    it('finds a joined member or a pending invitation by email, in any case and with spaces around it', async () => {
+      const { org, ownerId } = await freshOrganization('by-email');
+      const invited = await services.members.invite(org.id, { email: 'Pending@Example.com' }, tokenActor());
+
+      expect(await services.members.findByEmail(org.id, ` ${org.owner.email.toUpperCase()} `)).toMatchObject({
+        id: ownerId,
+        username: org.owner.username,
+      });
+      expect(await services.members.findByEmail(org.id, 'PENDING@example.COM')).toMatchObject({
+        id: invited.id,
+        email: 'pending@example.com',
+        date_joined: null,
+      });
+    });
+
+    it("answers undefined for an unknown email and for another organization's invitation", async () => {
+      const { org } = await freshOrganization('by-email');
+      expect(await services.members.findByEmail(org.id, 'nobody@example.com')).toBeUndefined();
+      expect(await services.members.findByEmail(org.id, 'theirs@example.com')).toBeUndefined();
+    });
+  });
+
   describe('AccountService.acceptInvitation', () => {
     it('joins an invited existing user, records it with the user as actor, and is idempotent', async () => {
       const { org, token } = await freshOrganization('accept');
