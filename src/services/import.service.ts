@@ -27,6 +27,7 @@ import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '
 import { mapStatementText, type TextMapper } from '../domain/vendor-provenance.ts';
 import { hasRecord, mergeCve } from '../domain/cve.ts';
 import { mayHoldUnstorable, storableJson, storableText } from '../domain/storable-text.ts';
+import { retiredBySnapshot } from '../domain/snapshot.ts';
 import { applyCveBatch, remapCveBatch, serialize, type CveItem } from './import-batch.ts';
 import { VendorAliasService, type CnaKeyMapper } from './vendor-alias.service.ts';
 
@@ -321,8 +322,9 @@ class ImportRun {
   /** Whether this source had never been imported when the run started (no raw record fingerprinted). */
   private firstImport: boolean | undefined;
   private imported: Promise<boolean> | undefined;
-  /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
+  /** For a snapshot source (Source.snapshotOf): every CVE the input lists, and when it was taken. */
   private readonly listed = new Set<string>();
+  private takenAt: string | undefined;
 
   constructor(
     private readonly source: Source,
@@ -369,7 +371,7 @@ class ImportRun {
       for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
         // Cancelled: stop reading here; what was read is committed below, as at the end of an input.
         if (signal?.aborted) break reading;
-        this.records++;
+        if (item.kind !== 'snapshot') this.records++;
         if (item.kind === 'raw') await raws.add(item);
         else {
           await raws.resolve();
@@ -391,7 +393,12 @@ class ImportRun {
   async retireUnlisted(): Promise<void> {
     const { name, snapshotOf: provider } = this.source;
     if (!provider) return;
-    const unlisted = await this.reads.cvesStatedBy(provider, [...this.listed]);
+    const { takenAt } = this;
+    // A statement whose fact is newer than the input (the OpenCVE KB's copy of a KEV entry added
+    // since the catalog was released) is not one upstream removed: kept (domain/snapshot.ts).
+    const unlisted = (await this.reads.statementsNotListed(provider, [...this.listed]))
+      .filter(({ doc }) => !takenAt || retiredBySnapshot(doc, takenAt))
+      .map(({ cveId }) => cveId);
     if (unlisted.length && (this.counts.skipped || !this.listed.size)) {
       const why = this.counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
       this.problems.push({
@@ -473,6 +480,9 @@ class ImportRun {
       }
     } else if (parsed.kind === 'weakness') {
       await this.batches.addWeakness(storableJson(parsed.weakness));
+    } else if (parsed.kind === 'snapshot') {
+      // Several inputs of one import are one list, as of the latest of them.
+      if (!this.takenAt || parsed.takenAt > this.takenAt) this.takenAt = parsed.takenAt;
     } else {
       await this.yieldToWrites();
       // Serialized as it is read: while the batch before is written, not inside this one's transaction.
