@@ -196,13 +196,19 @@ export class CatalogWriteRepository {
     });
   }
 
-  /** The CVEs other than `except` that `provider` has a statement about, in id order. */
-  async cvesStatedBy(provider: Provider, except: readonly string[]): Promise<string[]> {
-    const { rows } = await sql<{ cve_id: string }>`
-      SELECT cve_id FROM cve_source
+  /**
+   * The statements of `provider` about CVEs other than `except` (those a snapshot no longer lists),
+   * in CVE id order.
+   */
+  async statementsNotListed(
+    provider: Provider,
+    except: readonly string[],
+  ): Promise<{ cveId: string; doc: SourceDocument }[]> {
+    const { rows } = await sql<{ cve_id: string; data: unknown }>`
+      SELECT cve_id, data FROM cve_source
        WHERE provider = ${provider} AND cve_id <> all(${[...except]}::text[])
        ORDER BY cve_id`.execute(this.db);
-    return rows.map((r) => r.cve_id);
+    return rows.map((r) => ({ cveId: r.cve_id, doc: r.data as SourceDocument }));
   }
 
   /**

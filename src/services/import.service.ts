@@ -26,6 +26,8 @@ import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/sou
 import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '../domain/import-report.ts';
 import { mapStatementText, type TextMapper } from '../domain/vendor-provenance.ts';
 import { hasRecord, mergeCve } from '../domain/cve.ts';
+import { mayHoldUnstorable, storableJson, storableText } from '../domain/storable-text.ts';
+import { retiredBySnapshot } from '../domain/snapshot.ts';
 import { applyCveBatch, remapCveBatch, serialize, type CveItem } from './import-batch.ts';
 import { VendorAliasService, type CnaKeyMapper } from './vendor-alias.service.ts';
 
@@ -238,7 +240,10 @@ export class ImportService {
       await this.completeSearchIndex().catch(() => {});
       await this.runs.finish(runId, 'failed', run.counts, [
         ...run.problems,
-        { position: '', reason: (err as Error).message + (rolledBack ? ' (nothing of it was kept)' : '') },
+        {
+          position: '',
+          reason: storableText((err as Error).message) + (rolledBack ? ' (nothing of it was kept)' : ''),
+        },
       ]);
       if (!rolledBack && run.counts.imported + run.counts.updated) await this.afterImport().catch(() => {});
       throw err;
@@ -317,8 +322,9 @@ class ImportRun {
   /** Whether this source had never been imported when the run started (no raw record fingerprinted). */
   private firstImport: boolean | undefined;
   private imported: Promise<boolean> | undefined;
-  /** For a snapshot source (Source.snapshotOf): every CVE the input lists. */
+  /** For a snapshot source (Source.snapshotOf): every CVE the input lists, and when it was taken. */
   private readonly listed = new Set<string>();
+  private takenAt: string | undefined;
 
   constructor(
     private readonly source: Source,
@@ -365,7 +371,7 @@ class ImportRun {
       for await (const item of source.scan ? source.scan(file) : source.parse(file)) {
         // Cancelled: stop reading here; what was read is committed below, as at the end of an input.
         if (signal?.aborted) break reading;
-        this.records++;
+        if (item.kind !== 'snapshot') this.records++;
         if (item.kind === 'raw') await raws.add(item);
         else {
           await raws.resolve();
@@ -387,7 +393,12 @@ class ImportRun {
   async retireUnlisted(): Promise<void> {
     const { name, snapshotOf: provider } = this.source;
     if (!provider) return;
-    const unlisted = await this.reads.cvesStatedBy(provider, [...this.listed]);
+    const { takenAt } = this;
+    // A statement whose fact is newer than the input (the OpenCVE KB's copy of a KEV entry added
+    // since the catalog was released) is not one upstream removed: kept (domain/snapshot.ts).
+    const unlisted = (await this.reads.statementsNotListed(provider, [...this.listed]))
+      .filter(({ doc }) => !takenAt || retiredBySnapshot(doc, takenAt))
+      .map(({ cveId }) => cveId);
     if (unlisted.length && (this.counts.skipped || !this.listed.size)) {
       const why = this.counts.skipped ? 'the input has unreadable entries' : 'the input lists none';
       this.problems.push({
@@ -448,25 +459,36 @@ class ImportRun {
     this.lastYield = performance.now();
   }
 
-  /** A problem, a weakness or a CVE (with its raw record's fingerprint, when it came from one). */
-  private async collect(item: ImportItem, input?: CveItem['input']): Promise<void> {
-    if (item.kind === 'skip') {
+  /**
+   * A problem, a weakness or a CVE (with its raw record's fingerprint, when it came from one). What
+   * goes on from here is storable: text PostgreSQL refuses (U+0000, a lone surrogate) is cleaned
+   * here, for every source and field alike (storable-text.ts), so one such character never fails a
+   * batch, and so an import or a sync.
+   */
+  private async collect(parsed: ImportItem, input?: CveItem['input']): Promise<void> {
+    if (parsed.kind === 'skip') {
       this.counts.skipped++;
       if (this.problems.length < MAX_PROBLEMS) {
-        this.problems.push({
-          position: item.position,
-          ...(item.id ? { id: item.id } : {}),
-          reason: item.reason,
-        });
+        // A reason may quote the record (a JSON parser's message quotes the bad text).
+        this.problems.push(
+          storableJson({
+            position: parsed.position,
+            ...(parsed.id ? { id: parsed.id } : {}),
+            reason: parsed.reason,
+          }),
+        );
       }
-    } else if (item.kind === 'weakness') {
-      await this.batches.addWeakness(item.weakness);
+    } else if (parsed.kind === 'weakness') {
+      await this.batches.addWeakness(storableJson(parsed.weakness));
+    } else if (parsed.kind === 'snapshot') {
+      // Several inputs of one import are one list, as of the latest of them.
+      if (!this.takenAt || parsed.takenAt > this.takenAt) this.takenAt = parsed.takenAt;
     } else {
       await this.yieldToWrites();
+      // Serialized as it is read: while the batch before is written, not inside this one's transaction.
+      const { item, serialized } = storableCveItem(parsed);
       // A CVE may come several times (a replayed history): applyCveBatch applies each version in turn.
       if (this.source.snapshotOf) this.listed.add(item.cveId);
-      // Serialized as it is read: while the batch before is written, not inside this one's transaction.
-      const serialized = item.records.map((r) => serialize(r.doc, r.raw));
       // Mapped as it is read too: the batch's merge finds each statement's text keys ready.
       for (const r of item.records) mapStatementText(r.provider, r.doc, this.mapText);
       // A first import (of a source whose raw records are fingerprinted) merges as it reads, too:
@@ -522,6 +544,25 @@ class ImportRun {
       ...(step && { step }),
     });
   }
+}
+
+/**
+ * A CVE item as it can be stored, with its records serialized (`serialize`). The JSON shows cheaply
+ * whether a record holds text PostgreSQL refuses; only then are its records walked and cleaned
+ * (storableJson), before anything hashes or merges them, so a record imported again is unchanged.
+ * A KB history is small and always walked.
+ */
+function storableCveItem(parsed: Extract<ImportItem, { kind: 'cve' }>) {
+  let item = parsed.history ? { ...parsed, history: storableJson(parsed.history) } : parsed;
+  let serialized = item.records.map((r) => serialize(r.doc, r.raw));
+  if (serialized.some((s) => mayHoldUnstorable(s.docJson) || mayHoldUnstorable(s.rawJson ?? ''))) {
+    const records = storableJson(item.records);
+    if (records !== item.records) {
+      item = { ...item, records };
+      serialized = records.map((r) => serialize(r.doc, r.raw));
+    }
+  }
+  return { item, serialized };
 }
 
 /**

@@ -28,7 +28,12 @@ export type ImportItem =
       history?: ImportedChange[];
     }
   | { kind: 'weakness'; position: string; weakness: WeaknessRecord }
-  | { kind: 'skip'; position: string; id?: string; reason: string };
+  | { kind: 'skip'; position: string; id?: string; reason: string }
+  /**
+   * A snapshot source's input (Source.snapshotOf) is its list as of `takenAt` (ISO, UTC): a statement
+   * it does not list but whose fact is dated on that day or later is kept (domain/snapshot.ts).
+   */
+  | { kind: 'snapshot'; position: string; takenAt: string };
 
 /**
  * A record not parsed yet (see `Source.scan`): its CVE id as read from the raw text, and a fingerprint
@@ -62,7 +67,9 @@ export interface Source {
   /**
    * The provider whose whole list one input of this source is (the KEV catalog is every entry CISA
    * keeps): after an import read without problems, this provider's statements about CVEs the input
-   * no longer lists are retired, as upstream removed those entries (ImportService.retireUnlisted).
+   * no longer lists are retired, as upstream removed those entries (ImportService.retireUnlisted),
+   * except those stating a fact newer than the input: its parser yields a `snapshot` item saying
+   * when the input was taken (none: every statement it does not list is retired).
    */
   snapshotOf?: Provider;
 }

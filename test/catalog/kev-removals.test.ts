@@ -227,3 +227,81 @@ describeEachDatabase('KEV entries removed upstream', (use) => {
     });
   });
 });
+
+/**
+ * The OpenCVE KB's copy of a KEV entry and the KEV catalog state one fact (the `kev` metric of the
+ * `cisa` statement). The KB's CVE-2025-48543 was added to KEV on 2025-09-04; the catalog excerpt was
+ * released on 2025-08-25 and does not list it. A snapshot retires no fact newer than itself, or each
+ * import would undo the other's (two `metrics` changes per round, for ever).
+ */
+describeEachDatabase('KEV catalogs and the OpenCVE KB imported in turns', (use) => {
+  const ANDROID = 'CVE-2025-48543';
+  const KEV_EXCERPT = fixture('kev', 'known_exploited_vulnerabilities-excerpt.json');
+  let service: ImportService;
+  let dir: string;
+  let remove: () => Promise<void>;
+  let excerpt: Json & { vulnerabilities: Json[] };
+
+  const changeCount = async () =>
+    (
+      await use()
+        .db.selectFrom('cve_change')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
+
+  beforeAll(async () => {
+    service = new ImportService(use().db);
+    ({ dir, remove } = await tempDir());
+    excerpt = await readJson(KEV_EXCERPT);
+  });
+  afterAll(async () => {
+    await remove();
+  });
+
+  it('records nothing after the first round, and keeps the KB’s entry added after the catalog', async () => {
+    await service.importInputs(sources['opencve-kb'], [fixture('opencve-kb')]);
+    await service.importInputs(sources.kev, [KEV_EXCERPT]);
+    const afterFirstRound = Number(await changeCount());
+    for (let round = 2; round <= 3; round++) {
+      const kb = await service.importInputs(sources['opencve-kb'], [fixture('opencve-kb')]);
+      const kev = await service.importInputs(sources.kev, [KEV_EXCERPT]);
+      expect([kb.changes, kev.changes], `round ${round}`).toEqual([0, 0]);
+    }
+    expect(Number(await changeCount())).toBe(afterFirstRound);
+    const statement = await sourceRow(use().db, ANDROID, 'cisa');
+    expect((statement!.data as { metrics: { kev: Json } }).metrics.kev).toMatchObject({
+      dateAdded: '2025-09-04T00:00:00Z',
+    });
+    expect((await mustCveRow(use().db, ANDROID)).metrics.kev.provider).toBe('cisa');
+  });
+
+  it('keeps it too from the catalog’s CSV, dated by its latest entry (it has no release date)', async () => {
+    const header = ['cveID', 'vendorProject', 'product', 'vulnerabilityName', 'dateAdded', 'dueDate'];
+    const csv = path.join(dir, 'known_exploited_vulnerabilities.csv');
+    const rows = excerpt.vulnerabilities.map((e) => header.map((h) => JSON.stringify(e[h] ?? '')).join(','));
+    await fs.writeFile(csv, [header.join(','), ...rows, ''].join('\n'));
+    const before = (await changesOf(use().db, ANDROID)).length;
+    const report = await service.importInputs(sources.kev, [csv]);
+    expect(report.problems).toEqual([]);
+    expect(await sourceRow(use().db, ANDROID, 'cisa')).toBeDefined();
+    expect(await changesOf(use().db, ANDROID)).toHaveLength(before);
+    await service.importInputs(sources.kev, [KEV_EXCERPT]);
+  });
+
+  it('retires it when a catalog released after the KB’s date no longer lists it', async () => {
+    const before = (await changesOf(use().db, ANDROID)).length;
+    const later = path.join(dir, 'known_exploited_vulnerabilities-2025-09-10.json');
+    await fs.writeFile(
+      later,
+      JSON.stringify({ ...excerpt, catalogVersion: '2025.09.10', dateReleased: '2025-09-10T15:00:00.000Z' }),
+    );
+    const report = await service.importInputs(sources.kev, [later]);
+    expect(report.status).toBe('completed');
+    expect(report.counts).toMatchObject({ updated: 1, skipped: 0 });
+    expect(await sourceRow(use().db, ANDROID, 'cisa')).toBeUndefined();
+    const changes = await changesOf(use().db, ANDROID);
+    expect(changes).toHaveLength(before + 1);
+    expect(changes.at(-1)!.types).toEqual(['metrics']);
+  });
+});

@@ -207,7 +207,7 @@ describeEachDatabase('An OpenCVE KB folder beside the KEV catalog', (use) => {
   it('records no change when the KEV catalog is imported again: no flip-flop', async () => {
     const statement = await sourceRow(use().db, N_CENTRAL, 'cisa');
     const log4shellChanges = (await changesOf(use().db, LOG4SHELL)).length;
-    // (The KB's CVE-2025-48543 was listed in KEV after this catalog's snapshot: the snapshot retires it.)
+    // (The KB's CVE-2025-48543 was listed in KEV after this catalog's snapshot, which keeps it: docs/catalog.md.)
     await api.services.imports.importInputs(sources.kev, [kev]);
     await api.services.imports.importInputs(sources['opencve-kb'], [fixture('opencve-kb')]);
     expect(await changesOf(use().db, N_CENTRAL)).toEqual([]);

@@ -81,6 +81,23 @@ describe('vulntrack CLI', { timeout: 180_000 }, () => {
       expect(r.stderr).toContain('the import was partial: 2 malformed records were skipped');
       expect(r.stdout).toContain('1 unchanged');
     });
+
+    it('imports every record of a .jsonl whose middle record holds U+0000, which it stores without', async () => {
+      const file = path.join(dataDir, 'nul.jsonl');
+      const [first, last] = fs
+        .readFileSync(path.join(fixtures, 'cve5/vulnrichment-2-records.jsonl'), 'utf8')
+        .split('\n');
+      const xz = JSON.parse(
+        fs.readFileSync(path.join(fixtures, 'cve5/cves/2024/3xxx/CVE-2024-3094.json'), 'utf8'),
+      ) as { containers: { cna: { descriptions: { value: string }[] } } };
+      xz.containers.cna.descriptions[0]!.value += '\u0000';
+      fs.writeFileSync(file, [first, JSON.stringify(xz), last].join('\n'));
+      const r = await runCli(['import', 'cve5', file], env);
+      expect(r.stderr).not.toContain('unsupported Unicode escape sequence');
+      expect(r.code).toBe(0);
+      // CVE-2024-3094 was imported above: without the NUL, its record is the one stored.
+      expect(r.stdout).toMatch(/^cve5: 2 imported, 0 updated, 1 unchanged, 0 skipped/);
+    });
   });
 
   describe('serve', () => {

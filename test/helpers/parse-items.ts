@@ -20,7 +20,9 @@ for await (const file of inputFiles(target, { accept: source.accept })) {
         ? { kind: item.kind, position: item.position, cveId: item.cveId }
         : item.kind === 'skip'
           ? { kind: item.kind, position: item.position, reason: item.reason }
-          : { kind: item.kind, position: item.position, cweId: item.weakness.cweId };
+          : item.kind === 'weakness'
+            ? { kind: item.kind, position: item.position, cweId: item.weakness.cweId }
+            : { kind: item.kind, position: item.position, takenAt: item.takenAt };
     console.log(JSON.stringify(line));
   }
 }

@@ -40,6 +40,8 @@ let server: UpstreamServer;
 let injected: number[] = [];
 /** Ids to serve as this instead (a malformed record in a page). */
 let mangled: Record<string, string> = {};
+/** Ids served with U+0000 in their description (text PostgreSQL cannot store). */
+let withNul = new Set<string>();
 const served = new Set<string>();
 
 beforeAll(async () => {
@@ -82,7 +84,7 @@ beforeAll(async () => {
         format: 'NVD_CVE',
         version: '2.0',
         timestamp: new Date().toISOString(),
-        vulnerabilities: page.map((cve) => ({ cve: { ...cve, id: mangled[cve.id] ?? cve.id } })),
+        vulnerabilities: page.map((cve) => ({ cve: asServed(cve) })),
       }),
     };
   });
@@ -95,7 +97,16 @@ beforeEach(() => {
   served.clear();
   injected = [];
   mangled = {};
+  withNul = new Set();
 });
+
+/** A record as the server serves it: its id mangled, its description with U+0000, as the test asks. */
+function asServed(cve: NvdCve): NvdCve & { descriptions?: unknown } {
+  const record = { ...cve, id: mangled[cve.id] ?? cve.id };
+  if (!withNul.has(cve.id)) return record;
+  const { descriptions } = cve as NvdCve & { descriptions: { lang: string; value: string }[] };
+  return { ...record, descriptions: descriptions.map((d) => ({ ...d, value: `${d.value}\u0000` })) };
+}
 
 function syncService(database: Database, env: Record<string, string> = {}) {
   const config = parseConfig({
@@ -202,6 +213,27 @@ describeEachDatabase('SyncService (nvd)', (use) => {
       expect(run.problems).toEqual([
         { position: 'nvd page 0:vulnerabilities[1]', reason: expect.stringMatching(/CVE-2024-x/) },
       ]);
+    });
+
+    it('imports a page whose record holds U+0000, stored without it, and moves its cursor on', async () => {
+      await new SyncStateRepository(use().db).saveCursor('nvd', {});
+      await use().db.deleteFrom('cve_source').where('provider', '=', 'nvd').execute();
+      const [first, second] = records;
+      withNul = new Set([second!.id]);
+      const before = Date.now();
+      const report = await syncService(use()).run('nvd');
+      expect(report.status).toBe('succeeded');
+      expect(report.counts).toMatchObject({ skipped: 0 });
+      expect(await nvdStatements(use())).toEqual(records.map((r) => r.id));
+      expect(served).toContain(first!.id);
+      const row = await use()
+        .db.selectFrom('cve_source')
+        .select(['data'])
+        .where('cve_id', '=', second!.id)
+        .where('provider', '=', 'nvd')
+        .executeTakeFirstOrThrow();
+      expect(JSON.stringify(row.data)).not.toContain('\\u0000');
+      expect(Date.parse(String(report.cursor.lastModEnd))).toBeGreaterThanOrEqual(before - 1000);
     });
 
     it('fails after its attempts when the server keeps failing, records it, and keeps the cursor', async () => {
