@@ -16,7 +16,7 @@ import { COMMENT_MAX_LENGTH, TRIAGE_STATUSES } from '../../domain/triage.ts';
 import type { CommentRights, CommentRow, TrackedCve } from '../../services/tracker.service.ts';
 import { FormProblems, SelectField, Time } from '../kit/fields.tsx';
 import { formErrorsOf, type FormErrors, field, doneText } from '../kit/input.ts';
-import { Summary } from '../shared/cve-sections.tsx';
+import { Summary } from '../shared/cve/summary.tsx';
 import { renderMarkdown } from '../kit/markdown.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions, WebServices } from '../kit/context.ts';
