@@ -11,7 +11,7 @@ import type { ComponentChildren, VNode } from 'preact';
 import { vendorKey } from '../../domain/cpe.ts';
 import { AppError } from '../../domain/errors.ts';
 import { FormProblems, Notice } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, queryText, doneText } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, queryText, doneText } from '../kit/input.ts';
 import { formatCount } from '../kit/format.ts';
 import { isHtmx, Layout, sendFragment, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
@@ -300,7 +300,7 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
       request.page.currentOrg = org;
       const { page } = await vendorPage(request, { errors: formErrorsOf(err) });
-      return sendPage(reply, page, 400);
+      return sendPage(reply, page, formStatusOf(err));
     }
     return reply.redirect(`/vendors/${encodeURIComponent(vendor.name)}?done=${done}`, 303);
   });
