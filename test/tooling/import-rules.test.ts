@@ -57,7 +57,7 @@ describe('layer lint rules', () => {
     ],
     // kit/ imports nothing else of web/.
     ['src/web/kit/x.tsx', "import { OrgPage } from '../org/org-page.tsx';"],
-    ['src/web/kit/x.ts', "import { Summary } from '../shared/cve-sections.tsx';"],
+    ['src/web/kit/x.ts', "import { Summary } from '../shared/cve/summary.tsx';"],
     ['src/web/kit/x.ts', "import type { WebOptions } from '../web.plugin.ts';"],
     // shared/ never imports a feature.
     ['src/web/shared/x.tsx', "import { ProjectPage } from '../project/project-page.tsx';"],
@@ -97,10 +97,10 @@ describe('layer lint rules', () => {
     ['src/web/kit/x.tsx', "import type { PageContext } from './context.ts';"],
     ['src/web/kit/x.ts', "import type { Services } from '../../services/services.ts';"],
     ['src/web/shared/x.tsx', "import { Layout } from '../kit/layout.tsx';"],
-    ['src/web/shared/cve-list/x.tsx', "import { Summary } from '../cve-sections.tsx';"],
+    ['src/web/shared/cve-list/x.tsx', "import { Summary } from '../cve/summary.tsx';"],
     ['src/web/org/x.routes.tsx', "import { OrgPage } from './org-page.tsx';"],
     ['src/web/project/tracker/x.routes.tsx', "import { ProjectPage } from '../project-page.tsx';"],
-    ['src/web/project/x.routes.tsx', "import { Summary } from '../shared/cve-sections.tsx';"],
+    ['src/web/project/x.routes.tsx', "import { Summary } from '../shared/cve/summary.tsx';"],
     ['src/web/project/x.routes.tsx', "import { projectAccess } from '../kit/access.ts';"],
     ['src/web/project/index.ts', "import { projectListRoutes } from './list.routes.tsx';"],
     ['src/web/project/index.ts', "import { x } from './tracker/tracker.routes.tsx';"],

@@ -2,11 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebOptions } from '../kit/context.ts';
 import { signInRoutes } from './sign-in.routes.tsx';
-import { accountRoutes } from './account.routes.tsx';
+import { settingsRoutes } from './settings.routes.tsx';
+import { securityRoutes } from './security.routes.tsx';
+import { passwordResetRoutes } from './password-reset.routes.tsx';
 import { invitationRoutes } from './invitations.routes.tsx';
 
 export const accountPages: FastifyPluginAsync<WebOptions> = async (app, options) => {
   await app.register(signInRoutes, options);
-  await app.register(accountRoutes, options);
+  await app.register(settingsRoutes, options);
+  await app.register(securityRoutes, options);
+  await app.register(passwordResetRoutes, options);
   await app.register(invitationRoutes, options);
 };

@@ -14,7 +14,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { Invitation } from '../../services/invitation.service.ts';
 import { Field, FormProblems, NewPasswordField, NewAccountFields } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, field } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field } from '../kit/input.ts';
 import { AuthPage, Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { startSession } from './session.ts';
@@ -176,7 +176,7 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
           username={username}
           errors={errors}
         />,
-        400,
+        formStatusOf(err),
       );
     }
   });
@@ -201,7 +201,7 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
       return sendPage(
         reply,
         <SignUpPage ctx={request.page} values={values} errors={formErrorsOf(err)} />,
-        400,
+        formStatusOf(err),
       );
     }
   });

@@ -4,9 +4,10 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { localPath, startSession } from './session.ts';
-import { AppError, RetryLaterError } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { Field, FormProblems, Notice, NewAccountFields } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, field, doneText } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field, doneText } from '../kit/input.ts';
+import { refusedStatus } from './refused.ts';
 import { AuthPage, Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 
@@ -175,7 +176,7 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       return reply.redirect(next, 303);
     } catch (err) {
       const errors = formErrorsOf(err);
-      const status = err instanceof AppError ? err.status : 400;
+      const status = formStatusOf(err);
       if (err instanceof AppError && err.code === 'rate_limited') void reply.header('Retry-After', '900');
       return sendPage(
         reply,
@@ -213,9 +214,11 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       return reply.redirect(next, 303);
     } catch (err) {
       const errors = formErrorsOf(err);
-      const status = err instanceof AppError ? err.status : 400;
-      if (err instanceof RetryLaterError) void reply.header('Retry-After', String(err.retryAfterSeconds));
-      return sendPage(reply, <SecondStepPage ctx={request.page} errors={errors} />, status);
+      return sendPage(
+        reply,
+        <SecondStepPage ctx={request.page} errors={errors} />,
+        refusedStatus(err, reply),
+      );
     }
   });
 
@@ -265,7 +268,7 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       return sendPage(
         reply,
         <SetupPage ctx={request.page} token={token} values={values} errors={formErrorsOf(err)} />,
-        400,
+        formStatusOf(err),
       );
     }
   });

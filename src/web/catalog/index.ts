@@ -4,7 +4,7 @@ import type { WebOptions } from '../kit/context.ts';
 import { searchRoutes } from './search.routes.tsx';
 import { cveListRoutes } from './cves.routes.tsx';
 import { cveDetailRoutes } from './cve/cve.routes.tsx';
-import { vendorRoutes } from './vendors.routes.tsx';
+import { vendorRoutes } from './vendors/vendors.routes.tsx';
 import { statisticsRoutes } from './statistics.routes.tsx';
 
 export const catalogPages: FastifyPluginAsync<WebOptions> = async (app, options) => {

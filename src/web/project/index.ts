@@ -2,8 +2,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebOptions } from '../kit/context.ts';
 import { projectListRoutes } from './list.routes.tsx';
-import { projectOnboardingRoutes } from './onboarding.routes.tsx';
-import { projectDashboardRoutes } from './dashboard.routes.tsx';
+import { projectOnboardingRoutes } from './onboarding/onboarding.routes.tsx';
+import { projectDashboardRoutes } from './dashboard/dashboard.routes.tsx';
 import { feedRoutes } from './feed.routes.tsx';
 import { projectTrackerRoutes } from './tracker/tracker.routes.tsx';
 import { projectCveRoutes } from './cve/cve.routes.tsx';

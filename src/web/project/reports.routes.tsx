@@ -20,7 +20,7 @@ import {
 import type { ReportDetail } from '../../services/report.service.ts';
 import { Time } from '../kit/fields.tsx';
 import { doneText, field, pageNumber } from '../kit/input.ts';
-import { ChangeEntryView } from '../shared/cve-sections.tsx';
+import { ChangeEntryView } from '../shared/cve/changes.tsx';
 import { formatCount } from '../kit/format.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';

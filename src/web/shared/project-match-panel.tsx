@@ -7,7 +7,7 @@
 import { splitVendorKey } from '../../domain/cpe.ts';
 import type { CveKey, KeySource, NearKey, ProjectMatch } from '../../domain/project-match.ts';
 import { Time } from '../kit/fields.tsx';
-import { providerName } from './cve-sections.tsx';
+import { providerName } from './cve/labels.tsx';
 import type { PageContext } from '../kit/context.ts';
 
 /** `apache log4j` (a product) or `apache` (a vendor), as people read keys. */

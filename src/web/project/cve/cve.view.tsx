@@ -8,7 +8,7 @@ import { statusLabel } from '../../kit/format.ts';
 import type { FormErrors } from '../../kit/input.ts';
 import { Csrf } from '../../kit/layout.tsx';
 import { projectPath } from '../../kit/paths.ts';
-import { Summary } from '../../shared/cve-sections.tsx';
+import { Summary } from '../../shared/cve/summary.tsx';
 import { MatchExplanation } from '../../shared/project-match-panel.tsx';
 import { ProjectPage } from '../project-page.tsx';
 import { Comments } from './comments.view.tsx';
