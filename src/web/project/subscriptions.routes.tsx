@@ -18,7 +18,14 @@ import type { PageContext, WebOptions, WebServices } from '../kit/context.ts';
 import { ProjectPage } from './project-page.tsx';
 import { projectPath } from '../kit/paths.ts';
 import { assertCanConfigure, projectAccess, type ProjectAccess } from '../kit/access.ts';
-import { CandidateRows, CandidateSearch, cveListHref, keyLabel, RecentCount } from '../shared/subscribe.tsx';
+import {
+  AddCandidates,
+  CandidateRows,
+  cveListHref,
+  KeyCellName,
+  keyLabel,
+  RecentCount,
+} from '../shared/subscribe.tsx';
 
 /** Fixed texts of `?done=<code>` (never text from the request). */
 const DONE: Record<string, string> = {
@@ -89,13 +96,7 @@ function SubscriptionsPage({
                 {rows.map((r) => (
                   <tr>
                     <td>
-                      {r.product === undefined ? (
-                        <strong>{r.vendor}</strong>
-                      ) : (
-                        <>
-                          {r.product} <span class="muted small">product of {r.vendor}</span>
-                        </>
-                      )}
+                      <KeyCellName k={r} />
                     </td>
                     <td class="num">
                       <a href={cveListHref(tracker, r)} title={`The project's CVEs of ${keyLabel(r)}`}>
@@ -141,21 +142,13 @@ function SubscriptionsPage({
       {access.isOwner && (
         <section class="card">
           <h2>Add a vendor or product</h2>
-          <CandidateSearch action={base} value={search} target="candidates" />
-          {errors?.add && (
-            <div class="field has-error">
-              <div class="error" id="f-add-error">
-                {errors.add.join(' ')}
-              </div>
-            </div>
-          )}
-          <CandidateRows
+          <AddCandidates
             ctx={ctx}
-            id="candidates"
+            action={base}
             search={search}
             candidates={candidates}
             chosen={new Set(rows.map((r) => r.key))}
-            addAction={base}
+            errors={errors}
           />
         </section>
       )}

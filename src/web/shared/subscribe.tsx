@@ -14,7 +14,7 @@ import type { OrganizationMembership } from '../../services/web-session.service.
 import { formatCount } from '../kit/format.ts';
 import { Csrf } from '../kit/layout.tsx';
 import type { PageContext, WebServices } from '../kit/context.ts';
-import { field } from '../kit/input.ts';
+import { field, type FormErrors } from '../kit/input.ts';
 
 /**
  * More CVEs than this published or changed in the last 30 days marks a candidate as noisy: about
@@ -46,6 +46,79 @@ export function RecentCount({ n }: { n: number }) {
           noisy
         </span>
       )}
+    </>
+  );
+}
+
+/** A vendor or product as a table cell names it: the vendor in bold, or the product "product of" its vendor. */
+export function KeyCellName({ k }: { k: { vendor: string; product?: string | undefined } }) {
+  if (k.product === undefined) return <strong>{k.vendor}</strong>;
+  return (
+    <>
+      {k.product} <span class="muted small">product of {k.vendor}</span>
+    </>
+  );
+}
+
+/** The small form of one row that adds or removes its vendor or product, keeping the search typed. */
+export function KeyButton({
+  ctx,
+  action,
+  search,
+  intent,
+  k,
+}: {
+  ctx: PageContext;
+  action: string;
+  search: string;
+  intent: 'add' | 'remove';
+  k: { key: string; vendor: string; product?: string | undefined };
+}) {
+  return (
+    <form method="post" action={action} class="inline-form">
+      <Csrf ctx={ctx} />
+      <input type="hidden" name="search" value={search} />
+      <button type="submit" name={intent} value={k.key} class="btn-small">
+        {intent === 'add' ? 'Add' : 'Remove'} <span class="visually-hidden">{keyLabel(k)}</span>
+      </button>
+    </form>
+  );
+}
+
+/** Adding vendors and products: the candidate search, the refusal of the last add, the candidates. */
+export function AddCandidates({
+  ctx,
+  action,
+  search,
+  candidates,
+  chosen,
+  errors,
+}: {
+  ctx: PageContext;
+  action: string;
+  search: string;
+  candidates: Parameters<typeof CandidateRows>[0]['candidates'];
+  chosen: Set<string>;
+  errors: FormErrors | undefined;
+}) {
+  return (
+    <>
+      <CandidateSearch action={action} value={search} target="candidates" />
+      {errors?.add && (
+        <div class="field has-error">
+          <div class="error" id="f-add-error">
+            {errors.add.join(' ')}
+          </div>
+        </div>
+      )}
+      <CandidateRows
+        ctx={ctx}
+        id="candidates"
+        search={search}
+        candidates={candidates}
+        chosen={chosen}
+        addAction={action}
+      />
     </>
   );
 }
@@ -134,13 +207,7 @@ export function CandidateRows({
               {candidates.map((c) => (
                 <tr>
                   <td>
-                    {c.product === undefined ? (
-                      <strong>{c.vendor}</strong>
-                    ) : (
-                      <>
-                        {c.product} <span class="muted small">product of {c.vendor}</span>
-                      </>
-                    )}
+                    <KeyCellName k={c} />
                   </td>
                   <td class="num">{formatCount(c.cveCount)}</td>
                   <td class="num nowrap">
@@ -150,13 +217,7 @@ export function CandidateRows({
                     {chosen.has(c.key) ? (
                       <span class="muted small">added</span>
                     ) : (
-                      <form method="post" action={addAction} class="inline-form">
-                        <Csrf ctx={ctx} />
-                        <input type="hidden" name="search" value={search} />
-                        <button type="submit" name="add" value={c.key} class="btn-small">
-                          Add <span class="visually-hidden">{keyLabel(c)}</span>
-                        </button>
-                      </form>
+                      <KeyButton ctx={ctx} action={addAction} search={search} intent="add" k={c} />
                     )}
                   </td>
                 </tr>

@@ -8,7 +8,7 @@ import type { PageContext } from '../../kit/context.ts';
 import type { KeyCounts } from '../../../services/catalog.service.ts';
 import { orgPath } from '../../kit/paths.ts';
 import type { OrgAccess } from '../../kit/access.ts';
-import { CandidateRows, CandidateSearch, keyLabel, RecentCount } from '../../shared/subscribe.tsx';
+import { AddCandidates, KeyButton, keyLabel, RecentCount } from '../../shared/subscribe.tsx';
 import type { ProjectDraft } from './onboarding.form.ts';
 
 const STEPS = [
@@ -148,21 +148,13 @@ export function VendorsStep({
           many CVEs each has, and how many were published or changed in the last 30 days: what it would have
           brought to the project in a month.
         </p>
-        <CandidateSearch action={action} value={search} target="candidates" />
-        {errors?.add && (
-          <div class="field has-error">
-            <div class="error" id="f-add-error">
-              {errors.add.join(' ')}
-            </div>
-          </div>
-        )}
-        <CandidateRows
+        <AddCandidates
           ctx={ctx}
-          id="candidates"
+          action={action}
           search={search}
           candidates={candidates}
           chosen={new Set(draft.subscriptions)}
-          addAction={action}
+          errors={errors}
         />
       </section>
       <section class="card">
@@ -223,13 +215,7 @@ function ChosenTable({
                 <RecentCount n={c.recentCount} />
               </td>
               <td>
-                <form method="post" action={action} class="inline-form">
-                  <Csrf ctx={ctx} />
-                  <input type="hidden" name="search" value={search} />
-                  <button type="submit" name="remove" value={c.key} class="btn-small">
-                    Remove <span class="visually-hidden">{keyLabel(c)}</span>
-                  </button>
-                </form>
+                <KeyButton ctx={ctx} action={action} search={search} intent="remove" k={c} />
               </td>
             </tr>
           ))}
