@@ -75,11 +75,7 @@ function ProjectWeek({ org, p }: { org: string; p: WeekProject }) {
                     {c.title && <div class="small">{c.title}</div>}
                   </td>
                   <td>
-                    {c.highest_cvss !== null ? (
-                      <SeverityBadge score={c.highest_cvss} named />
-                    ) : (
-                      <span class="muted">–</span>
-                    )}
+                    <SeverityBadge score={c.highest_cvss} named />
                   </td>
                   <td>
                     {c.entered ? (

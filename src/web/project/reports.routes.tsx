@@ -148,11 +148,7 @@ function ReportsList({
                     <td>{r.automation_name ?? <span class="muted">deleted</span>}</td>
                     <td>{formatCount(r.summary.cves_count)}</td>
                     <td>
-                      {r.summary.highest_cvss !== null ? (
-                        <SeverityBadge score={r.summary.highest_cvss} named />
-                      ) : (
-                        <span class="muted">–</span>
-                      )}
+                      <SeverityBadge score={r.summary.highest_cvss} named />
                     </td>
                     <td>
                       <SeverityCounts counts={r.summary.severity_counts} />
@@ -311,11 +307,7 @@ function ReportPage({
                         {c.title && <div class="small">{c.title}</div>}
                       </td>
                       <td>
-                        {c.highest_cvss !== null ? (
-                          <SeverityBadge score={c.highest_cvss} named />
-                        ) : (
-                          <span class="muted">–</span>
-                        )}
+                        <SeverityBadge score={c.highest_cvss} named />
                       </td>
                       <td>{c.kev ? <span class="badge kev">KEV</span> : <span class="muted">no</span>}</td>
                       <td class="nowrap">{c.epss !== null ? `${(c.epss * 100).toFixed(2)} %` : '–'}</td>
