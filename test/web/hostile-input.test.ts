@@ -41,4 +41,35 @@ describeEachDatabase('web: hostile input is a clear 4xx, never a 500', (use) => 
       }
     });
   });
+
+  describe('a `next` that would leave the site', () => {
+    const outside = [
+      '/\t/evil.example/phish',
+      '/\t\\evil.example',
+      '/\n/evil.example',
+      '//evil.example',
+      'https://evil.example/',
+    ];
+
+    it('sends a signed-in user home instead', async () => {
+      for (const next of outside) {
+        const page = await owner.get(`/login?next=${encodeURIComponent(next)}`);
+        expect([next, page.status, page.location]).toEqual([next, 302, '/']);
+      }
+    });
+
+    it('signs in and lands at home, never outside', async () => {
+      const acme = (await api.services.accounts.listUsers())[0]!;
+      for (const next of outside) {
+        const visitor = new WebClient(api.app);
+        await visitor.get(`/login?next=${encodeURIComponent(next)}`);
+        const signedIn = await visitor.post('/login', {
+          login: acme.username,
+          password: 'correct horse battery staple',
+          next,
+        });
+        expect([next, signedIn.status, signedIn.location]).toEqual([next, 303, '/']);
+      }
+    });
+  });
 });
