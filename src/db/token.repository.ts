@@ -1,5 +1,5 @@
 /** API tokens of organizations. */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import type { TokenMode } from '../domain/tokens.ts';
 import { PreparedQuery } from './prepared.ts';
@@ -108,6 +108,23 @@ export class TokenRepository {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Revokes every live token `userId` created in the organization; the tokens revoked. */
+  async revokeCreatedBy(
+    organizationId: string,
+    userId: string,
+    revokedBy: string | null,
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ): Promise<{ tokenId: string; name: string }[]> {
+    return tx
+      .updateTable('api_token')
+      .set({ revoked_at: sql`now()`, revoked_by: revokedBy })
+      .where('organization_id', '=', organizationId)
+      .where('created_by', '=', userId)
+      .where('revoked_at', 'is', null)
+      .returning(['token_id as tokenId', 'name'])
+      .execute();
   }
 
   async touch(id: string): Promise<void> {

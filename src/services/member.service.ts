@@ -13,6 +13,7 @@ import { AccountRepository } from '../db/account.repository.ts';
 import type { MemberRow, Role } from '../domain/member.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
+import { TokenRepository } from '../db/token.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
@@ -53,6 +54,7 @@ export class MemberService {
   private readonly accounts: AccountRepository;
   private readonly audit: AuditRepository;
   private readonly tracker: TrackerRepository;
+  private readonly tokens: TokenRepository;
   private readonly links: OneTimeLinkRepository;
 
   constructor(
@@ -62,6 +64,7 @@ export class MemberService {
     this.accounts = new AccountRepository(db);
     this.audit = new AuditRepository(db);
     this.tracker = new TrackerRepository(db);
+    this.tokens = new TokenRepository(db);
     this.links = new OneTimeLinkRepository(db);
   }
 
@@ -231,8 +234,27 @@ export class MemberService {
         role: { old: member.role, new: null },
       });
       // Only members can be assignees: the CVEs they had in this organization's projects are
-      // unassigned, each move audited like any other.
+      // unassigned, each move audited like any other. And the API tokens they created stop
+      // working: a removed owner's write token could otherwise invite them back.
       if (member.user_id) {
+        const revoked = await this.tokens.revokeCreatedBy(
+          organizationId,
+          member.user_id,
+          actor.type === 'user' ? actor.id : null,
+          tx,
+        );
+        await this.audit.recordMany(
+          revoked.map((t) => ({
+            organizationId,
+            actor,
+            action: 'token.revoke',
+            resourceType: 'token',
+            resourceId: t.tokenId,
+            resourceName: t.name,
+            changes: { revoked: { old: null, new: `its creator ${member.email} was removed` } },
+          })),
+          tx,
+        );
         const unassigned = await this.tracker.unassignUser(organizationId, member.user_id, tx);
         await this.audit.recordMany(
           unassigned.map((t) => ({

@@ -457,9 +457,51 @@ describeEachDatabase('API v2 members', (use) => {
       expect((await del(`${membersUrl(org)}/${ownerId}`, token)).statusCode).toBe(400);
       await services.accounts.acceptInvitation(user.id, org.name);
       expect((await del(`${membersUrl(org)}/${ownerId}`, token)).statusCode).toBe(204);
-      const members = (await get(membersUrl(org), token)).json();
+      // The removed owner created the token used here: it stops working with them.
+      expect((await get(membersUrl(org), token)).statusCode).toBe(401);
+      const actor = { type: 'user' as const, id: user.id, name: user.username };
+      const theirs = await services.tokens.create(
+        org.id,
+        { name: 'new-owner', mode: 'read', scopes: [] },
+        actor,
+      );
+      const members = (await get(membersUrl(org), theirs.token)).json();
       expect(members.count).toBe(1);
       expect(members.results[0]).toMatchObject({ username: user.username, role: 'owner', is_invited: false });
+    });
+
+    it("revokes the tokens the removed member created, each audited, and no one else's", async () => {
+      const { org, token } = await freshOrganization('remove-tokens');
+      const leaving = await newUser('leaving');
+      await post(membersUrl(org), token, { email: leaving.email, role: 'owner' });
+      await services.accounts.acceptInvitation(leaving.id, org.name);
+      const actor = { type: 'user' as const, id: leaving.id, name: leaving.username };
+      const theirs = await services.tokens.create(
+        org.id,
+        { name: 'their-ci', mode: 'write', scopes: [] },
+        actor,
+      );
+      const members = (await get(membersUrl(org), theirs.token)).json().results as Member[];
+      expect(members).toHaveLength(2);
+      const leavingId = members.find((m) => m.email === leaving.email)!.id;
+
+      expect((await del(`${membersUrl(org)}/${leavingId}`, token)).statusCode).toBe(204);
+      // Their write token could otherwise invite them back as owner.
+      expect((await get(membersUrl(org), theirs.token)).statusCode).toBe(401);
+      expect(
+        (await post(membersUrl(org), theirs.token, { email: leaving.email, role: 'owner' })).statusCode,
+      ).toBe(401);
+      expect((await get(membersUrl(org), token)).statusCode).toBe(200);
+      const revoked = (await auditOf(org, '&action=token.revoke')).filter(
+        (e) => e.resource.id === theirs.record.tokenId,
+      );
+      expect(revoked).toEqual([
+        expect.objectContaining({
+          action: 'token.revoke',
+          resource: { type: 'token', id: theirs.record.tokenId, name: 'their-ci' },
+          changes: { revoked: { old: null, new: `its creator ${leaving.email} was removed` } },
+        }),
+      ]);
     });
 
     it("answers 400 for a malformed id and 404 for an unknown id or another organization's member", async () => {

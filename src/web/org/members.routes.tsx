@@ -106,7 +106,9 @@ function MemberRowView({ ctx, access, m }: { ctx: PageContext; access: OrgAccess
             action={`${base}/remove`}
             class="inline-form"
             data-confirm={
-              pending ? `Withdraw the invitation of ${m.email}?` : `Remove ${m.email} from ${org}?`
+              pending
+                ? `Withdraw the invitation of ${m.email}?`
+                : `Remove ${m.email} from ${org}? The API tokens they created stop working.`
             }
           >
             <Csrf ctx={ctx} />
