@@ -39,6 +39,14 @@ describe('API_V1_AUTH_FAILURES_PER_MINUTE', () => {
   });
 });
 
+describe('API_V1_BASIC_TWO_FACTOR_USERS', () => {
+  it('refuses by default, takes allow, and refuses anything else', () => {
+    expect(parseConfig({}).apiV1BasicTwoFactorUsers).toBe('refuse');
+    expect(parseConfig({ API_V1_BASIC_TWO_FACTOR_USERS: 'allow' }).apiV1BasicTwoFactorUsers).toBe('allow');
+    expect(() => parseConfig({ API_V1_BASIC_TWO_FACTOR_USERS: 'yes' })).toThrow(ConfigError);
+  });
+});
+
 describe('METRICS_TOKEN', () => {
   it('is unset by default and refuses a short token or one with spaces', () => {
     expect(parseConfig({}).metricsToken).toBeUndefined();

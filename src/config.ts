@@ -32,6 +32,11 @@ export interface Config {
   /** Failed API v1 sign-ins allowed per client address per minute (API_V1_AUTH_FAILURES_PER_MINUTE); 0: no limit. */
   apiV1AuthFailuresPerMinute: number;
   /**
+   * Whether API v1 Basic authentication accepts the password of a user with two-factor sign-in on
+   * (API_V1_BASIC_TWO_FACTOR_USERS): `refuse` (the default: 401 with a message) or `allow`.
+   */
+  apiV1BasicTwoFactorUsers: 'refuse' | 'allow';
+  /**
    * Which proxies' `X-Forwarded-For` names the client (TRUST_PROXY): false (none, the default), true
    * (any), a number of hops, or addresses and CIDR ranges. Rate limits count per client address.
    */
@@ -316,6 +321,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       20,
       0,
       1_000_000,
+    ),
+    apiV1BasicTwoFactorUsers: oneOf(
+      'API_V1_BASIC_TWO_FACTOR_USERS',
+      env.API_V1_BASIC_TWO_FACTOR_USERS,
+      ['refuse', 'allow'] as const,
+      'refuse',
     ),
     trustProxy: trustProxy(env.TRUST_PROXY),
     metricsToken: metricsToken(env.METRICS_TOKEN),

@@ -45,6 +45,7 @@ import { ProjectMatchService } from './services/project-match.service.ts';
 import { InventoryMatchService } from './services/inventory-match.service.ts';
 import { TagService } from './services/tag.service.ts';
 import { BasicAuthService } from './services/basic-auth.service.ts';
+import { SignInGuard } from './services/sign-in-guard.ts';
 import { ApiV1Service } from './services/api-v1.service.ts';
 import { SyncService } from './services/sync.service.ts';
 import { MetricsService } from './services/metrics.service.ts';
@@ -196,7 +197,9 @@ export function servicesFor(config: Config, database: Database, secret: string):
   );
   const reports = new ReportService(database.db, projects, trackerAutomation, deliveries);
   const accounts = new AccountService(database.db);
-  const webSessions = new WebSessionService(database.db, accounts);
+  // One throttle for every door that checks a password (web sign-in, API v1 Basic, confirm forms).
+  const signInGuard = new SignInGuard();
+  const webSessions = new WebSessionService(database.db, accounts, signInGuard);
   const services: Omit<Services, 'opencveMigration' | 'onboarding'> = {
     config,
     database,
@@ -207,7 +210,11 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tokens: new TokenService(database.db, secret),
     accounts,
     webSessions,
-    security: new SecurityService(database.db, accounts, { box, email: { sender: emailSender, baseUrl } }),
+    security: new SecurityService(database.db, accounts, {
+      box,
+      email: { sender: emailSender, baseUrl },
+      guard: signInGuard,
+    }),
     savedViews: new SavedViewService(database.db),
     invitations: new InvitationService(database.db, accounts, webSessions, {
       openSignup: config.webOpenSignup,
@@ -236,6 +243,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       config.apiV1AuthCacheMs,
       undefined,
       config.apiV1AuthFailuresPerMinute,
+      { guard: signInGuard, twoFactorUsers: config.apiV1BasicTwoFactorUsers },
     ),
     apiV1: new ApiV1Service(database.db, catalog, projects, projectCves, tags),
     sync,

@@ -13,6 +13,12 @@
  * - Concurrent requests with one uncached credential share one verification.
  * - A client address with too many failures in a minute (API_V1_AUTH_FAILURES_PER_MINUTE) is
  *   answered 429 with `Retry-After` before any lookup or hash (FailureThrottle).
+ * - Every wrong password also counts in SignInGuard, the throttle shared with web sign-in and the
+ *   password-confirm forms (10 in 15 minutes per account, its username and email together, and per
+ *   address): an account or address locked there is answered 429 here, cached credential or not.
+ * - A user with two-factor sign-in on is refused (401, TWO_FACTOR_REFUSED) even with the right
+ *   password, unless the server allows it (API_V1_BASIC_TWO_FACTOR_USERS=allow): their password
+ *   alone would otherwise read their organizations' projects. Checked on every call, cached or not.
  */
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -21,6 +27,7 @@ import { AccountRepository } from '../db/account.repository.ts';
 import { AppError, RetryLaterError } from '../domain/errors.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../domain/passwords.ts';
 import { FailureThrottle } from './failure-throttle.ts';
+import { type Lock, SignInGuard } from './sign-in-guard.ts';
 
 export type PasswordVerifier = (password: string, storedHash: string) => Promise<boolean>;
 
@@ -37,6 +44,17 @@ interface Entry {
 
 export const CREDENTIALS_NOT_PROVIDED = 'Authentication credentials were not provided.';
 export const INVALID_CREDENTIALS = 'Invalid username/password.';
+export const TWO_FACTOR_REFUSED =
+  'Two-factor sign-in is on for this account, so API v1 does not accept its password alone. Use an API v2 token, or ask the server operator to allow it (API_V1_BASIC_TWO_FACTOR_USERS=allow).';
+
+export interface BasicAuthOptions {
+  /** The throttle shared by every door that checks a password (default: one of its own). */
+  guard?: SignInGuard;
+  /** Whether users with two-factor sign-in on may use Basic authentication (default: refuse). */
+  twoFactorUsers?: 'refuse' | 'allow';
+}
+
+type UserRow = { id: string; username: string; password_hash: string; totp_enabled_at: Date | null };
 
 /** At most this many cached credentials per process (the oldest go first). */
 const CAPACITY = 10_000;
@@ -46,6 +64,8 @@ export class BasicAuthService {
   private readonly cache = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<BasicUser>>();
   private readonly failures: FailureThrottle;
+  private readonly guard: SignInGuard;
+  private readonly twoFactorUsers: 'refuse' | 'allow';
   /** Full password verifications done (each one a scrypt hash): the cost the cache saves. */
   verifications = 0;
 
@@ -55,39 +75,59 @@ export class BasicAuthService {
     private readonly ttlMs: number,
     private readonly verify: PasswordVerifier = verifyPassword,
     failuresPerMinute = 0,
+    options: BasicAuthOptions = {},
   ) {
     this.accounts = new AccountRepository(db);
     this.failures = new FailureThrottle(failuresPerMinute);
+    this.guard = options.guard ?? new SignInGuard();
+    this.twoFactorUsers = options.twoFactorUsers ?? 'refuse';
   }
 
   /**
    * The user of an `Authorization: Basic …` header sent from `client` (its address). Throws
    * `invalid_token` (401) with the message API v1 shows: no header, or a malformed, unknown or wrong
-   * credential; RetryLaterError (429) when `client` failed too often lately.
+   * credential, or a user with two-factor on (TWO_FACTOR_REFUSED); RetryLaterError (429) when
+   * `client` failed too often lately, or the account is locked by SignInGuard.
    */
   async authenticate(header: string | undefined, client = ''): Promise<BasicUser> {
     if (!header) throw new AppError('invalid_token', CREDENTIALS_NOT_PROVIDED);
     const wait = this.failures.retryAfter(client);
-    if (wait !== undefined) {
-      throw new RetryLaterError(
-        wait,
-        `Too many failed sign-ins from this address. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`,
-      );
+    if (wait !== undefined) throw locked({ on: 'address', retryAfter: wait });
+    const addressLock = this.guard.addressLock(client);
+    if (addressLock) throw locked(addressLock);
+
+    const credential = parseBasic(header);
+    if (!credential) {
+      this.failures.fail(client);
+      this.guard.fail(client);
+      throw new AppError('invalid_token', INVALID_CREDENTIALS);
     }
+    const user: UserRow | undefined = await this.accounts.findUserByLogin(credential.login);
+    const account = SignInGuard.accountOf(credential.login, user?.id);
+    const lock = this.guard.lock(client, account);
+    if (lock) throw locked(lock);
+
+    let result: BasicUser;
     try {
-      return await this.check(header);
+      result = await this.check(credential, user);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'invalid_token') this.failures.fail(client);
+      if (err instanceof AppError && err.code === 'invalid_token') {
+        this.failures.fail(client);
+        this.guard.fail(client, account);
+      }
       throw err;
     }
+    // The password was right: saying why it is refused tells nothing its sender does not know.
+    if (user?.totp_enabled_at && this.twoFactorUsers !== 'allow')
+      throw new AppError('invalid_token', TWO_FACTOR_REFUSED);
+    return result;
   }
 
-  private async check(header: string): Promise<BasicUser> {
-    const credential = parseBasic(header);
-    if (!credential) throw new AppError('invalid_token', INVALID_CREDENTIALS);
+  private async check(
+    credential: { raw: string; password: string },
+    user: UserRow | undefined,
+  ): Promise<BasicUser> {
     const key = createHmac('sha256', this.secret).update(credential.raw).digest('base64url');
-
-    const user = await this.accounts.findUserByLogin(credential.login);
     const entry = this.cache.get(key);
     if (entry) {
       if (
@@ -107,11 +147,7 @@ export class BasicAuthService {
     return pending;
   }
 
-  private async verifyFully(
-    key: string,
-    password: string,
-    user: { id: string; username: string; password_hash: string } | undefined,
-  ): Promise<BasicUser> {
+  private async verifyFully(key: string, password: string, user: UserRow | undefined): Promise<BasicUser> {
     this.verifications++;
     // Unknown users cost a hash too: the answer's timing must not reveal who exists.
     const ok = await this.verify(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
@@ -127,6 +163,16 @@ export class BasicAuthService {
     }
     return result;
   }
+}
+
+function locked(lock: Lock): RetryLaterError {
+  const s = lock.retryAfter === 1 ? '' : 's';
+  return new RetryLaterError(
+    lock.retryAfter,
+    lock.on === 'address'
+      ? `Too many failed sign-ins from this address. Expected available in ${lock.retryAfter} second${s}.`
+      : `Too many failed sign-ins to this account (on the web or API v1). Expected available in ${lock.retryAfter} second${s}.`,
+  );
 }
 
 /** `Basic base64(login:password)` → its parts; undefined when malformed. */

@@ -4,7 +4,9 @@
  * a link or a new password from the server's operator, on the CLI).
  *
  * The TOTP secret is stored sealed with the server secret (SecretBox), recovery codes and reset links
- * as hashes only. Every check that takes a guess (a password, a code) is throttled like sign-in.
+ * as hashes only. Every check that takes a guess (a password, a code) is throttled: the password
+ * and codes of the confirm forms count in SignInGuard, the one throttle of every door that checks a
+ * password (a locked account is refused here too), the second step of sign-in has its own budget.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -30,13 +32,14 @@ import type { EmailSender } from '../notifications/channels/email/email-sender.t
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { AccountService } from './account.service.ts';
 import { FailureThrottle } from './failure-throttle.ts';
+import { SignInGuard } from './sign-in-guard.ts';
 import { hashLinkSecret, newLinkSecret, webUserOf } from './web-session.service.ts';
 
 const WINDOW_MS = 15 * 60_000;
 /** Wrong codes allowed per address, and per account, in 15 minutes at the second step of sign-in. */
 const CODE_FAILURES = 10;
-/** Wrong current passwords (or codes) allowed per account in 15 minutes on the security page. */
-const REAUTH_FAILURES = 10;
+/** Wrong codes allowed per account in 15 minutes while confirming a new two-factor setup. */
+const SETUP_CODE_FAILURES = 10;
 /** Reset emails asked for per address, and per account name typed, in 15 minutes. */
 const RESET_REQUESTS_PER_ADDRESS = 10;
 const RESET_REQUESTS_PER_LOGIN = 3;
@@ -63,6 +66,8 @@ export interface SecurityOptions {
   email: { sender: EmailSender | undefined; baseUrl: string };
   /** Where a failed background email is reported (default: stderr). */
   warn?: (message: string) => void;
+  /** The throttle shared by every door that checks a password (default: one of its own). */
+  guard?: SignInGuard;
 }
 
 type UserRow = Awaited<ReturnType<AccountRepository['findUserById']>> & {};
@@ -80,7 +85,8 @@ export class SecurityService {
   private readonly links: OneTimeLinkRepository;
   private readonly codeFailuresByAddress = new FailureThrottle(CODE_FAILURES, WINDOW_MS);
   private readonly codeFailuresByUser = new FailureThrottle(CODE_FAILURES, WINDOW_MS);
-  private readonly reauthFailures = new FailureThrottle(REAUTH_FAILURES, WINDOW_MS);
+  private readonly setupCodeFailures = new FailureThrottle(SETUP_CODE_FAILURES, WINDOW_MS);
+  private readonly guard: SignInGuard;
   private readonly resetsByAddress = new FailureThrottle(RESET_REQUESTS_PER_ADDRESS, WINDOW_MS);
   private readonly resetsByLogin = new FailureThrottle(RESET_REQUESTS_PER_LOGIN, WINDOW_MS);
   private readonly warn: (message: string) => void;
@@ -94,6 +100,7 @@ export class SecurityService {
     this.twoFactor = new TwoFactorRepository(db);
     this.sessions = new WebSessionRepository(db);
     this.links = new OneTimeLinkRepository(db);
+    this.guard = options.guard ?? new SignInGuard();
     this.warn = options.warn ?? ((message) => process.stderr.write(`vulntrack: ${message}\n`));
   }
 
@@ -117,19 +124,21 @@ export class SecurityService {
   /**
    * Changes the password of a signed-in user, who gives the current one. Every other session of the
    * user ends (`keepSession` stays signed in), unused reset links stop working, and API v1 credentials
-   * cached with the old password stop working (the cache checks the stored hash).
+   * cached with the old password stop working (the cache checks the stored hash). A wrong current
+   * password counts in SignInGuard, from `address`.
    */
   async changePassword(
     userId: string,
     input: { current: string; password: string; confirm: string },
     keepSession: string,
+    address: string,
   ): Promise<void> {
     const user = await this.user(userId);
-    this.checkReauthBudget(userId);
+    this.checkGuard(userId, address);
     const details: Record<string, string[]> = {};
     if (!input.current) details.current = ['Enter your current password.'];
     else if (!(await verifyPassword(input.current, user.password_hash))) {
-      this.reauthFailures.fail(userId);
+      this.guard.fail(address, SignInGuard.accountOfUser(userId));
       details.current = ['That is not your current password.'];
     }
     Object.assign(details, newPasswordProblems(input.password, input.confirm));
@@ -165,11 +174,12 @@ export class SecurityService {
     if (user.totp_enabled_at) throw new AppError('conflict', 'Two-factor sign-in is already on.');
     if (!user.totp_secret)
       throw validationError({ code: ['Start the setup again: no secret is being set up.'] });
-    this.checkReauthBudget(userId);
+    const wait = this.setupCodeFailures.retryAfter(userId);
+    if (wait !== undefined) throw retryLater(wait, 'wrong codes');
     if (!code.trim()) throw validationError({ code: ['Enter the 6-digit code your app shows.'] });
     const step = totpStepOf(this.secretOf(user), code);
     if (step === undefined) {
-      this.reauthFailures.fail(userId);
+      this.setupCodeFailures.fail(userId);
       throw validationError({
         code: [
           'That code is not right. Check that the app has this secret and that your device’s clock is right.',
@@ -183,20 +193,24 @@ export class SecurityService {
   }
 
   /** Turns two-factor sign-in off; the user proves it is them with their password or a code. */
-  async disableTwoFactor(userId: string, proof: { password: string; code: string }): Promise<void> {
+  async disableTwoFactor(
+    userId: string,
+    proof: { password: string; code: string },
+    address: string,
+  ): Promise<void> {
     const user = await this.user(userId);
     if (!user.totp_secret) return;
     // A setup not confirmed yet is cancelled without proof: it never protected anything.
-    if (user.totp_enabled_at) await this.reauthenticate(user, proof);
+    if (user.totp_enabled_at) await this.reauthenticate(user, proof, address);
     await this.twoFactor.disable(userId);
   }
 
   /** New recovery codes in place of the old ones (all of which stop working); needs the password. */
-  async regenerateRecoveryCodes(userId: string, password: string): Promise<string[]> {
+  async regenerateRecoveryCodes(userId: string, password: string, address: string): Promise<string[]> {
     const user = await this.user(userId);
     if (!user.totp_enabled_at)
       throw new AppError('conflict', 'Two-factor sign-in is off: there are no recovery codes.');
-    await this.reauthenticate(user, { password, code: '' });
+    await this.reauthenticate(user, { password, code: '' }, address);
     const codes = newRecoveryCodes();
     await this.twoFactor.replaceRecoveryCodes(userId, codes.map(hashRecoveryCode));
     return codes;
@@ -311,22 +325,28 @@ export class SecurityService {
     return this.options.box.open<string>(user.totp_secret!);
   }
 
-  private checkReauthBudget(userId: string): void {
-    const wait = this.reauthFailures.retryAfter(userId);
-    if (wait !== undefined) throw retryLater(wait, 'wrong passwords or codes');
+  /** Refuses (429) while SignInGuard has locked the account or the address. */
+  private checkGuard(userId: string, address: string): void {
+    const lock = this.guard.lock(address, SignInGuard.accountOfUser(userId));
+    if (lock) throw retryLater(lock.retryAfter, 'wrong passwords or codes');
   }
 
   /** The user's password, or (with two-factor on) a current code or recovery code; else a field error. */
-  private async reauthenticate(user: UserRow, proof: { password: string; code: string }): Promise<void> {
-    this.checkReauthBudget(user.id);
+  private async reauthenticate(
+    user: UserRow,
+    proof: { password: string; code: string },
+    address: string,
+  ): Promise<void> {
+    this.checkGuard(user.id, address);
+    const account = SignInGuard.accountOfUser(user.id);
     if (proof.password) {
       if (await verifyPassword(proof.password, user.password_hash)) return;
-      this.reauthFailures.fail(user.id);
+      this.guard.fail(address, account);
       throw validationError({ password: ['That is not your password.'] });
     }
     if (proof.code && user.totp_enabled_at) {
       if (await this.codeIsGood(user, proof.code)) return;
-      this.reauthFailures.fail(user.id);
+      this.guard.fail(address, account);
       throw validationError({ code: ['That code is not right, or it was already used.'] });
     }
     throw validationError({

@@ -15,11 +15,8 @@ import type { Role } from '../domain/member.ts';
 import { ORGANIZATION_NAME } from '../domain/names.ts';
 import type { OneTimeLinkPurpose, WebUser } from '../domain/user.ts';
 import type { AccountService } from './account.service.ts';
-import { FailureThrottle } from './failure-throttle.ts';
+import { type Lock, SignInGuard } from './sign-in-guard.ts';
 
-/** Failed sign-ins allowed per address, and per account name, in 15 minutes. */
-const SIGN_IN_FAILURES = 10;
-const SIGN_IN_WINDOW_MS = 15 * 60_000;
 const FIRST_ADMIN_LINK_HOURS = 24;
 /** Expired sessions are deleted at most this often (by whichever process saves one). */
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -59,13 +56,13 @@ export class WebSessionService {
   private readonly accounts: AccountRepository;
   private readonly sessions: WebSessionRepository;
   private readonly links: OneTimeLinkRepository;
-  private readonly failuresByAddress = new FailureThrottle(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
-  private readonly failuresByLogin = new FailureThrottle(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
   private lastPurge = 0;
 
   constructor(
     db: Kysely<DB>,
     private readonly accountService: AccountService,
+    /** The throttle shared by every door that checks a password. */
+    private readonly guard: SignInGuard = new SignInGuard(),
   ) {
     this.accounts = new AccountRepository(db);
     this.sessions = new WebSessionRepository(db);
@@ -74,24 +71,30 @@ export class WebSessionService {
 
   /**
    * The user with this username or email and password; `secondFactor` when they turned two-factor
-   * sign-in on: they are not signed in until SecurityService.verifySecondFactor accepts a code. Wrong credentials are one error whatever was
-   * wrong (no way to learn which accounts exist); after 10 failures in 15 minutes from one address, or
-   * against one account name, sign-in is refused for the rest of the window before any password hash.
+   * sign-in on: they are not signed in until SecurityService.verifySecondFactor accepts a code.
+   * Wrong credentials are one error whatever was wrong (no way to learn which accounts exist). The
+   * throttle is SignInGuard's, shared with API v1 and the password-confirm forms: after 10 wrong
+   * passwords in 15 minutes from one address, or against one account (its username and email
+   * together), sign-in is refused for the rest of the window before any password hash.
    */
   async signIn(login: string, password: string, address: string): Promise<SignInResult> {
-    const loginKey = login.trim().toLowerCase();
-    const wait = this.failuresByAddress.retryAfter(address) ?? this.failuresByLogin.retryAfter(loginKey);
-    if (wait !== undefined) {
-      throw new RetryLaterError(
-        wait,
-        `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`,
+    const refuse = (lock: Lock) => {
+      const minutes = Math.ceil(lock.retryAfter / 60);
+      return new RetryLaterError(
+        lock.retryAfter,
+        `Too many failed sign-ins. Try again in ${minutes} minute${minutes > 1 ? 's' : ''}.`,
       );
-    }
-    const user = loginKey ? await this.accounts.findUserByLogin(login.trim()) : undefined;
+    };
+    const addressLock = this.guard.addressLock(address);
+    if (addressLock) throw refuse(addressLock);
+    const trimmed = login.trim();
+    const user = trimmed ? await this.accounts.findUserByLogin(trimmed) : undefined;
+    const account = SignInGuard.accountOf(trimmed, user?.id);
+    const lock = this.guard.lock(address, account);
+    if (lock) throw refuse(lock);
     const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!user || !ok) {
-      this.failuresByAddress.fail(address);
-      this.failuresByLogin.fail(loginKey);
+      this.guard.fail(address, account);
       throw validationError({ login: ['Wrong username, email or password.'] });
     }
     return { ...webUserOf(user), secondFactor: user.totp_enabled_at !== null };

@@ -5,12 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BasicAuthService, type PasswordVerifier } from '../../src/services/basic-auth.service.ts';
+import { SignInGuard } from '../../src/services/sign-in-guard.ts';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../src/domain/passwords.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.ts';
 import { basic } from '../helpers/api-v1.ts';
 
 const PASSWORD = 'correct horse battery staple';
+
+/** These tests make many wrong calls from one address: the lockout (throttling.test.ts) stays out of the way. */
+const noLockout = () => new SignInGuard(1_000_000);
 
 /** A verifier that records what it was asked to verify against. */
 function countingVerifier() {
@@ -40,6 +44,8 @@ describeEachDatabase('API v1 HTTP Basic authentication', (use) => {
       api.services.secret,
       ttlSeconds * 1000,
       verifier.verify,
+      0,
+      { guard: noLockout() },
     );
   };
 
@@ -50,6 +56,9 @@ describeEachDatabase('API v1 HTTP Basic authentication', (use) => {
     const { user } = await createOrganization(api.services, 'basic-auth');
     username = user.username;
     email = user.email;
+    api.services.basicAuth = new BasicAuthService(use().db, api.services.secret, 300_000, undefined, 0, {
+      guard: noLockout(),
+    });
   });
   afterAll(() => api.close());
 
@@ -178,7 +187,9 @@ describeEachDatabase('API v1 HTTP Basic authentication', (use) => {
 
     it('expires entries after the TTL', async () => {
       verifier = countingVerifier();
-      api.services.basicAuth = new BasicAuthService(use().db, api.services.secret, 50, verifier.verify);
+      api.services.basicAuth = new BasicAuthService(use().db, api.services.secret, 50, verifier.verify, 0, {
+        guard: noLockout(),
+      });
       expect((await call(basic(username, PASSWORD))).statusCode).toBe(200);
       await new Promise((r) => setTimeout(r, 80));
       expect((await call(basic(username, PASSWORD))).statusCode).toBe(200);

@@ -53,6 +53,7 @@ export const securityRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
           confirm: field(request.body, 'confirm'),
         },
         request.session.sessionId,
+        request.ip,
       );
       return reply.redirect('/account/security?done=password', 303);
     } catch (err) {
@@ -92,10 +93,14 @@ export const securityRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
     const userId = userIdOf(request);
     const wasPending = (await services.security.overview(userId)).twoFactor === 'pending';
     try {
-      await services.security.disableTwoFactor(userId, {
-        password: field(request.body, 'password'),
-        code: field(request.body, 'code'),
-      });
+      await services.security.disableTwoFactor(
+        userId,
+        {
+          password: field(request.body, 'password'),
+          code: field(request.body, 'code'),
+        },
+        request.ip,
+      );
       return reply.redirect(
         `/account/security?done=${wasPending ? 'setup-cancelled' : 'two-factor-off'}`,
         303,
@@ -110,6 +115,7 @@ export const securityRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
       const codes = await services.security.regenerateRecoveryCodes(
         userIdOf(request),
         field(request.body, 'password'),
+        request.ip,
       );
       return sendPage(reply, <RecoveryCodesPage ctx={request.page} codes={codes} fresh={false} />);
     } catch (err) {
