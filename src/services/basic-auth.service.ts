@@ -11,6 +11,8 @@
  * - An unknown user costs a verification against DUMMY_PASSWORD_HASH, so the time of an answer does
  *   not tell whether the user exists.
  * - Concurrent requests with one uncached credential share one verification.
+ * - A disabled account is refused (401 `User inactive or deleted.`, Django REST framework's words, as
+ *   OpenCVE answers for an inactive user) once its password is right, cached or not.
  * - A client address with too many failures in a minute (API_V1_AUTH_FAILURES_PER_MINUTE) is
  *   answered 429 with `Retry-After` before any lookup or hash (FailureThrottle).
  */
@@ -37,6 +39,7 @@ interface Entry {
 
 export const CREDENTIALS_NOT_PROVIDED = 'Authentication credentials were not provided.';
 export const INVALID_CREDENTIALS = 'Invalid username/password.';
+export const INACTIVE_USER = 'User inactive or deleted.';
 
 /** At most this many cached credentials per process (the oldest go first). */
 const CAPACITY = 10_000;
@@ -94,8 +97,10 @@ export class BasicAuthService {
         entry.expiresAt > Date.now() &&
         user?.id === entry.user.userId &&
         user.password_hash === entry.passwordHash
-      )
+      ) {
+        if (user.disabled_at) throw new AppError('invalid_token', INACTIVE_USER);
         return entry.user;
+      }
       this.cache.delete(key);
     }
 
@@ -110,12 +115,13 @@ export class BasicAuthService {
   private async verifyFully(
     key: string,
     password: string,
-    user: { id: string; username: string; password_hash: string } | undefined,
+    user: { id: string; username: string; password_hash: string; disabled_at: Date | null } | undefined,
   ): Promise<BasicUser> {
     this.verifications++;
     // Unknown users cost a hash too: the answer's timing must not reveal who exists.
     const ok = await this.verify(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!ok || !user) throw new AppError('invalid_token', INVALID_CREDENTIALS);
+    if (user.disabled_at) throw new AppError('invalid_token', INACTIVE_USER);
     const result = { userId: user.id, username: user.username };
     if (this.ttlMs > 0) {
       this.cache.set(key, {

@@ -17,6 +17,9 @@ import type { OneTimeLinkPurpose, WebUser } from '../domain/user.ts';
 import type { AccountService } from './account.service.ts';
 import { FailureThrottle } from './failure-throttle.ts';
 
+/** What a disabled user is told when they sign in with the right password (web, second step). */
+export const ACCOUNT_DISABLED = 'This account is disabled. Ask a server administrator to enable it.';
+
 /** Failed sign-ins allowed per address, and per account name, in 15 minutes. */
 const SIGN_IN_FAILURES = 10;
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -73,8 +76,8 @@ export class WebSessionService {
   }
 
   /**
-   * The user with this username or email and password; `secondFactor` when they turned two-factor
-   * sign-in on: they are not signed in until SecurityService.verifySecondFactor accepts a code. Wrong credentials are one error whatever was
+   * The user with this username or email and password (refused when the account is disabled);
+   * `secondFactor` when they turned two-factor sign-in on: they are not signed in until SecurityService.verifySecondFactor accepts a code. Wrong credentials are one error whatever was
    * wrong (no way to learn which accounts exist); after 10 failures in 15 minutes from one address, or
    * against one account name, sign-in is refused for the rest of the window before any password hash.
    */
@@ -94,12 +97,15 @@ export class WebSessionService {
       this.failuresByLogin.fail(loginKey);
       throw validationError({ login: ['Wrong username, email or password.'] });
     }
+    // Said only to whoever knows the password: nothing about the account is told to anyone else.
+    if (user.disabled_at) throw validationError({ login: [ACCOUNT_DISABLED] });
     return { ...webUserOf(user), secondFactor: user.totp_enabled_at !== null };
   }
 
+  /** The signed-in user of a session; undefined when the account is gone or disabled (the session ends). */
   async user(userId: string): Promise<WebUser | undefined> {
     const row = await this.accounts.findUserById(userId);
-    return row ? webUserOf(row) : undefined;
+    return row && !row.disabled_at ? webUserOf(row) : undefined;
   }
 
   /** The organizations the user has joined, by name. */
