@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|\\.tsx?$)`;
 
 /** The feature folders of src/web: each registers its own pages through its index.ts. */
-const FEATURES = ['catalog', 'account', 'org', 'project', 'email-links'];
+const FEATURES = ['catalog', 'account', 'org', 'project', 'email-links', 'admin'];
 
 const pattern = (regex, message) => ({ regex, message });
 

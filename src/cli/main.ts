@@ -66,6 +66,8 @@ const COMMANDS: CliCommand[] = [
   S.userList,
   S.userResetPassword,
   S.userDisableTwoFactor,
+  S.userDisable,
+  S.userEnable,
   S.orgCreate,
   S.projectCreate,
   S.tokenCreate,

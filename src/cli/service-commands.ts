@@ -14,7 +14,14 @@ import { projectCreate } from './project.command.ts';
 import { sync } from './sync.command.ts';
 import { tagList, tagSet } from './tag.command.ts';
 import { tokenCreate, tokenList, tokenRevoke } from './token.command.ts';
-import { userCreate, userDisableTwoFactor, userList, userResetPassword } from './user.command.ts';
+import {
+  userCreate,
+  userDisable,
+  userDisableTwoFactor,
+  userEnable,
+  userList,
+  userResetPassword,
+} from './user.command.ts';
 import { VENDOR_COMMANDS } from './vendors.command.ts';
 
 /** Commands that stop early when their signal is aborted and still answer (others run to the end). */
@@ -30,6 +37,8 @@ export const SERVICE_COMMANDS = {
   userList,
   userResetPassword,
   userDisableTwoFactor,
+  userDisable,
+  userEnable,
   orgCreate,
   projectCreate,
   migrateFromOpencve,

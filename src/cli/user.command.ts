@@ -1,4 +1,8 @@
-/** `vulntrack user …`: create and list users, reset a password, turn two-factor sign-in off. */
+/**
+ * `vulntrack user …`: create and list users, reset a password, turn two-factor sign-in off, disable
+ * an account and enable it again.
+ */
+import { SYSTEM_ACTOR } from '../domain/actor.ts';
 import { serviceCommand } from './command.ts';
 import { orNoSuchUser, passwordFromStdin } from './arguments.ts';
 import { EXIT, UsageError } from './output.ts';
@@ -45,7 +49,8 @@ export const userCreate = serviceCommand({
 
 export const userList = serviceCommand({
   name: 'user list',
-  description: 'list the users: username, email, administrator, created, two-factor sign-in on or off',
+  description:
+    'list the users: username, email, administrator, created, two-factor sign-in on or off, disabled',
   args: () => ({}),
   async run(services) {
     const users = await services.accounts.listUsers();
@@ -55,11 +60,12 @@ export const userList = serviceCommand({
       is_admin: u.isAdmin,
       created_at: u.createdAt.toISOString(),
       two_factor: u.twoFactor,
+      disabled: u.disabled,
     }));
     const lines = rows.map(
       (r) =>
         `${r.username}  ${r.email}  ${r.is_admin ? 'admin' : 'user '}  created ${r.created_at}  ` +
-        `two-factor ${r.two_factor ? 'on' : 'off'}`,
+        `two-factor ${r.two_factor ? 'on' : 'off'}${r.disabled ? '  disabled' : ''}`,
     );
     return { text: lines.length ? lines.join('\n') : 'no users', data: rows, exitCode: EXIT.ok };
   },
@@ -112,6 +118,50 @@ export const userDisableTwoFactor = serviceCommand({
         ? `two-factor sign-in is off for ${args.username}; their password alone signs in now`
         : `two-factor sign-in was not on for ${args.username}`,
       data: { username: args.username, two_factor: false, was_on: wasOn },
+      exitCode: EXIT.ok,
+    };
+  },
+});
+
+export const userDisable = serviceCommand({
+  name: 'user disable',
+  description:
+    'disable an account: the user cannot sign in, their sessions end and the API tokens they created are revoked (audited); they stay members',
+  arguments: [{ name: '<username>' }],
+  args: (username: string) => ({ username }),
+  async run(services, args) {
+    const done = await orNoSuchUser(
+      args.username,
+      services.accounts.disableUser(args.username, SYSTEM_ACTOR),
+    );
+    const tokens = `${done.tokensRevoked} API token${done.tokensRevoked === 1 ? '' : 's'} of theirs revoked`;
+    return {
+      text: done.changed
+        ? `disabled ${done.username}: their sessions have ended, ${tokens}`
+        : `${done.username} was already disabled; ${tokens}`,
+      data: {
+        username: done.username,
+        disabled: true,
+        was_disabled: !done.changed,
+        tokens_revoked: done.tokensRevoked,
+      },
+      exitCode: EXIT.ok,
+    };
+  },
+});
+
+export const userEnable = serviceCommand({
+  name: 'user enable',
+  description: 'enable a disabled account: the user signs in again (revoked tokens stay revoked)',
+  arguments: [{ name: '<username>' }],
+  args: (username: string) => ({ username }),
+  async run(services, args) {
+    const done = await orNoSuchUser(args.username, services.accounts.enableUser(args.username));
+    return {
+      text: done.changed
+        ? `enabled ${done.username}: they can sign in again`
+        : `${done.username} was not disabled`,
+      data: { username: done.username, disabled: false, was_disabled: done.changed },
       exitCode: EXIT.ok,
     };
   },

@@ -75,11 +75,25 @@ export class AccountRepository {
     return result.numUpdatedRows > 0n;
   }
 
-  /** Every user, by username, with whether two-factor sign-in is on (never a secret or a hash). */
+  /**
+   * Disables the account (`disabled: true`) or enables it again; false when it already was so (or
+   * there is no such user).
+   */
+  async setDisabled(userId: string, disabled: boolean, tx: Kysely<DB> | Transaction<DB> = this.db) {
+    const result = await tx
+      .updateTable('app_user')
+      .set({ disabled_at: disabled ? sql<Date>`now()` : null, updated_at: sql`now()` })
+      .where('id', '=', userId)
+      .where('disabled_at', disabled ? 'is' : 'is not', null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Every user, by username, with whether two-factor sign-in is on and whether the account is disabled (never a secret or a hash). */
   listUsers() {
     return this.db
       .selectFrom('app_user')
-      .select(['id', 'username', 'email', 'is_admin', 'created_at', 'totp_enabled_at'])
+      .select(['id', 'username', 'email', 'is_admin', 'created_at', 'totp_enabled_at', 'disabled_at'])
       .orderBy('username')
       .execute();
   }

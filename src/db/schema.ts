@@ -114,6 +114,8 @@ export interface UserTable {
   totp_enabled_at: Date | null;
   /** The TOTP time step of the last code accepted: a code of that step or earlier is refused. */
   totp_last_step: number | null;
+  /** Set while the account is disabled by a server administrator: no sign-in, no session, no token of theirs. */
+  disabled_at: Date | null;
 }
 
 export interface RecoveryCodeTable {

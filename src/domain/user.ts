@@ -28,6 +28,8 @@ export interface UserSummary {
   isAdmin: boolean;
   createdAt: Date;
   twoFactor: boolean;
+  /** Disabled by a server administrator: cannot sign in. */
+  disabled: boolean;
 }
 
 /** True for an IANA time zone name this runtime knows (`Europe/Paris`, `UTC`). */

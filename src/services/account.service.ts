@@ -1,12 +1,14 @@
 /**
  * Users and organizations: created from the CLI (first admin, first organization) and the web UI;
- * a user accepting an invitation.
+ * a user accepting an invitation; accounts disabled and enabled again by a server administrator.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AccountRepository } from '../db/account.repository.ts';
 import type { MemberRow } from '../domain/member.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
+import { TokenRepository } from '../db/token.repository.ts';
+import { WebSessionRepository } from '../db/web-session.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
@@ -27,14 +29,28 @@ import {
   type Theme,
   type UserSummary,
 } from '../domain/user.ts';
+import { revokeTokensOfCreator } from './creator-tokens.ts';
+
+/** What disabling or enabling an account did: `changed` false when it already was so. */
+export interface AccountStatusChange {
+  username: string;
+  disabled: boolean;
+  changed: boolean;
+  /** API tokens of theirs revoked (disabling only). */
+  tokensRevoked: number;
+}
 
 export class AccountService {
   private readonly accounts: AccountRepository;
   private readonly audit: AuditRepository;
+  private readonly tokens: TokenRepository;
+  private readonly sessions: WebSessionRepository;
 
   constructor(private readonly db: Kysely<DB>) {
     this.accounts = new AccountRepository(db);
     this.audit = new AuditRepository(db);
+    this.tokens = new TokenRepository(db);
+    this.sessions = new WebSessionRepository(db);
   }
 
   /** Refuses, with every problem at once, a new user's details that are malformed or taken. */
@@ -99,7 +115,7 @@ export class AccountService {
     if (!updated) throw new AppError('not_found');
   }
 
-  /** Every user with whether two-factor sign-in is on (`vulntrack user list`). */
+  /** Every user with whether two-factor sign-in is on and whether the account is disabled. */
   async listUsers(): Promise<UserSummary[]> {
     return (await this.accounts.listUsers()).map((u) => ({
       username: u.username,
@@ -107,7 +123,45 @@ export class AccountService {
       isAdmin: u.is_admin,
       createdAt: u.created_at,
       twoFactor: u.totp_enabled_at !== null,
+      disabled: u.disabled_at !== null,
     }));
+  }
+
+  /**
+   * Disables an account (a server administrator's act: `vulntrack user disable`, `/admin/users`).
+   * The user can no longer sign in (web, API v1 Basic), every session of theirs ends, and the API
+   * tokens they created in each organization they belong to are revoked, with a `token.revoke` audit
+   * entry each, as when a member is removed. They stay listed as members. Idempotent: disabling a
+   * disabled account ends what may be left (`changed` false). A user cannot disable their own account
+   * (a conflict): they would lock themselves out, perhaps the last administrator with them.
+   */
+  async disableUser(username: string, actor: Actor): Promise<AccountStatusChange> {
+    const user = await this.accounts.findUserByUsername(username);
+    if (!user) throw new AppError('not_found', `No user is named "${username}".`);
+    if (actor.type === 'user' && actor.id === user.id)
+      throw new AppError('conflict', 'You cannot disable your own account. Ask another administrator.');
+    const organizations = await this.accounts.organizationsOfUser(user.id);
+    return this.db.transaction().execute(async (tx) => {
+      const changed = await this.accounts.setDisabled(user.id, true, tx);
+      await this.sessions.deleteOfUser(user.id, undefined, tx);
+      let tokensRevoked = 0;
+      for (const { organizationId } of organizations)
+        tokensRevoked += await revokeTokensOfCreator({ tokens: this.tokens, audit: this.audit }, tx, {
+          organizationId,
+          userId: user.id,
+          actor,
+          why: `its creator ${user.email} was disabled`,
+        });
+      return { username: user.username, disabled: true, changed, tokensRevoked };
+    });
+  }
+
+  /** Enables a disabled account: the user signs in again. Their revoked tokens stay revoked. */
+  async enableUser(username: string): Promise<AccountStatusChange> {
+    const user = await this.accounts.findUserByUsername(username);
+    if (!user) throw new AppError('not_found', `No user is named "${username}".`);
+    const changed = await this.accounts.setDisabled(user.id, false);
+    return { username: user.username, disabled: false, changed, tokensRevoked: 0 };
   }
 
   /** Creates an organization with `ownerUsername` as its first owner. */

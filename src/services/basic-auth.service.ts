@@ -11,6 +11,8 @@
  * - An unknown user costs a verification against DUMMY_PASSWORD_HASH, so the time of an answer does
  *   not tell whether the user exists.
  * - Concurrent requests with one uncached credential share one verification.
+ * - A disabled account is refused (401 `User inactive or deleted.`, Django REST framework's words, as
+ *   OpenCVE answers for an inactive user) once its password is right, cached or not.
  * - A client address with too many failures in a minute (API_V1_AUTH_FAILURES_PER_MINUTE) is
  *   answered 429 with `Retry-After` before any lookup or hash (FailureThrottle).
  * - Every wrong password also counts in SignInGuard, the throttle shared with web sign-in and the
@@ -54,7 +56,14 @@ export interface BasicAuthOptions {
   twoFactorUsers?: 'refuse' | 'allow';
 }
 
-type UserRow = { id: string; username: string; password_hash: string; totp_enabled_at: Date | null };
+type UserRow = {
+  id: string;
+  username: string;
+  password_hash: string;
+  totp_enabled_at: Date | null;
+  disabled_at: Date | null;
+};
+export const INACTIVE_USER = 'User inactive or deleted.';
 
 /** At most this many cached credentials per process (the oldest go first). */
 const CAPACITY = 10_000;
@@ -118,6 +127,7 @@ export class BasicAuthService {
       throw err;
     }
     // The password was right: saying why it is refused tells nothing its sender does not know.
+    if (user?.disabled_at) throw new AppError('invalid_token', INACTIVE_USER);
     if (user?.totp_enabled_at && this.twoFactorUsers !== 'allow')
       throw new AppError('invalid_token', TWO_FACTOR_REFUSED);
     return result;
@@ -134,8 +144,9 @@ export class BasicAuthService {
         entry.expiresAt > Date.now() &&
         user?.id === entry.user.userId &&
         user.password_hash === entry.passwordHash
-      )
+      ) {
         return entry.user;
+      }
       this.cache.delete(key);
     }
 

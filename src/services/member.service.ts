@@ -23,6 +23,7 @@ import { OneTimeLinkRepository } from '../db/one-time-link.repository.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import { newLinkSecret } from './web-session.service.ts';
+import { revokeTokensOfCreator } from './creator-tokens.ts';
 
 /** How long an invitation link works. */
 export const INVITATION_DAYS = 14;
@@ -237,24 +238,12 @@ export class MemberService {
       // unassigned, each move audited like any other. And the API tokens they created stop
       // working: a removed owner's write token could otherwise invite them back.
       if (member.user_id) {
-        const revoked = await this.tokens.revokeCreatedBy(
+        await revokeTokensOfCreator({ tokens: this.tokens, audit: this.audit }, tx, {
           organizationId,
-          member.user_id,
-          actor.type === 'user' ? actor.id : null,
-          tx,
-        );
-        await this.audit.recordMany(
-          revoked.map((t) => ({
-            organizationId,
-            actor,
-            action: 'token.revoke',
-            resourceType: 'token',
-            resourceId: t.tokenId,
-            resourceName: t.name,
-            changes: { revoked: { old: null, new: `its creator ${member.email} was removed` } },
-          })),
-          tx,
-        );
+          userId: member.user_id,
+          actor,
+          why: `its creator ${member.email} was removed`,
+        });
         const unassigned = await this.tracker.unassignUser(organizationId, member.user_id, tx);
         await this.audit.recordMany(
           unassigned.map((t) => ({

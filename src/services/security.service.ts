@@ -33,7 +33,7 @@ import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { AccountService } from './account.service.ts';
 import { FailureThrottle } from './failure-throttle.ts';
 import { SignInGuard } from './sign-in-guard.ts';
-import { hashLinkSecret, newLinkSecret, webUserOf } from './web-session.service.ts';
+import { ACCOUNT_DISABLED, hashLinkSecret, newLinkSecret, webUserOf } from './web-session.service.ts';
 
 const WINDOW_MS = 15 * 60_000;
 /** Wrong codes allowed per address, and per account, in 15 minutes at the second step of sign-in. */
@@ -167,9 +167,11 @@ export class SecurityService {
 
   /**
    * Turns two-factor sign-in on once the user proves their app has the secret (a current code), and
-   * returns the 10 recovery codes, which are shown once (only their hashes are kept).
+   * returns the 10 recovery codes, which are shown once (only their hashes are kept). Every other
+   * session of the user ends (`keepSession`, the one that turned it on, stays signed in): a browser
+   * signed in with the password alone, perhaps by whoever made the user turn two-factor on, is out.
    */
-  async confirmTwoFactor(userId: string, code: string): Promise<string[]> {
+  async confirmTwoFactor(userId: string, code: string, keepSession: string): Promise<string[]> {
     const user = await this.user(userId);
     if (user.totp_enabled_at) throw new AppError('conflict', 'Two-factor sign-in is already on.');
     if (!user.totp_secret)
@@ -189,6 +191,7 @@ export class SecurityService {
     const codes = newRecoveryCodes();
     if (!(await this.twoFactor.enable(userId, step, codes.map(hashRecoveryCode))))
       throw new AppError('conflict', 'Two-factor sign-in is already on.');
+    await this.sessions.deleteOfUser(userId, keepSession);
     return codes;
   }
 
@@ -228,6 +231,8 @@ export class SecurityService {
     if (wait !== undefined) throw retryLater(wait, 'wrong codes');
     const user = await this.accounts.findUserById(userId);
     if (!user?.totp_enabled_at) throw new AppError('not_found');
+    // Disabled between the two steps: no code signs them in.
+    if (user.disabled_at) throw validationError({ code: [ACCOUNT_DISABLED] });
     if (!code.trim()) throw validationError({ code: ['Enter the code your app shows, or a recovery code.'] });
     if (await this.codeIsGood(user, code)) return webUserOf(user);
     this.codeFailuresByAddress.fail(address);

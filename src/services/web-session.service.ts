@@ -17,6 +17,9 @@ import type { OneTimeLinkPurpose, WebUser } from '../domain/user.ts';
 import type { AccountService } from './account.service.ts';
 import { type Lock, SignInGuard } from './sign-in-guard.ts';
 
+/** What a disabled user is told when they sign in with the right password (web, second step). */
+export const ACCOUNT_DISABLED = 'This account is disabled. Ask a server administrator to enable it.';
+
 const FIRST_ADMIN_LINK_HOURS = 24;
 /** Expired sessions are deleted at most this often (by whichever process saves one). */
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -70,7 +73,7 @@ export class WebSessionService {
   }
 
   /**
-   * The user with this username or email and password; `secondFactor` when they turned two-factor
+   * The user with this username or email and password (refused when the account is disabled); `secondFactor` when they turned two-factor
    * sign-in on: they are not signed in until SecurityService.verifySecondFactor accepts a code.
    * Wrong credentials are one error whatever was wrong (no way to learn which accounts exist). The
    * throttle is SignInGuard's, shared with API v1 and the password-confirm forms: after 10 wrong
@@ -97,12 +100,15 @@ export class WebSessionService {
       this.guard.fail(address, account);
       throw validationError({ login: ['Wrong username, email or password.'] });
     }
+    // Said only to whoever knows the password: nothing about the account is told to anyone else.
+    if (user.disabled_at) throw validationError({ login: [ACCOUNT_DISABLED] });
     return { ...webUserOf(user), secondFactor: user.totp_enabled_at !== null };
   }
 
+  /** The signed-in user of a session; undefined when the account is gone or disabled (the session ends). */
   async user(userId: string): Promise<WebUser | undefined> {
     const row = await this.accounts.findUserById(userId);
-    return row ? webUserOf(row) : undefined;
+    return row && !row.disabled_at ? webUserOf(row) : undefined;
   }
 
   /** The organizations the user has joined, by name. */

@@ -22,6 +22,7 @@ import { dateStyleOf } from './kit/layout.tsx';
 import { renderError } from './error-page.tsx';
 import { SessionStore } from './session-store.ts';
 import { accountPages } from './account/index.ts';
+import { adminPages } from './admin/index.ts';
 import { catalogPages } from './catalog/index.ts';
 import { emailLinkPages } from './email-links/index.ts';
 import { organizationPages } from './org/index.ts';
@@ -100,6 +101,7 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
   await app.register(organizationPages, { services });
   await app.register(projectPages, { services });
   await app.register(emailLinkPages, { services });
+  await app.register(adminPages, { services });
 };
 
 const NUL_REFUSED = () =>

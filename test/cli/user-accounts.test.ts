@@ -104,6 +104,7 @@ for (const backend of backends) {
       ]);
       expect(Object.keys(rows[0]!).sort()).toEqual([
         'created_at',
+        'disabled',
         'email',
         'is_admin',
         'two_factor',
@@ -130,6 +131,132 @@ for (const backend of backends) {
       const unknown = await runCli(['user', 'disable-2fa', 'nobody'], env);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('no user named "nobody"');
+    });
+
+    it('disables an account (sessions end, its tokens revoked and audited, still a member) and enables it', async () => {
+      const bob = await withDatabase(async (db) => {
+        const user = await db
+          .selectFrom('app_user')
+          .select(['id', 'email'])
+          .where('username', '=', 'bob')
+          .executeTakeFirstOrThrow();
+        const org = await db
+          .insertInto('organization')
+          .values({ name: 'bobs' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await db
+          .insertInto('membership')
+          .values({
+            organization_id: org.id,
+            user_id: user.id,
+            email: user.email,
+            role: 'owner',
+            date_joined: new Date(),
+          })
+          .execute();
+        await db
+          .insertInto('api_token')
+          .values(
+            ['one', 'two'].map((name) => ({
+              organization_id: org.id,
+              token_id: `tok-${name}`,
+              secret_hash: 'x',
+              name,
+              mode: 'write' as const,
+              scopes: [],
+              created_by: user.id,
+              last_used_at: null,
+              revoked_at: null,
+              revoked_by: null,
+            })),
+          )
+          .execute();
+        await db
+          .insertInto('web_session')
+          .values({
+            id: 'bob-session',
+            user_id: user.id,
+            data: '{}',
+            expires_at: new Date(Date.now() + 86_400_000),
+          })
+          .execute();
+        return { ...user, orgId: org.id };
+      });
+
+      const disabled = await runCli(['user', 'disable', 'bob'], env);
+      expect({ code: disabled.code, stderr: disabled.stderr }).toMatchObject({ code: 0 });
+      expect(disabled.stdout.trim()).toBe(
+        'disabled bob: their sessions have ended, 2 API tokens of theirs revoked',
+      );
+      const after = await withDatabase(async (db) => ({
+        user: await db
+          .selectFrom('app_user')
+          .select('disabled_at')
+          .where('id', '=', bob.id)
+          .executeTakeFirstOrThrow(),
+        sessions: await db.selectFrom('web_session').select('id').where('user_id', '=', bob.id).execute(),
+        live: await db
+          .selectFrom('api_token')
+          .select('name')
+          .where('created_by', '=', bob.id)
+          .where('revoked_at', 'is', null)
+          .execute(),
+        audit: await db
+          .selectFrom('audit_log')
+          .select(['action', 'resource_name', 'actor_type'])
+          .where('organization_id', '=', bob.orgId)
+          .orderBy('resource_name')
+          .execute(),
+        members: await db
+          .selectFrom('membership')
+          .select('user_id')
+          .where('organization_id', '=', bob.orgId)
+          .execute(),
+      }));
+      expect(after.user.disabled_at).toBeInstanceOf(Date);
+      expect(after.sessions).toEqual([]);
+      expect(after.live).toEqual([]);
+      expect(after.audit).toEqual([
+        { action: 'token.revoke', resource_name: 'one', actor_type: 'system' },
+        { action: 'token.revoke', resource_name: 'two', actor_type: 'system' },
+      ]);
+      expect(after.members).toEqual([{ user_id: bob.id }]);
+
+      const list = await runCli(['--json', 'user', 'list'], env);
+      const rows = JSON.parse(list.stdout) as { username: string; disabled: boolean }[];
+      expect(rows.map((r) => [r.username, r.disabled])).toEqual([
+        ['alice', false],
+        ['bob', true],
+      ]);
+      expect((await runCli(['user', 'list'], env)).stdout).toMatch(/^bob .*two-factor off {2}disabled$/m);
+      expect((await runCli(['user', 'disable', 'bob'], env)).stdout.trim()).toBe(
+        'bob was already disabled; 0 API tokens of theirs revoked',
+      );
+
+      const enabled = await runCli(['user', 'enable', 'bob'], env);
+      expect(enabled.code).toBe(0);
+      expect(enabled.stdout.trim()).toBe('enabled bob: they can sign in again');
+      expect((await runCli(['user', 'enable', 'bob'], env)).stdout.trim()).toBe('bob was not disabled');
+      const again = await withDatabase(async (db) => ({
+        user: await db
+          .selectFrom('app_user')
+          .select('disabled_at')
+          .where('id', '=', bob.id)
+          .executeTakeFirstOrThrow(),
+        live: await db
+          .selectFrom('api_token')
+          .select('name')
+          .where('created_by', '=', bob.id)
+          .where('revoked_at', 'is', null)
+          .execute(),
+      }));
+      expect(again).toEqual({ user: { disabled_at: null }, live: [] });
+      for (const command of ['disable', 'enable']) {
+        const unknown = await runCli(['user', command, 'nobody'], env);
+        expect(unknown.code).toBe(2);
+        expect(unknown.stderr).toContain('no user named "nobody"');
+      }
     });
 
     it('prints a one-time reset link alone on stdout; a new link replaces the last', async () => {

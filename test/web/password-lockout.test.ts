@@ -149,7 +149,7 @@ describeEachDatabase('one lockout for every door that checks a password', (use) 
       await services.security.startTwoFactorSetup(user.id);
       const { secret } = (await services.security.pendingSetup(user.id))!;
       const totp = new TOTP({ secret: Secret.fromBase32(secret.replace(/\s+/g, '')) });
-      await services.security.confirmTwoFactor(user.id, totp.generate());
+      await services.security.confirmTwoFactor(user.id, totp.generate(), '');
       return user;
     };
 
@@ -162,6 +162,7 @@ describeEachDatabase('one lockout for every door that checks a password', (use) 
       await api.services.security.confirmTwoFactor(
         user.id,
         new TOTP({ secret: Secret.fromBase32(secret.replace(/\s+/g, '')) }).generate(),
+        '',
       );
 
       // The cached credential is refused as soon as two-factor is on, and so is a fresh one.

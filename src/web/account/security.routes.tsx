@@ -75,7 +75,11 @@ export const securityRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
   app.post('/account/security/two-factor', async (request, reply) => {
     const userId = userIdOf(request);
     try {
-      const codes = await services.security.confirmTwoFactor(userId, field(request.body, 'code'));
+      const codes = await services.security.confirmTwoFactor(
+        userId,
+        field(request.body, 'code'),
+        request.session.sessionId,
+      );
       return sendPage(reply, <RecoveryCodesPage ctx={request.page} codes={codes} fresh />);
     } catch (err) {
       const errors = formErrorsOf(err);

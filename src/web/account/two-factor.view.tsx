@@ -85,6 +85,9 @@ export function RecoveryCodesPage({
           code signs you in once instead of a code from the app.
           {!fresh && ' The codes you had before no longer work.'}
         </Notice>
+        {fresh && (
+          <p>Every other session of your account has ended: elsewhere, you sign in again with a code.</p>
+        )}
         <ol class="recovery-codes" id="recovery-codes">
           {codes.map((code) => (
             <li>

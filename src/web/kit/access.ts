@@ -85,3 +85,13 @@ export function assertCanConfigure(access: OrgAccess): void {
       `Only owners of ${access.membership.name} can change a project's settings, subscriptions, notifications, automations and reports. Ask one of them.`,
     );
 }
+
+/**
+ * The signed-in server administrator, as the actor of what they do; not found (404) for anyone else:
+ * the administration pages do not exist for them.
+ */
+export function serverAdminAccess(request: FastifyRequest): Actor {
+  const user = request.page.user;
+  if (!user?.isAdmin) throw new AppError('not_found');
+  return { type: 'user', id: user.id, name: user.username };
+}

@@ -78,6 +78,7 @@ function UserMenu({ ctx }: { ctx: PageContext }) {
         <a href="/account/security">Password and two-factor</a>
         {ctx.currentOrg && <a href={`/org/${ctx.currentOrg.name}/tokens`}>API tokens</a>}
         <a href="/api/v2/docs/">API documentation</a>
+        {user.isAdmin && <a href="/admin/users">Users (server administration)</a>}
         <hr />
         <form method="post" action="/logout" class="inline-form">
           <Csrf ctx={ctx} />
