@@ -104,5 +104,5 @@ export async function mountApi(
   // API v1 (deprecated) under /api, in the shape the deployment serves; it answers unmatched /api/v2
   // paths through `unmatched`, as its prefix covers them.
   const v1 = services.config.apiV1Shape === 'paged' ? pagedV1Routes : legacyV1Routes;
-  await app.register(v1, { prefix: '/api', services: services, unmatched });
+  await app.register(v1, { prefix: '/api', services: services, unmatched, v2Errors: apiErrorHandler });
 }
