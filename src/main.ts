@@ -16,6 +16,7 @@ import { SavedViewService } from './services/saved-view.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
+import { AccountMailLimit } from './services/account-mail-limit.ts';
 import { SecurityService } from './services/security.service.ts';
 import { WebSessionService } from './services/web-session.service.ts';
 import { InvitationService } from './services/invitation.service.ts';
@@ -197,6 +198,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const reports = new ReportService(database.db, projects, trackerAutomation, deliveries);
   const accounts = new AccountService(database.db);
   const webSessions = new WebSessionService(database.db, accounts);
+  // One account-mail budget for invitations, confirmations and password resets (docs/notifications.md).
+  const mailLimit = new AccountMailLimit(config.accountMail);
   const services: Omit<Services, 'opencveMigration' | 'onboarding'> = {
     config,
     database,
@@ -207,7 +210,10 @@ export function servicesFor(config: Config, database: Database, secret: string):
     tokens: new TokenService(database.db, secret),
     accounts,
     webSessions,
-    security: new SecurityService(database.db, accounts, { box, email: { sender: emailSender, baseUrl } }),
+    security: new SecurityService(database.db, accounts, {
+      box,
+      email: { sender: emailSender, baseUrl, limit: mailLimit },
+    }),
     savedViews: new SavedViewService(database.db),
     invitations: new InvitationService(database.db, accounts, webSessions, {
       openSignup: config.webOpenSignup,
@@ -215,7 +221,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     statistics: new StatisticsService(database.db),
     dashboards: new DashboardService(database.db, secret),
     organizations: new OrganizationService(database.db),
-    members: new MemberService(database.db, { sender: emailSender, baseUrl }),
+    members: new MemberService(database.db, { sender: emailSender, baseUrl, limit: mailLimit }),
     auditLog: new AuditService(database.db),
     projects,
     projectCves,
@@ -248,7 +254,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       projects,
       deliveries,
       box,
-      { sender: emailSender, baseUrl, allowPrivate: n.outboundAllowPrivate },
+      { sender: emailSender, baseUrl, allowPrivate: n.outboundAllowPrivate, limit: mailLimit },
       projectCves,
     ),
     automations: new AutomationService(database.db, projects, reports),

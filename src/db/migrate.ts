@@ -33,6 +33,7 @@ import * as m0031 from './migrations/0031-package-names.ts';
 import * as m0032 from './migrations/0032-vendor-sources.ts';
 import * as m0033 from './migrations/0033-search-trigrams-again.ts';
 import * as m0034 from './migrations/0034-cna-names.ts';
+import * as m0035 from './migrations/0035-account-mail.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '0032-vendor-sources': m0032,
   '0033-search-trigrams-again': m0033,
   '0034-cna-names': m0034,
+  '0035-account-mail': m0035,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
