@@ -24,6 +24,12 @@ export interface Config {
   loadSample: boolean;
   /** Requests per minute per API token. */
   rateLimitPerMinute: number;
+  /**
+   * Account email (invitations, confirmations, password resets) allowed per sender per hour
+   * (ACCOUNT_MAIL_PER_SENDER_PER_HOUR) and per recipient address per day
+   * (ACCOUNT_MAIL_PER_RECIPIENT_PER_DAY); 0: no limit.
+   */
+  accountMail: { perSenderPerHour: number; perRecipientPerDay: number };
   sync: SyncConfig;
   worker: WorkerConfig;
   notifications: NotificationConfig;
@@ -287,6 +293,22 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     ),
     loadSample: bool('VULNTRACK_LOAD_SAMPLE', env.VULNTRACK_LOAD_SAMPLE, true),
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1000, 1, 1_000_000),
+    accountMail: {
+      perSenderPerHour: integer(
+        'ACCOUNT_MAIL_PER_SENDER_PER_HOUR',
+        env.ACCOUNT_MAIL_PER_SENDER_PER_HOUR,
+        20,
+        0,
+        100_000,
+      ),
+      perRecipientPerDay: integer(
+        'ACCOUNT_MAIL_PER_RECIPIENT_PER_DAY',
+        env.ACCOUNT_MAIL_PER_RECIPIENT_PER_DAY,
+        5,
+        0,
+        100_000,
+      ),
+    },
     sync: {
       sources: syncSources(env.SYNC_SOURCES),
       schedules: schedules(env),

@@ -16,6 +16,7 @@ import { SavedViewService } from './services/saved-view.service.ts';
 import { ListCache } from './services/list-cache.ts';
 import { TokenService } from './services/token.service.ts';
 import { AccountService } from './services/account.service.ts';
+import { AccountMailLimit } from './services/account-mail-limit.ts';
 import { SecurityService } from './services/security.service.ts';
 import { WebSessionService } from './services/web-session.service.ts';
 import { InvitationService } from './services/invitation.service.ts';
@@ -200,6 +201,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
   // One throttle for every door that checks a password (web sign-in, API v1 Basic, confirm forms).
   const signInGuard = new SignInGuard();
   const webSessions = new WebSessionService(database.db, accounts, signInGuard);
+  // One account-mail budget for invitations, confirmations and password resets (docs/notifications.md).
+  const mailLimit = new AccountMailLimit(config.accountMail);
   const services: Omit<Services, 'opencveMigration' | 'onboarding'> = {
     config,
     database,
@@ -212,7 +215,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     webSessions,
     security: new SecurityService(database.db, accounts, {
       box,
-      email: { sender: emailSender, baseUrl },
+      email: { sender: emailSender, baseUrl, limit: mailLimit },
       guard: signInGuard,
     }),
     savedViews: new SavedViewService(database.db),
@@ -222,7 +225,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     statistics: new StatisticsService(database.db),
     dashboards: new DashboardService(database.db, secret),
     organizations: new OrganizationService(database.db),
-    members: new MemberService(database.db, { sender: emailSender, baseUrl }),
+    members: new MemberService(database.db, { sender: emailSender, baseUrl, limit: mailLimit }),
     auditLog: new AuditService(database.db),
     projects,
     projectCves,
@@ -256,7 +259,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       projects,
       deliveries,
       box,
-      { sender: emailSender, baseUrl, allowPrivate: n.outboundAllowPrivate },
+      { sender: emailSender, baseUrl, allowPrivate: n.outboundAllowPrivate, limit: mailLimit },
       projectCves,
     ),
     automations: new AutomationService(database.db, projects, reports),

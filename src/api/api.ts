@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { AppError, type ErrorCode } from '../domain/errors.ts';
+import { AppError, RetryLaterError, type ErrorCode } from '../domain/errors.ts';
 import type { Services } from '../services/services.ts';
 import { healthRoutes } from './health.routes.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
@@ -64,6 +64,8 @@ export function apiErrorHandler(err: FastifyError | AppError, request: FastifyRe
   if (appError.details) extra.details = appError.details;
   if (appError.requiredScope) extra.required_scope = appError.requiredScope;
   if (appError.code === 'invalid_token') void reply.header('WWW-Authenticate', 'Bearer');
+  if (appError instanceof RetryLaterError)
+    void reply.header('Retry-After', String(appError.retryAfterSeconds));
   return reply.status(appError.status).send(envelope(appError.code, appError.message, extra));
 }
 
@@ -104,5 +106,5 @@ export async function mountApi(
   // API v1 (deprecated) under /api, in the shape the deployment serves; it answers unmatched /api/v2
   // paths through `unmatched`, as its prefix covers them.
   const v1 = services.config.apiV1Shape === 'paged' ? pagedV1Routes : legacyV1Routes;
-  await app.register(v1, { prefix: '/api', services: services, unmatched });
+  await app.register(v1, { prefix: '/api', services: services, unmatched, v2Errors: apiErrorHandler });
 }

@@ -34,6 +34,7 @@ import * as m0032 from './migrations/0032-vendor-sources.ts';
 import * as m0033 from './migrations/0033-search-trigrams-again.ts';
 import * as m0034 from './migrations/0034-cna-names.ts';
 import * as m0035 from './migrations/0035-disabled-accounts.ts';
+import * as m0036 from './migrations/0036-account-mail.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0033-search-trigrams-again': m0033,
   '0034-cna-names': m0034,
   '0035-disabled-accounts': m0035,
+  '0036-account-mail': m0036,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

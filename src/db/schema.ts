@@ -145,6 +145,15 @@ export interface OneTimeLinkTable {
   created_at: Generated<Date>;
 }
 
+/** One account email sent (migration 0036): what the account-mail limit counts. */
+export interface AccountMailTable {
+  id: Generated<string>;
+  kind: string;
+  sender: string | null;
+  recipient: string;
+  created_at: Date;
+}
+
 export interface OrganizationTable {
   id: Generated<string>;
   name: string;
@@ -473,6 +482,7 @@ export interface DB {
   app_user: UserTable;
   web_session: WebSessionTable;
   one_time_link: OneTimeLinkTable;
+  account_mail: AccountMailTable;
   recovery_code: RecoveryCodeTable;
   organization: OrganizationTable;
   membership: MembershipTable;

@@ -43,6 +43,10 @@ export interface AcceptedInvitation {
 
 type PendingInvitation = NonNullable<Awaited<ReturnType<OneTimeLinkRepository['findPendingInvitation']>>>;
 
+/** The answer to a sign-up that lost the race for its link to another one. */
+const JUST_USED =
+  'This invitation was just used to create an account: sign in with that account, or ask for a new invitation.';
+
 export class InvitationService {
   private readonly accounts: AccountRepository;
   private readonly links: OneTimeLinkRepository;
@@ -100,11 +104,19 @@ export class InvitationService {
       throw validationError({
         _form: [`An account with ${pending.email} exists: sign in with it to accept.`],
       });
-    const created = await this.accountService.createUser({
-      username: input.username.trim(),
-      email: pending.email,
-      password: input.password,
-    });
+    const account = { username: input.username.trim(), email: pending.email, password: input.password };
+    await this.accountService.validateNewUser(account);
+    // Spent before the account is made, in one conditional UPDATE: of sign-ups racing on one link,
+    // exactly one goes on; the others are told so (409) instead of failing on the email taken meanwhile.
+    if (!(await this.links.use(pending.link_id))) throw new AppError('conflict', JUST_USED);
+    let created: { id: string };
+    try {
+      created = await this.accountService.createUser(account);
+    } catch (err) {
+      // Nothing was made (a name taken since the check): the link works again for a corrected form.
+      await this.links.release(pending.link_id);
+      throw err;
+    }
     const user = (await this.webSessions.user(created.id))!;
     return this.join(pending, user, true);
   }

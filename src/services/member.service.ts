@@ -22,6 +22,7 @@ import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.
 import { OneTimeLinkRepository } from '../db/one-time-link.repository.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
+import { AccountMailLimit } from './account-mail-limit.ts';
 import { newLinkSecret } from './web-session.service.ts';
 import { revokeTokensOfCreator } from './creator-tokens.ts';
 
@@ -32,6 +33,8 @@ export const INVITATION_DAYS = 14;
 export interface InvitationMail {
   sender: EmailSender | undefined;
   baseUrl: string;
+  /** The account-mail limit each emailed invitation counts against (default: its default budgets). */
+  limit?: AccountMailLimit;
 }
 
 /**
@@ -57,11 +60,13 @@ export class MemberService {
   private readonly tracker: TrackerRepository;
   private readonly tokens: TokenRepository;
   private readonly links: OneTimeLinkRepository;
+  private readonly mailLimit: AccountMailLimit;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly mail: InvitationMail = { sender: undefined, baseUrl: 'http://localhost:8000' },
   ) {
+    this.mailLimit = mail.limit ?? new AccountMailLimit();
     this.accounts = new AccountRepository(db);
     this.audit = new AuditRepository(db);
     this.tracker = new TrackerRepository(db);
@@ -116,6 +121,7 @@ export class MemberService {
           tx,
         );
         if (existing) throw alreadyMember(existing.date_joined !== null);
+        await this.countMail(tx, actor, email);
         const { id } = await this.accounts.addMembership(
           { organizationId, userId: user?.id ?? null, email, role, joined: false },
           tx,
@@ -146,12 +152,18 @@ export class MemberService {
       const member = await this.accounts.findMember(organizationId, id, tx);
       if (!member) throw new AppError('not_found');
       if (member.date_joined !== null) throw validationError({ id: ['already a member: nothing to resend'] });
+      await this.countMail(tx, actor, member.email);
       await this.links.revokeForMembership(id, tx);
       token = await this.newInvitationLink(id, tx);
       await this.record(tx, organizationId, actor, 'member.resend', id, member.email, {});
       return { member, organization };
     });
     return { ...member, invitation: await this.sendInvitation(member, organization, actor, token) };
+  }
+
+  /** Counts an invitation email against the account-mail limit (429 past it); none without SMTP. */
+  private async countMail(tx: Transaction<DB>, actor: Actor, recipient: string): Promise<void> {
+    if (this.mail.sender) await this.mailLimit.reserve(tx, { kind: 'invitation', sender: actor, recipient });
   }
 
   private async newInvitationLink(membershipId: string, tx: Transaction<DB>): Promise<string> {

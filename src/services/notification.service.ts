@@ -23,6 +23,7 @@ import type { SecretBox } from '../domain/secret-box.ts';
 import type { ConfiguredChannel } from '../notifications/channel.ts';
 import { configureChannel, shownConfiguration, type ChannelType } from '../notifications/channel-registry.ts';
 import { emailLink } from '../notifications/channels/email/email.channel.ts';
+import { AccountMailLimit } from './account-mail-limit.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
@@ -57,6 +58,9 @@ export interface CreatedNotification {
   signingSecret?: string;
 }
 
+/** The limit of a service built without one (tests): the default budgets. */
+const DEFAULT_LIMIT = new AccountMailLimit();
+
 export class NotificationService {
   private readonly notifications: NotificationRepository;
   private readonly audit: AuditRepository;
@@ -74,6 +78,8 @@ export class NotificationService {
       baseUrl: string;
       /** OUTBOUND_ALLOW_PRIVATE: URLs may name loopback and private addresses literally. */
       allowPrivate?: boolean;
+      /** The account-mail limit each confirmation email counts against (default: its default budgets). */
+      limit?: AccountMailLimit;
     },
     private readonly projectCves: Pick<ProjectCveService, 'listCves'>,
   ) {
@@ -143,7 +149,8 @@ export class NotificationService {
           },
           tx,
         );
-        if (email?.status === 'pending') await this.queueConfirmation(created.id, tx);
+        if (email?.status === 'pending')
+          await this.queueConfirmation(created.id, tx, actor, String(sealed.configuration.email));
         return created;
       }),
     );
@@ -172,6 +179,7 @@ export class NotificationService {
       changes.is_enabled = { old: current.is_enabled, new: patch.is_enabled };
     }
     let pending = false;
+    let confirmTo = '';
     if (patch.configuration !== undefined) {
       // The sealed secrets are opened once the configuration is known to be valid (a 400 first).
       let previous: NotificationSecrets | undefined;
@@ -186,6 +194,7 @@ export class NotificationService {
           values.email_status = email.status;
           values.email_token_hash = emailTokenHash(email.token);
           pending = email.status === 'pending';
+          confirmTo = String(sealed.configuration.email);
           // A new address to confirm disables the notification until it is confirmed (as on OpenCVE).
           if (pending && current.is_enabled) {
             values.is_enabled = false;
@@ -224,7 +233,7 @@ export class NotificationService {
           },
           tx,
         );
-        if (pending) await this.queueConfirmation(current.id, tx);
+        if (pending) await this.queueConfirmation(current.id, tx, actor, confirmTo);
         return updated;
       }),
     );
@@ -414,7 +423,7 @@ export class NotificationService {
     if (current.type !== 'email' || current.email_status !== 'pending')
       throw validationError({ email: ['This address is not awaiting its confirmation.'] });
     await this.db.transaction().execute(async (tx) => {
-      await this.queueConfirmation(current.id, tx);
+      await this.queueConfirmation(current.id, tx, actor, String(current.configuration.email));
       await this.audit.record(
         {
           organizationId,
@@ -480,7 +489,22 @@ export class NotificationService {
     return this.notifications.findByEmailToken(emailTokenHash(token));
   }
 
-  private async queueConfirmation(id: string, tx: Kysely<DB>): Promise<void> {
+  /**
+   * Queues the confirmation email of a notification, counted against the account-mail limit (429
+   * past it, and nothing is saved: the caller's transaction rolls back); not counted without SMTP.
+   */
+  private async queueConfirmation(
+    id: string,
+    tx: Kysely<DB>,
+    actor: Actor,
+    recipient: string,
+  ): Promise<void> {
+    if (this.email.sender)
+      await (this.email.limit ?? DEFAULT_LIMIT).reserve(tx, {
+        kind: 'email_confirmation',
+        sender: actor,
+        recipient,
+      });
     await new JobRepository(tx).enqueue([
       { name: CONFIRM_EMAIL_JOB, payload: { notification: id }, dedupeKey: `confirm:${id}:${Date.now()}` },
     ]);

@@ -31,6 +31,7 @@ import type { WebUser } from '../domain/user.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import type { AccountService } from './account.service.ts';
+import { AccountMailLimit } from './account-mail-limit.ts';
 import { FailureThrottle } from './failure-throttle.ts';
 import { SignInGuard } from './sign-in-guard.ts';
 import { ACCOUNT_DISABLED, hashLinkSecret, newLinkSecret, webUserOf } from './web-session.service.ts';
@@ -63,7 +64,8 @@ export interface PendingSetup {
 
 export interface SecurityOptions {
   box: SecretBox;
-  email: { sender: EmailSender | undefined; baseUrl: string };
+  /** `limit`: the account-mail limit reset emails count against (default: its default budgets). */
+  email: { sender: EmailSender | undefined; baseUrl: string; limit?: AccountMailLimit };
   /** Where a failed background email is reported (default: stderr). */
   warn?: (message: string) => void;
   /** The throttle shared by every door that checks a password (default: one of its own). */
@@ -90,6 +92,7 @@ export class SecurityService {
   private readonly resetsByAddress = new FailureThrottle(RESET_REQUESTS_PER_ADDRESS, WINDOW_MS);
   private readonly resetsByLogin = new FailureThrottle(RESET_REQUESTS_PER_LOGIN, WINDOW_MS);
   private readonly warn: (message: string) => void;
+  private readonly mailLimit: AccountMailLimit;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -102,6 +105,7 @@ export class SecurityService {
     this.links = new OneTimeLinkRepository(db);
     this.guard = options.guard ?? new SignInGuard();
     this.warn = options.warn ?? ((message) => process.stderr.write(`vulntrack: ${message}\n`));
+    this.mailLimit = options.email.limit ?? new AccountMailLimit();
   }
 
   /** True when this server can send email (SMTP_URL is set): password reset by email works. */
@@ -261,6 +265,14 @@ export class SecurityService {
     this.resetsByLogin.fail(key);
     const user = await this.accounts.findUserByLogin(login.trim());
     if (!user) return;
+    // Past the account-mail limit of the address no email goes, and the answer says nothing of it
+    // (as for an unknown account: a reset form must not tell who exists).
+    const counted = await this.db
+      .transaction()
+      .execute((tx) =>
+        this.mailLimit.tryReserve(tx, { kind: 'password_reset', sender: undefined, recipient: user.email }),
+      );
+    if (!counted) return;
     const url = await this.newResetLink(user.id);
     void this.sendResetEmail(user, url);
   }

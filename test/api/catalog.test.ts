@@ -266,6 +266,14 @@ describeEachDatabase('API v2 catalog', (use) => {
       const detail = (await get(`/api/v2/cves/CVE-2024-3094/changes/${list.results[0].id}`)).json();
       const vendors = detail.data.find((e: { type: string }) => e.type === 'vendors');
       expect(vendors.details.added).toEqual(expect.arrayContaining(['tukaani', 'tukaani$PRODUCT$xz']));
+      // OpenCVE's change detail carries the KB's change object as `change_data` (its id, date, entries).
+      expect(detail.change_data).toEqual({
+        id: list.results[0].id,
+        created: expect.any(String),
+        data: detail.data,
+      });
+      expect(detail.change_data.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
+      expect(Date.parse(detail.change_data.created)).toBe(Date.parse(list.results[0].created_at));
       expect((await get(`/api/v2/cves/CVE-2024-4577/changes/${list.results[0].id}`)).statusCode).toBe(404);
       expect((await get('/api/v2/cves/CVE-2024-3094/changes/not-a-uuid')).statusCode).toBe(400);
     });

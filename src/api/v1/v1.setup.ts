@@ -28,11 +28,26 @@ declare module 'fastify' {
 /** Answers a path no route matches (the app's own handler, for paths outside API v1). */
 export type UnmatchedHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
 
+/** API v2's error handler (its envelope). */
+export type V2ErrorHandler = (
+  err: FastifyError | AppError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => unknown;
+
 export interface V1Options {
   services: Services;
   /** Answers unmatched paths under `/api/v2`, which this plugin's prefix also covers. */
   unmatched: UnmatchedHandler;
+  /**
+   * Answers the errors of those paths (a body over the size limit, malformed JSON: Fastify reads the
+   * body before it knows no route matches), so that they come in API v2's envelope, not in v1's shape.
+   */
+  v2Errors: V2ErrorHandler;
 }
+
+/** A path of API v2 (`/api/v2`, `/api/v2/…`, `/api/v2?…`): this plugin's prefix covers its unmatched ones. */
+const isV2Path = (url: string) => /^\/api\/v2(?:[/?]|$)/.test(url);
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const PERMISSION_DENIED = 'You do not have permission to perform this action.';
@@ -82,7 +97,7 @@ function v1Error(err: FastifyError | AppError, shape: ApiV1Shape): { status: num
  */
 export async function setUpV1(
   app: FastifyInstance,
-  { services, unmatched }: V1Options,
+  { services, unmatched, v2Errors }: V1Options,
   shape: ApiV1Shape,
 ): Promise<void> {
   const body = (message: string) => (shape === 'paged' ? { detail: message } : { message });
@@ -120,13 +135,14 @@ export async function setUpV1(
   });
 
   app.addHook('onSend', async (request, reply) => {
-    if (request.url.startsWith('/api/v2')) return; // API v2's unmatched paths, answered through this plugin
+    if (isV2Path(request.url)) return; // API v2's unmatched paths, answered through this plugin
     const origin = services.config.baseUrl ? '' : `${request.protocol}://${request.host}`;
     void reply.header('Deprecation', 'true');
     void reply.header('Link', `<${origin}${successor}>; rel="successor-version"`);
   });
 
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (isV2Path(request.url)) return v2Errors(err, request, reply);
     const { status, message } = v1Error(err, shape);
     if (status >= 500) request.log.error({ err }, 'request failed');
     if (status === 401) void reply.header('WWW-Authenticate', 'Basic realm="vulntrack"');
@@ -135,8 +151,8 @@ export async function setUpV1(
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (isV2Path(request.url)) return unmatched(request, reply);
     const url = request.url.split('?')[0]!;
-    if (url === '/api/v2' || url.startsWith('/api/v2/')) return unmatched(request, reply);
     const allowed = METHODS.filter((method) => method !== request.method && app.findRoute({ method, url }));
     if (allowed.length)
       return reply

@@ -46,12 +46,22 @@ export const CveChangeItem = Type.Object({
   types: Type.Array(Type.String()),
 });
 
+const ChangeEntries = Type.Array(Type.Object({ type: Type.String(), details: Type.Unknown() }));
+
 export const CveChangeDetail = Type.Object({
   id: Uuid,
   created_at: Timestamp,
   cve_id: Type.String(),
   types: Type.Array(Type.String()),
-  data: Type.Array(Type.Object({ type: Type.String(), details: Type.Unknown() })),
+  data: ChangeEntries,
+  change_data: Type.Object(
+    { id: Uuid, created: Type.String(), data: ChangeEntries },
+    {
+      description:
+        "The change as OpenCVE's knowledge base writes it (OpenCVE's `change_data`): its id, `created` in " +
+        "the KB's form (`2024-03-29T17:15:21.150000+00:00`) and the same entries as `data`.",
+    },
+  ),
 });
 
 export const NamedItem = Type.Object({
@@ -102,6 +112,32 @@ export function cveDetail(row: CatalogCve, include: ReadonlySet<CveInclude>) {
 
 export function changeItem(row: { id: string; created_at: Date; cve_id: string; types: string[] }) {
   return { id: row.id, created_at: toMicrosZ(row.created_at), cve_id: row.cve_id, types: row.types };
+}
+
+/**
+ * One change with its entries, twice: `data` (ours, first) and `change_data`, the change as OpenCVE's
+ * KB file holds it, which OpenCVE 3.1's change detail answers (scripts read `change_data.id`).
+ */
+export function changeDetail(row: {
+  id: string;
+  created_at: Date;
+  cve_id: string;
+  types: string[];
+  data: unknown;
+}) {
+  const data = row.data as { type: string; details: unknown }[];
+  return {
+    ...changeItem(row),
+    data,
+    change_data: { id: row.id, created: toKbTimestamp(row.created_at), data },
+  };
+}
+
+/** `2024-03-29T17:15:21.150000+00:00`, or without the fraction at a whole second, as Python writes it. */
+function toKbTimestamp(date: Date): string {
+  const iso = date.toISOString();
+  const fraction = iso.slice(20, 23) === '000' ? '' : `.${iso.slice(20, 23)}000`;
+  return `${iso.slice(0, 19)}${fraction}+00:00`;
 }
 
 export function namedItem(row: { id: string; name: string; created_at: Date; updated_at: Date }) {

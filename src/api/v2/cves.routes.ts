@@ -4,6 +4,7 @@ import { validationError } from '../../domain/errors.ts';
 import type { Services } from '../../services/services.ts';
 import { pageEnvelope } from '../pagination.ts';
 import {
+  changeDetail,
   changeItem,
   cveDetail,
   CveChangeDetail,
@@ -18,7 +19,6 @@ import { cveList } from './cve-list.ts';
 import { CVE_CSV_DESCRIPTION } from '../../http/cve-csv.ts';
 import { jsonOrCsv } from '../csv-query.ts';
 import { commonErrors, PageQuery, pageOf, Paginated, Uuid } from './schemas.ts';
-import { toMicrosZ } from '../../domain/timestamps.ts';
 import { CVE_ID_ANY_CASE_RULE } from '../validation-messages.ts';
 
 const CveIdParam = Type.Object({ cve_id: Type.String({ pattern: CVE_ID_ANY_CASE_RULE, maxLength: 30 }) });
@@ -116,7 +116,7 @@ export const cveRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const change = await catalog.getChange(request.params.cve_id.toUpperCase(), request.params.id);
-      return { ...changeItem(change), created_at: toMicrosZ(change.created_at), data: change.data as never };
+      return changeDetail(change);
     },
   );
 };

@@ -163,6 +163,8 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
       request.session.orgName = accepted.organization;
       return reply.redirect(`${orgPath(accepted.organization)}?done=joined`, 303);
     } catch (err) {
+      // Another sign-up used the link a moment ago: its own page (409), as the form is gone.
+      if (err instanceof AppError && err.code === 'conflict') throw err;
       const errors = formErrorsOf(err);
       if (!errors.username && !errors.password && !errors._form) throw err;
       // A link that stopped working meanwhile answers 404 here, as on its page.
