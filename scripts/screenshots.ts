@@ -71,6 +71,13 @@ const PAGES: Shot[] = [
   },
   { name: 'reports', url: '/org/acme/projects/web-apps/reports', review: true },
   { name: 'project-settings', url: '/org/acme/projects/web-apps/settings', review: true },
+  { name: 'admin-users', url: '/admin/users', review: true },
+  {
+    name: 'email-link-unsubscribe',
+    url: '/notifications/unsubscribe?token=example',
+    anonymous: true,
+    review: true,
+  },
   { name: 'project-cve-not-in', url: '/org/acme/projects/web-apps/cves/CVE-2024-3094', review: true },
   // A record that names no vendor: its key comes from the CNA's own name (`@microsoft`).
   {

@@ -29,7 +29,7 @@ export function EmailLinkQuestion({
       <form method="post" action={action}>
         <Csrf ctx={ctx} />
         <input type="hidden" name="token" value={token} />
-        <button type="submit" class="primary">
+        <button type="submit" class="btn-primary">
           {text.button}
         </button>
       </form>
