@@ -69,6 +69,16 @@ const PAGES: Shot[] = [
     url: '/org/acme/projects/web-apps/automations/new-critical-or-kev-cve/edit',
     review: true,
   },
+  {
+    name: 'automation',
+    url: '/org/acme/projects/web-apps/automations/new-critical-or-kev-cve',
+    review: true,
+  },
+  {
+    name: 'automation-dry-run',
+    url: '/org/acme/projects/web-apps/automations/new-critical-or-kev-cve/dry-run',
+    review: true,
+  },
   { name: 'reports', url: '/org/acme/projects/web-apps/reports', review: true },
   { name: 'project-settings', url: '/org/acme/projects/web-apps/settings', review: true },
   { name: 'admin-users', url: '/admin/users', review: true },

@@ -178,7 +178,7 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
           username={username}
           errors={errors}
         />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });
@@ -203,7 +203,7 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
       return sendPage(
         reply,
         <SignUpPage ctx={request.page} values={values} errors={formErrorsOf(err)} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });

@@ -1,10 +1,9 @@
 /** `/password-reset`: for anyone, a new password by an emailed one-time link. */
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
-import { doneText, field, formErrorsOf } from '../kit/input.ts';
+import { doneText, field, formErrorsOf, formStatusOf } from '../kit/input.ts';
 import { sendPage } from '../kit/layout.tsx';
 import type { WebOptions } from '../kit/context.ts';
-import { refusedStatus } from './refused.ts';
 import { NewPasswordPage, ResetRequestPage } from './password-reset.view.tsx';
 
 /** Fixed notices by `?done=` code (never text from the request). */
@@ -45,7 +44,7 @@ export const passwordResetRoutes: FastifyPluginAsync<WebOptions> = async (app, {
           errors={errors}
           emailConfigured={services.security.emailConfigured}
         />,
-        refusedStatus(err, reply),
+        formStatusOf(err, reply),
       );
     }
   });
@@ -67,7 +66,7 @@ export const passwordResetRoutes: FastifyPluginAsync<WebOptions> = async (app, {
       return sendPage(
         reply,
         <NewPasswordPage ctx={request.page} token={token} errors={formErrorsOf(err)} />,
-        refusedStatus(err, reply),
+        formStatusOf(err, reply),
       );
     }
     // This browser's session, if it had one, ended with the others.

@@ -3,10 +3,9 @@
  * setup and confirmation, turning it off (or cancelling a setup), and new recovery codes.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { doneText, field, formErrorsOf } from '../kit/input.ts';
+import { doneText, field, formErrorsOf, formStatusOf } from '../kit/input.ts';
 import { sendPage } from '../kit/layout.tsx';
 import type { WebOptions } from '../kit/context.ts';
-import { refusedStatus } from './refused.ts';
 import { SecurityPage } from './security.view.tsx';
 import { RecoveryCodesPage, SetupPage } from './two-factor.view.tsx';
 
@@ -37,7 +36,7 @@ export const securityRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
         errors={errors}
         form={failed?.form}
       />,
-      failed ? refusedStatus(failed.err, reply) : 200,
+      failed ? formStatusOf(failed.err, reply) : 200,
     );
   };
 
@@ -88,7 +87,7 @@ export const securityRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
       return sendPage(
         reply,
         <SetupPage ctx={request.page} secret={pending.secret} uri={pending.uri} errors={errors} />,
-        refusedStatus(err, reply),
+        formStatusOf(err, reply),
       );
     }
   });

@@ -1,10 +1,9 @@
 /** `/account`: the signed-in user's display settings (time zone, date format, theme). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebUser } from '../../domain/user.ts';
-import { doneText, field, formErrorsOf } from '../kit/input.ts';
+import { doneText, field, formErrorsOf, formStatusOf } from '../kit/input.ts';
 import { sendPage } from '../kit/layout.tsx';
 import type { WebOptions } from '../kit/context.ts';
-import { refusedStatus } from './refused.ts';
 import { SettingsPage, type SettingsValues } from './settings.view.tsx';
 
 /** Fixed notices by `?done=` code (never text from the request). */
@@ -46,7 +45,7 @@ export const settingsRoutes: FastifyPluginAsync<WebOptions> = async (app, { serv
       return sendPage(
         reply,
         <SettingsPage ctx={request.page} values={values} errors={errors} />,
-        refusedStatus(err, reply),
+        formStatusOf(err, reply),
       );
     }
   });

@@ -7,7 +7,6 @@ import { localPath, startSession } from './session.ts';
 import { AppError } from '../../domain/errors.ts';
 import { Field, FormProblems, Notice, NewAccountFields } from '../kit/fields.tsx';
 import { formErrorsOf, formStatusOf, type FormErrors, field, doneText } from '../kit/input.ts';
-import { refusedStatus } from './refused.ts';
 import { AuthPage, Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 
@@ -176,8 +175,7 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       return reply.redirect(next, 303);
     } catch (err) {
       const errors = formErrorsOf(err);
-      const status = formStatusOf(err);
-      if (err instanceof AppError && err.code === 'rate_limited') void reply.header('Retry-After', '900');
+      const status = formStatusOf(err, reply);
       return sendPage(
         reply,
         <SignInPage ctx={request.page} login={login} next={next} errors={errors} />,
@@ -214,11 +212,7 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       return reply.redirect(next, 303);
     } catch (err) {
       const errors = formErrorsOf(err);
-      return sendPage(
-        reply,
-        <SecondStepPage ctx={request.page} errors={errors} />,
-        refusedStatus(err, reply),
-      );
+      return sendPage(reply, <SecondStepPage ctx={request.page} errors={errors} />, formStatusOf(err, reply));
     }
   });
 
@@ -268,7 +262,7 @@ export const signInRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       return sendPage(
         reply,
         <SetupPage ctx={request.page} token={token} values={values} errors={formErrorsOf(err)} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });

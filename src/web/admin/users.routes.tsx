@@ -27,7 +27,7 @@ export const userAdminRoutes: FastifyPluginAsync<WebOptions> = async (app, { ser
     return sendPage(
       reply,
       <UsersPage ctx={request.page} users={users} notice={doneText(DONE, request.query)} errors={errors} />,
-      failed === undefined ? 200 : formStatusOf(failed),
+      failed === undefined ? 200 : formStatusOf(failed, reply),
     );
   };
 

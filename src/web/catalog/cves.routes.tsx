@@ -99,7 +99,7 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
         return sendPage(
           reply,
           <CveListPage ctx={request.page} state={state} page={page} views={views} errors={errors} />,
-          formStatusOf(err),
+          formStatusOf(err, reply),
         );
       }
     }
@@ -129,7 +129,7 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
       const query = Object.fromEntries(new URLSearchParams(input.query.slice(0, 2000)));
       const save = { errors, name: input.name, organization: input.organization ?? '' };
       const { view } = await renderList(request, query, save);
-      return sendPage(reply, view, formStatusOf(err));
+      return sendPage(reply, view, formStatusOf(err, reply));
     }
   });
 

@@ -1,19 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, RetryLaterError } from '../../domain/errors.ts';
 import { doneText, field, fields, formErrorsOf, formStatusOf, pageNumber, queryText } from './input.ts';
 
+/** A reply that keeps the headers set on it. */
+const replyOf = () => {
+  const headers: Record<string, string> = {};
+  return { headers, header: (name: string, value: string) => ((headers[name] = value), undefined as never) };
+};
+
 describe('formErrorsOf', () => {
+  let reply = replyOf();
+
   it('places a validation error’s messages beside their fields', () => {
     const err = new AppError('validation_error', undefined, { name: ['is taken'], _form: ['check'] });
     expect(formErrorsOf(err)).toEqual({ name: ['is taken'], _form: ['check'] });
-    expect(formStatusOf(err)).toBe(400);
+    expect(formStatusOf(err, reply)).toBe(400);
   });
 
   it('shows a conflict or a rate limit above the form, with its own status', () => {
     const conflict = new AppError('conflict', 'Two-factor sign-in is already on.');
     expect(formErrorsOf(conflict)).toEqual({ _form: ['Two-factor sign-in is already on.'] });
-    expect(formStatusOf(conflict)).toBe(409);
-    expect(formStatusOf(new AppError('rate_limited'))).toBe(429);
+    expect(formStatusOf(conflict, reply)).toBe(409);
+    expect(formStatusOf(new AppError('rate_limited'), reply)).toBe(429);
+    expect(reply.headers).toEqual({});
+  });
+
+  it('says when to try again after too many attempts (Retry-After)', () => {
+    reply = replyOf();
+    const err = new RetryLaterError(540, 'Too many failed sign-ins. Try again in 9 minutes.');
+    expect(formErrorsOf(err)).toEqual({ _form: ['Too many failed sign-ins. Try again in 9 minutes.'] });
+    expect(formStatusOf(err, reply)).toBe(429);
+    expect(reply.headers).toEqual({ 'Retry-After': '540' });
   });
 
   it('rethrows what is not about the form, so its own page and status are shown', () => {
@@ -28,7 +45,7 @@ describe('formErrorsOf', () => {
   it('takes another code as a form message when the page lists it', () => {
     const err = new AppError('service_unavailable', 'This server cannot send email.');
     expect(formErrorsOf(err, ['service_unavailable'])).toEqual({ _form: ['This server cannot send email.'] });
-    expect(formStatusOf(err)).toBe(503);
+    expect(formStatusOf(err, reply)).toBe(503);
   });
 });
 

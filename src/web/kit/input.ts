@@ -3,7 +3,8 @@
  * array where one value is expected), checkbox lists, the page number, the `?done=` notice, and a
  * service's error as a form's messages.
  */
-import { AppError, type ErrorCode } from '../../domain/errors.ts';
+import type { FastifyReply } from 'fastify';
+import { AppError, RetryLaterError, type ErrorCode } from '../../domain/errors.ts';
 
 /** A form field as a string ('' when absent or not a string). */
 export function field(body: unknown, name: string): string {
@@ -55,7 +56,7 @@ export type FormErrors = Record<string, string[]>;
  * already taken, 409; too many attempts, 429; and any code the caller lists in `also`). Anything
  * else is not about the form and is rethrown, so the page of that error is shown with its own
  * status (404 for what the user cannot see, 403 for what they may not do, 500 for a failure).
- * Answer with `formStatusOf(err)`.
+ * Answer with `formStatusOf(err, reply)`.
  */
 export function formErrorsOf(err: unknown, also: readonly ErrorCode[] = []): FormErrors {
   if (!(err instanceof AppError)) throw err;
@@ -66,5 +67,11 @@ export function formErrorsOf(err: unknown, also: readonly ErrorCode[] = []): For
 
 const FORM_CODES: readonly ErrorCode[] = ['conflict', 'rate_limited'];
 
-/** The status of a form shown again with `formErrorsOf(err)`: the error's own (400, 409, 429, …). */
-export const formStatusOf = (err: unknown): number => (err instanceof AppError ? err.status : 400);
+/**
+ * The status of a form shown again with `formErrorsOf(err)`: the error's own (400, 409, 429, …),
+ * with `Retry-After` on `reply` when the service said when to try again (too many attempts).
+ */
+export function formStatusOf(err: unknown, reply: Pick<FastifyReply, 'header'>): number {
+  if (err instanceof RetryLaterError) void reply.header('Retry-After', String(err.retryAfterSeconds));
+  return err instanceof AppError ? err.status : 400;
+}

@@ -153,7 +153,7 @@ export const organizationRoutes: FastifyPluginAsync<WebOptions> = async (app, op
       return sendPage(
         reply,
         <NewOrganizationPage ctx={request.page} name={name} errors={formErrorsOf(err)} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });
@@ -186,7 +186,7 @@ export const organizationRoutes: FastifyPluginAsync<WebOptions> = async (app, op
           values={{ name, confirm: '' }}
           errors={errors}
         />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });
@@ -219,7 +219,7 @@ export const organizationRoutes: FastifyPluginAsync<WebOptions> = async (app, op
           values={{ name: org.name, confirm }}
           errors={errors}
         />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });

@@ -244,7 +244,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
         access.actor,
       );
     } catch (err) {
-      return refused(reply, request.page, access, formErrorsOf(err), invite, formStatusOf(err));
+      return refused(reply, request.page, access, formErrorsOf(err), invite, formStatusOf(err, reply));
     }
     const org = access.membership.name;
     if (invited.invitation.email === 'sent')
@@ -273,7 +273,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       try {
         resent = await services.members.resendInvitation(access.membership.organizationId, id, access.actor);
       } catch (err) {
-        return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err));
+        return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err, reply));
       }
       if (resent.invitation.email === 'sent')
         return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=resent`, 303);
@@ -300,7 +300,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     try {
       await services.members.changeRole(access.membership.organizationId, id, role, access.actor);
     } catch (err) {
-      return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err));
+      return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err, reply));
     }
     // Demoting oneself: the members page is still readable, the owner tabs are gone.
     return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=role`, 303);
@@ -315,7 +315,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       try {
         removed = await services.members.remove(access.membership.organizationId, id, access.actor);
       } catch (err) {
-        return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err));
+        return refused(reply, request.page, access, formErrorsOf(err), undefined, formStatusOf(err, reply));
       }
       if (removed.user_id === access.actor.id) return reply.redirect('/', 303);
       const done = removed.date_joined === null ? 'withdrawn' : 'removed';

@@ -234,7 +234,7 @@ export const tokenRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
       return sendPage(
         reply,
         <TokensPage ctx={request.page} access={access} tokens={tokens} form={form} errors={errors} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });

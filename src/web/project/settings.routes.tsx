@@ -192,7 +192,7 @@ export const projectSettingsRoutes: FastifyPluginAsync<WebOptions> = async (app,
       return sendPage(
         reply,
         <SettingsPage ctx={request.page} access={access} form={form} errors={errors} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });
@@ -231,7 +231,7 @@ export const projectSettingsRoutes: FastifyPluginAsync<WebOptions> = async (app,
       return sendPage(
         reply,
         <SettingsPage ctx={request.page} access={access} form={{ confirm }} errors={errors} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
     return reply.redirect(`${orgPath(access.membership.name, 'projects')}?done=deleted`, 303);

@@ -135,7 +135,7 @@ export const cveDetailRoutes: FastifyPluginAsync<WebOptions> = async (app, { ser
       if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
       request.page.currentOrg = org;
       const view = await cvePage(request, id, 1, { errors: formErrorsOf(err) });
-      return sendPage(reply, view, formStatusOf(err));
+      return sendPage(reply, view, formStatusOf(err, reply));
     }
     return reply.redirect(`${cvePath(id)}?done=${done}#vendors`, 303);
   });

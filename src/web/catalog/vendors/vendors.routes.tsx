@@ -113,7 +113,7 @@ export const vendorRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
       request.page.currentOrg = org;
       const { page } = await vendorPage(request, { errors: formErrorsOf(err) });
-      return sendPage(reply, page, formStatusOf(err));
+      return sendPage(reply, page, formStatusOf(err, reply));
     }
     return reply.redirect(`${vendorPagePath(vendor.name)}?done=${done}`, 303);
   });

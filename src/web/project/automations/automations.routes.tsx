@@ -148,7 +148,7 @@ export const projectAutomationsRoutes: FastifyPluginAsync<WebOptions> = async (a
         reply,
         access,
         { ...state, errors },
-        { ...shown, status: formStatusOf(err) },
+        { ...shown, status: formStatusOf(err, reply) },
       );
     }
   }

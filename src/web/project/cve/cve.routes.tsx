@@ -117,7 +117,7 @@ export const projectCveRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
       const { done, anchor } = await action(target);
       return reply.redirect(`${cvePagePath(target.access, target.cveId)}?done=${done}#${anchor}`, 303);
     } catch (err) {
-      return render(request, reply, { forms, errors: formErrorsOf(err), status: formStatusOf(err) });
+      return render(request, reply, { forms, errors: formErrorsOf(err), status: formStatusOf(err, reply) });
     }
   };
 

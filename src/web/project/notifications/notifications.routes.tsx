@@ -138,7 +138,7 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
       return sendPage(
         reply,
         <NewNotificationPage ctx={request.page} access={access} form={form} errors={errors} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });
@@ -171,7 +171,7 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
       return sendPage(
         reply,
         await detail(request, access, current.name, { form, errors }),
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
   });

@@ -104,7 +104,7 @@ export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (ap
       return sendPage(
         reply,
         <NameStep ctx={request.page} access={access} draft={typed} errors={formErrorsOf(err)} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
     request.session.projectDraft = { ...draftOf(request, org), ...typed };
@@ -131,7 +131,7 @@ export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (ap
       draft.subscriptions = changeSubscriptions(draft.subscriptions, { add, remove, addKnown });
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
-      const failed = { errors: formErrorsOf(err), status: formStatusOf(err) };
+      const failed = { errors: formErrorsOf(err), status: formStatusOf(err, reply) };
       return sendVendorsStep(services, request, reply, access, draft, search, failed);
     }
     request.session.projectDraft = draft;
@@ -162,7 +162,7 @@ export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (ap
       return sendPage(
         reply,
         <AlertsStep ctx={request.page} access={access} draft={draft} errors={errors} />,
-        formStatusOf(err),
+        formStatusOf(err, reply),
       );
     }
     request.session.projectDraft = undefined;

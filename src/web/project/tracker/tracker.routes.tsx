@@ -85,7 +85,7 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
         rows = await withTags(found, user.id);
       } catch (err) {
         state.errors = { ...state.errors, ...formErrorsOf(err) };
-        status = formStatusOf(err);
+        status = formStatusOf(err, reply);
       }
     }
     return sendPage(
@@ -140,7 +140,7 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
       const message = Object.values(formErrorsOf(err)).flat();
       return render(request, reply, access, query, {
         bulk: { ...NO_BULK, errors: { _form: message } },
-        status: formStatusOf(err),
+        status: formStatusOf(err, reply),
       });
     }
   });
@@ -170,7 +170,7 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
         );
       } catch (err) {
         errors = formErrorsOf(err);
-        failed = formStatusOf(err);
+        failed = formStatusOf(err, reply);
       }
     }
     if (!isHtmx(request)) {
@@ -225,7 +225,7 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
       );
       return reply.redirect(listUrl(access, filter, changed ? 'bulk' : 'unchanged'), 303);
     } catch (err) {
-      return again(bulkErrorsOf(formErrorsOf(err)), formStatusOf(err));
+      return again(bulkErrorsOf(formErrorsOf(err)), formStatusOf(err, reply));
     }
   });
 };
