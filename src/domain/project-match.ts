@@ -44,7 +44,7 @@ export type KeySource =
       source: 'cna-text';
       vendor: string;
       product?: string;
-      rule?: 'alias' | 'name' | 'spelling' | 'description' | 'operator';
+      rule?: 'alias' | 'name' | 'spelling' | 'description' | 'operator' | 'cna-name';
       text?: string;
       support?: number;
       records?: number;

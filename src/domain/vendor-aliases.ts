@@ -88,6 +88,12 @@ export type KeyEvidence =
   | { source: 'cna-text'; rule: 'name'; text: string }
   | { source: 'cna-text'; rule: 'description'; text: string }
   | { source: 'cna-text'; rule: 'spelling'; text: string }
+  /**
+   * Minted from the CNA's own name by the CPE naming conventions, as no known key matched it
+   * (provenance `cna-name`): a real key until a CPE names another key for the same text, which it then
+   * merges into (docs/catalog.md).
+   */
+  | { source: 'cna-text'; rule: 'cna-name'; text: string }
   /** An operator's own alias (`vulntrack vendors alias add`, domain/vendor-alias-overrides.ts). */
   | { source: 'cna-text'; rule: 'operator'; text: string };
 

@@ -31,7 +31,7 @@ const Source = Type.Object(
     product: Type.Optional(Type.String()),
     rule: Type.Optional(
       Type.Union(
-        ['alias', 'name', 'spelling', 'description', 'operator'].map((r) => Type.Literal(r)),
+        ['alias', 'name', 'spelling', 'description', 'operator', 'cna-name'].map((r) => Type.Literal(r)),
         {
           description:
             'How the text became the key: a learned `alias` (`support` of the `records` naming the text ' +

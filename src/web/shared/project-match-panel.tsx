@@ -56,6 +56,8 @@ function RuleText({ source }: { source: Extract<KeySource, { via: 'cna_text' }> 
       return <>read in the description</>;
     case 'operator':
       return <>an operator's alias</>;
+    case 'cna-name':
+      return <>the CNA's own name, as no known key matched it</>;
     case undefined:
       return <>normalized, no CPE</>;
   }
