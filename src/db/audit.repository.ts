@@ -39,7 +39,7 @@ export class AuditRepository {
       .values(
         entries.map((entry) => ({
           organization_id: entry.organizationId,
-          // The clock, not the transaction start: entries written by one transaction keep their order.
+          // The clock, not the transaction start; `seq` orders entries whose clock reads the same.
           created_at: sql<Date>`clock_timestamp()`,
           actor_type: entry.actor.type,
           actor_id: entry.actor.id,
@@ -75,7 +75,7 @@ export class AuditRepository {
     return this.filtered(organizationId, filter)
       .selectAll()
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .orderBy('seq', 'desc')
       .limit(limit)
       .offset(offset)
       .execute();

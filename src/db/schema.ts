@@ -242,6 +242,8 @@ export interface AuditLogTable {
   resource_id: string | null;
   resource_name: string | null;
   changes: Json<Record<string, unknown>>;
+  /** Write order (migration 0037): ties of `created_at` are ordered by it. */
+  seq: Generated<number>;
 }
 
 export interface JobTable {
