@@ -19,7 +19,8 @@ export interface CsvColumn<T> {
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
 /**
- * The CSV text of `rows` under a header row, as a stream (UTF-8, no BOM, CRLF line ends as RFC 4180).
+ * The CSV text of `rows` under a header row, as a stream (UTF-8, no BOM, CRLF line ends as RFC 4180;
+ * a cell with a comma, a quote or any line break is quoted).
  * A text cell that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR)
  * is prefixed with `'` (OWASP CSV injection); numbers are written as they are. A failure while
  * reading `rows` destroys the stream (the client sees a cut download, never a short file that looks
@@ -34,6 +35,9 @@ export function csvStream<T>(
     columns: columns.map((c) => c.header),
     escape_formulas: true,
     record_delimiter: 'windows',
+    // csv-stringify quotes a cell holding the record delimiter (CRLF here), not a lone LF or CR:
+    // without this a description with a line break and no comma splits its row.
+    quoted_match: /[\r\n]/,
   });
   async function* records() {
     for await (const row of rows) yield columns.map((c) => c.value(row) ?? null);

