@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots [-- --all --out DIR]`: the pages of a fresh install (the bundled sample
+ * `npm run screenshots [-- --all | --only NAME,… --out DIR]` (`-- --help`): the pages of a fresh install (the bundled sample
  * catalog, a first administrator, an invitation, a token) in Debian's Chromium, light and dark.
  * Without `--all`, the main pages, written to docs/screenshots/ for the README; with `--all`, every
  * page of the web UI (for review), to `--out` (default bench/.work/screenshots). Needs
@@ -12,10 +12,29 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, startServer } from '../test/helpers/browser.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { all: { type: 'boolean' }, out: { type: 'string' } } });
+const USAGE = `npm run screenshots [-- --all] [--only NAME,NAME] [--out DIR]
+  (none)      the README's pages, to docs/screenshots/
+  --all       every page of the web UI, full height, for review (default out: bench/.work/screenshots)
+  --only      just these shots (names as in scripts/screenshots.ts, e.g. cve-detail,two-factor-setup)
+  --out DIR   where the PNG files go`;
+const { values } = parseArgs({
+  options: {
+    all: { type: 'boolean' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const only = values.only ? new Set(values.only.split(',').map((n) => n.trim())) : undefined;
+/** Whether a shot is taken: named by --only, or a README page, or any page with --all. */
+const wanted = (name: string, review = true) => (only ? only.has(name) : values.all || !review);
 const out = values.out
   ? path.resolve(values.out)
-  : values.all
+  : values.all || only
     ? path.join(root, 'bench', '.work', 'screenshots')
     : path.join(root, 'docs', 'screenshots');
 
@@ -112,10 +131,10 @@ try {
   const anonymous = await (await browser.newContext({ viewport })).newPage();
   const shoot = async (tab: Page, name: string, scheme: 'light' | 'dark') => {
     const file = path.join(out, `${name}-${scheme}.png`);
-    await tab.screenshot({ path: file, fullPage: !!values.all });
+    await tab.screenshot({ path: file, fullPage: !!(values.all || only) });
     console.error(`wrote ${path.relative(root, file)}`);
   };
-  if (values.all) {
+  if (wanted('setup')) {
     await anonymous.goto(server.setupLink);
     for (const scheme of ['light', 'dark'] as const) {
       await anonymous.emulateMedia({ colorScheme: scheme });
@@ -200,12 +219,21 @@ try {
     }
   }
   for (const scheme of ['light', 'dark'] as const) {
-    for (const p of PAGES.filter((s) => values.all || !s.review)) {
+    for (const p of PAGES.filter((s) => wanted(s.name, s.review))) {
       const tab = p.anonymous ? anonymous : page;
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.goto(`${server.baseUrl}${p.url}`);
       if (p.name === 'statistics') await waitForStatistics(tab);
       await shoot(tab, p.name, scheme);
+    }
+  }
+  if (wanted('two-factor-setup')) {
+    // Last: it leaves the account with a two-factor setup pending.
+    await page.goto(`${server.baseUrl}/account/security`);
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await shoot(page, 'two-factor-setup', scheme);
     }
   }
 } finally {

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { signedIn, WebClient, type PageResponse } from '../helpers/web.ts';
+import { decodeQrSvg } from '../helpers/qr.ts';
 import { startSink, type Sink } from '../notifications/smtp-sink.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -194,6 +195,11 @@ describeEachDatabase('web: account settings, password, two-factor, reset', (use)
       const uri = setup.html.querySelector('#totp-uri')!.getAttribute('value')!;
       expect(uri).toMatch(new RegExp(`^otpauth://totp/vulntrack:${owner.user.username}\\?`));
       expect(new URL(uri).searchParams.get('secret')).toBe(secret.replace(/ /g, ''));
+      // The QR code a phone scans holds the same link.
+      const qr = setup.html.querySelector('.qr svg')!;
+      expect(qr.getAttribute('aria-label')).toMatch(/QR code/);
+      const path = qr.querySelector('path')!.getAttribute('d')!;
+      expect(decodeQrSvg({ viewBox: qr.getAttribute('viewBox')!, path })).toBe(uri);
 
       // At rest, the secret is sealed: not in the row in clear.
       const row = await api.services.database.db

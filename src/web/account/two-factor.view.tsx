@@ -3,6 +3,7 @@ import { Field, FormProblems, Notice, CopyField } from '../kit/fields.tsx';
 import type { FormErrors } from '../kit/input.ts';
 import { Csrf } from '../kit/layout.tsx';
 import type { PageContext } from '../kit/context.ts';
+import { QrCode } from '../kit/qr-code.tsx';
 import { AccountPage } from './account-page.tsx';
 
 /** The two-factor setup: the key to add to an app, and the code that confirms it. */
@@ -27,7 +28,11 @@ export function SetupPage({
       <div class="two-col">
         <section class="card">
           <h2>1. Add vulntrack to your authenticator app</h2>
-          <p>In your app, add an account by typing this key (time-based, 6 digits, every 30 seconds):</p>
+          <p>In your app, add an account and scan this code:</p>
+          <p class="qr">
+            <QrCode text={uri} label="QR code of your two-factor key, for an authenticator app" />
+          </p>
+          <p>Or type this key (time-based, 6 digits, every 30 seconds):</p>
           <CopyField id="totp-secret" label="Key" value={secret} />
           <p class="small">Or, if your app takes a link, this one holds the same key:</p>
           <CopyField id="totp-uri" label="Link" value={uri} />
