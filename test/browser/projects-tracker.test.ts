@@ -102,6 +102,64 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
     await page.keyboard.press('Escape');
   });
 
+  it('saves a status chosen with the keyboard once: arrows only choose, Enter saves, a digit saves at once, Escape undoes', async () => {
+    await page.goto(`${tracker}?ordering=cve_id`);
+    const ids = await rowIds();
+    const moves: string[] = [];
+    const count = (r: { url(): string; method(): string }) => {
+      if (r.method() === 'POST' && r.url().endsWith('/move')) moves.push(r.url());
+    };
+    page.on('request', count);
+    try {
+      const status = (id: string) => page.locator(`tr#row-${id} select[data-triage=status]`);
+      // Row 4: five arrow presses write nothing; Enter writes once.
+      for (let i = 0; i < 4; i++) await page.keyboard.press('j');
+      await expect(currentId()).resolves.toBe(ids[3]);
+      await page.keyboard.press('s');
+      for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowDown');
+      const chosen = await status(ids[3]!).inputValue();
+      expect(chosen).not.toBe('');
+      await page.waitForTimeout(300);
+      expect(moves).toEqual([]);
+      const saved = page.waitForResponse((r) => r.url().endsWith(`/cves/${ids[3]}/move`));
+      await page.keyboard.press('Enter');
+      expect((await saved).status()).toBe(200);
+      expect(moves.length).toBe(1);
+
+      // Row 5: a digit picks that choice and saves at once.
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('j');
+      await expect(currentId()).resolves.toBe(ids[4]);
+      await page.keyboard.press('s');
+      const digit = page.waitForResponse((r) => r.url().endsWith(`/cves/${ids[4]}/move`));
+      await page.keyboard.press('2');
+      expect((await digit).status()).toBe(200);
+      expect(moves.length).toBe(2);
+      const second = await page
+        .locator(`tr#row-${ids[4]} select[data-triage=status] option`)
+        .nth(2)
+        .getAttribute('value');
+
+      // Row 6: arrows then Escape undo the choice; leaving the row saves nothing.
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('j');
+      await page.keyboard.press('s');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('j');
+      await page.waitForTimeout(300);
+      expect(moves.length).toBe(2);
+
+      await page.reload();
+      await expect(status(ids[3]!).inputValue()).resolves.toBe(chosen);
+      await expect(status(ids[4]!).inputValue()).resolves.toBe(second);
+      await expect(status(ids[5]!).inputValue()).resolves.toBe('');
+    } finally {
+      page.off('request', count);
+    }
+  });
+
   it('changes one status inline: htmx swaps the row, the change is kept', async () => {
     await page.goto(`${tracker}?ordering=cve_id`);
     const [first] = await rowIds();

@@ -1,6 +1,8 @@
 // The project tracker: keyboard triage (j/k move the focused row, x selects it, s its status, a its
-// assignee, Enter/o opens the CVE), select-all, the selection count of the bulk edit, and htmx row
-// swaps that keep the row's selection and focus and show a refused move's message (a 400 row).
+// assignee, Enter/o opens the CVE), saving a row's status or assignee once (a pick with the mouse at
+// once; from the keyboard, arrows only move the choice: Enter, a digit or leaving saves, Escape
+// undoes), select-all, the selection count of the bulk edit, and htmx row swaps that keep the row's
+// selection and focus and show a refused move's message (a 400 row).
 'use strict';
 
 (function () {
@@ -118,6 +120,57 @@
     if (!(t instanceof Element) || t.closest('a, input, select, button, label')) return;
     const row = t.closest('tr[data-row]');
     if (row) focusRow(row);
+  });
+
+  // A row's status and assignee selects save through the `triage-save` event (row.view.tsx). Browsers
+  // fire `change` for every arrow press on a closed select: those only mark the choice as pending.
+  function triageSelect(target) {
+    return target instanceof HTMLSelectElement && target.matches('[data-triage]') ? target : null;
+  }
+  function save(select) {
+    delete select.dataset.pending;
+    window.htmx.trigger(select, 'triage-save');
+  }
+  function undo(select) {
+    delete select.dataset.pending;
+    const saved = Array.prototype.findIndex.call(select.options, function (o) {
+      return o.defaultSelected;
+    });
+    select.selectedIndex = saved < 0 ? 0 : saved;
+  }
+  const MOVES = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown'];
+  let keyed = null;
+  table.addEventListener('keydown', function (event) {
+    const select = triageSelect(event.target);
+    if (!select || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      if (select.dataset.pending) save(select);
+    } else if (event.key === 'Escape') {
+      if (select.dataset.pending) undo(select);
+    } else if (/^[0-9]$/.test(event.key)) {
+      // 0 is "No status" / "Nobody", 1 the first choice, and so on.
+      event.preventDefault();
+      const index = Number(event.key);
+      if (index < select.options.length && index !== select.selectedIndex) {
+        select.selectedIndex = index;
+        save(select);
+      } else if (index === select.selectedIndex && select.dataset.pending) save(select);
+    } else if (MOVES.indexOf(event.key) >= 0 || event.key.length === 1) {
+      keyed = select;
+    }
+  });
+  table.addEventListener('change', function (event) {
+    const select = triageSelect(event.target);
+    if (!select) return;
+    if (keyed === select) {
+      keyed = null;
+      select.dataset.pending = '1';
+    } else save(select);
+  });
+  table.addEventListener('focusout', function (event) {
+    const select = triageSelect(event.target);
+    if (select && select.dataset.pending) save(select);
   });
 
   // A row swapped by htmx keeps its selection and, when a control of it had the focus, the focus.

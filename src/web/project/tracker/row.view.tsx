@@ -46,7 +46,8 @@ export function TrackerRow({
   const moveUrl = `${base}/${id}/move`;
   const htmx = {
     'hx-post': moveUrl,
-    'hx-trigger': 'change',
+    // Sent by tracker.js: at once for a pick with the mouse, once on Enter or a digit from the keyboard.
+    'hx-trigger': 'triage-save',
     'hx-target': 'closest tr',
     'hx-swap': 'outerHTML',
   };

@@ -22,8 +22,9 @@ const SHORTCUTS: PageShortcut[] = [
   { keys: ['j'], label: 'Next CVE' },
   { keys: ['k'], label: 'Previous CVE' },
   { keys: ['x'], label: 'Select or unselect the CVE' },
-  { keys: ['s'], label: "Change the CVE's status" },
-  { keys: ['a'], label: "Change the CVE's assignee" },
+  { keys: ['s'], label: "Change the CVE's status (arrows choose, Enter saves)" },
+  { keys: ['a'], label: "Change the CVE's assignee (arrows choose, Enter saves)" },
+  { keys: ['0–9'], label: 'In a status or assignee: save that choice at once (0 is none)' },
   { keys: ['o'], label: 'Open the CVE (or Enter)' },
 ];
 
