@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type ipaddrModule from 'ipaddr.js';
+import { parseAllowedHosts, type PrivateDestinations } from './domain/outbound-allow.ts';
 
 export type ApiV1Shape = 'paged' | 'legacy';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -62,8 +63,12 @@ export interface NotificationConfig {
   smtpUrl: string | undefined;
   /** The From address of notification email (SMTP_FROM). */
   smtpFrom: string;
-  /** Allow outbound notification URLs on loopback, private and link-local addresses (OUTBOUND_ALLOW_PRIVATE; tests only). */
-  outboundAllowPrivate: boolean;
+  /**
+   * The non-public destinations notification URLs may name: all loopback, private and link-local
+   * addresses (`true`, OUTBOUND_ALLOW_PRIVATE: tests, closed networks), the hosts and networks of
+   * OUTBOUND_ALLOW_HOSTS (internal receivers in production), or none (`false`).
+   */
+  outboundAllowPrivate: PrivateDestinations;
   /** Time limit of one outbound delivery attempt (DELIVERY_TIMEOUT_MS). */
   deliveryTimeoutMs: number;
   /** Attempts per delivery before it is dead (DELIVERY_ATTEMPTS, at least 5). */
@@ -233,6 +238,16 @@ function workerConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   };
 }
 
+/** OUTBOUND_ALLOW_HOSTS: `false` when unset or empty. */
+function allowedHosts(value: string | undefined): PrivateDestinations {
+  if (!value?.trim()) return false;
+  try {
+    return parseAllowedHosts(value);
+  } catch (error) {
+    throw new ConfigError(`OUTBOUND_ALLOW_HOSTS: ${(error as Error).message}`);
+  }
+}
+
 /** Notification delivery settings (docs/notifications.md). */
 function notificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
   const smtpUrl = env.SMTP_URL || undefined;
@@ -243,7 +258,9 @@ function notificationConfig(env: NodeJS.ProcessEnv): NotificationConfig {
   return {
     smtpUrl,
     smtpFrom,
-    outboundAllowPrivate: bool('OUTBOUND_ALLOW_PRIVATE', env.OUTBOUND_ALLOW_PRIVATE, false),
+    outboundAllowPrivate:
+      bool('OUTBOUND_ALLOW_PRIVATE', env.OUTBOUND_ALLOW_PRIVATE, false) ||
+      allowedHosts(env.OUTBOUND_ALLOW_HOSTS),
     deliveryTimeoutMs: integer('DELIVERY_TIMEOUT_MS', env.DELIVERY_TIMEOUT_MS, 10_000, 100, 300_000),
     // A delivery gets at least 5 attempts over at least an hour (docs/notifications.md) (1+2+4+8 min base doubling ≥ 15 min, capped
     // by JOB_RETRY_MAX_SECONDS; the default 8 attempts from 60 s span 2+ hours).

@@ -6,6 +6,7 @@
  */
 import { Type, type TProperties } from 'typebox';
 import type { Channel, ConfiguredChannel } from './channel.ts';
+import type { PrivateDestinations } from './outbound.ts';
 import { emailChannel } from './channels/email/email.channel.ts';
 import { slackChannel } from './channels/slack/slack.channel.ts';
 import { teamsChannel } from './channels/teams/teams.channel.ts';
@@ -39,7 +40,7 @@ export function configureChannel(
   type: ChannelType,
   input: Record<string, unknown>,
   previous?: () => Record<string, unknown>,
-  allowPrivate = false,
+  allowPrivate: PrivateDestinations = false,
 ): ConfiguredChannel | { problems: string[] } {
   const channel: Channel = CHANNELS[type];
   const problems: string[] = [];

@@ -4,15 +4,20 @@
  * schemas, the service's validation and the sender all read the registry (docs/notifications.md).
  */
 import { Type, type TObject, type TProperties } from 'typebox';
-import { validateOutboundUrl, type OutboundAgents, type OutboundResult } from './outbound.ts';
+import {
+  validateOutboundUrl,
+  type OutboundAgents,
+  type OutboundResult,
+  type PrivateDestinations,
+} from './outbound.ts';
 import type { OutgoingPayload } from './payload.ts';
 
 export interface ChannelSenderOptions {
   /** SMTP_URL; without it email attempts fail (not retryable). */
   smtpUrl?: string | undefined;
   smtpFrom: string;
-  /** OUTBOUND_ALLOW_PRIVATE. */
-  allowPrivate: boolean;
+  /** OUTBOUND_ALLOW_PRIVATE / OUTBOUND_ALLOW_HOSTS: the non-public destinations allowed. */
+  allowPrivate: PrivateDestinations;
   /** DELIVERY_TIMEOUT_MS: the time limit of one attempt. */
   timeoutMs: number;
   /** VULNTRACK_BASE_URL, for CVE links in messages. */
@@ -23,7 +28,7 @@ export interface ChannelSenderOptions {
 export interface ChannelContext {
   options: ChannelSenderOptions;
   /** Keep-alive agents shared by every channel's outbound HTTP (`postOutbound`). */
-  outbound: { allowPrivate: boolean; timeoutMs: number; agents: OutboundAgents };
+  outbound: { allowPrivate: PrivateDestinations; timeoutMs: number; agents: OutboundAgents };
 }
 
 /** One channel's sending side, made once per `createChannelSender`. */
@@ -55,14 +60,14 @@ export interface Channel<Target extends object = object> {
   /**
    * Checks a configuration the request schema accepted and splits it; pushes one sentence per
    * problem (the registry has already pushed one per field the channel does not declare). `type` is
-   * the channel's name in the registry, for those sentences; `allowPrivate` (OUTBOUND_ALLOW_PRIVATE)
-   * lets a URL name a loopback or private address literally.
+   * the channel's name in the registry, for those sentences; `allowPrivate` (OUTBOUND_ALLOW_PRIVATE,
+   * OUTBOUND_ALLOW_HOSTS) lets a URL name those loopback or private addresses literally.
    */
   configure(
     input: Record<string, unknown>,
     problems: string[],
     type: string,
-    allowPrivate: boolean,
+    allowPrivate: PrivateDestinations,
   ): ConfiguredChannel;
   /**
    * What the API shows of a stored configuration (the fields of `shown`), in OpenCVE 3.1's masked
@@ -101,7 +106,7 @@ export function outboundUrl(
   key: string,
   type: string,
   problems: string[],
-  allowPrivate: boolean,
+  allowPrivate: PrivateDestinations,
 ): URL | undefined {
   const value = input[key];
   if (value === undefined) {

@@ -17,6 +17,9 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { clip } from './message-summary.ts';
+import { addressAllowed, nameAllowed, type PrivateDestinations } from '../domain/outbound-allow.ts';
+
+export type { PrivateDestinations };
 
 /** What one outbound attempt came to (the channel sender adds timing). */
 export interface OutboundResult {
@@ -37,9 +40,13 @@ export interface RawExchange {
   response?: { status: number; headers: http.IncomingHttpHeaders; body: Buffer; truncated: boolean };
 }
 
+/** How a refusal names the settings that would allow the destination. */
+const ALLOW_HINT =
+  'an operator can allow internal receivers with OUTBOUND_ALLOW_HOSTS (host names and CIDR networks) or all private addresses with OUTBOUND_ALLOW_PRIVATE';
+
 export interface OutboundOptions {
-  /** Allow loopback, private, link-local… addresses (OUTBOUND_ALLOW_PRIVATE; tests only). */
-  allowPrivate: boolean;
+  /** The non-public destinations allowed (OUTBOUND_ALLOW_PRIVATE, OUTBOUND_ALLOW_HOSTS). */
+  allowPrivate: PrivateDestinations;
   /** Time limit of the whole attempt: DNS, connect, request, response headers and body. */
   timeoutMs: number;
   /**
@@ -136,9 +143,12 @@ function describeRange(range: string): string {
  * Static check of a notification URL, for create/update time: an error sentence, or undefined when
  * the URL is acceptable. A host that is literally not public (an IP address in a loopback, private,
  * link-local or other special range, or `localhost`) is refused here already, unless `allowPrivate`
- * (OUTBOUND_ALLOW_PRIVATE); whether a DNS name is public is decided at send time (DNS can change).
+ * allows it (OUTBOUND_ALLOW_PRIVATE, OUTBOUND_ALLOW_HOSTS); whether a DNS name is public is decided at send time (DNS can change).
  */
-export function validateOutboundUrl(url: string, allowPrivate = false): string | undefined {
+export function validateOutboundUrl(
+  url: string,
+  allowPrivate: PrivateDestinations = false,
+): string | undefined {
   if (url.length > MAX_URL_LENGTH) return `The URL is longer than ${MAX_URL_LENGTH} characters.`;
   let parsed: URL;
   try {
@@ -153,16 +163,18 @@ export function validateOutboundUrl(url: string, allowPrivate = false): string |
     return 'The URL must not contain credentials (user:password@); send them in a header instead.';
   }
   if (!parsed.hostname) return 'The URL has no host.';
-  if (!allowPrivate) {
+  if (allowPrivate !== true) {
     const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
     const range = isLocalhostName(host)
-      ? 'loopback'
-      : ipaddr.isValid(host) && !classifyAddress(host).public
+      ? nameAllowed(host, allowPrivate)
+        ? undefined
+        : 'loopback'
+      : ipaddr.isValid(host) && !classifyAddress(host).public && !addressAllowed(host, allowPrivate)
         ? classifyAddress(host).range
         : undefined;
     // OpenCVE 3.1's sentence, then why.
     if (range)
-      return `This URL is not allowed: ${host} is ${describeRange(range)}; notifications may only be sent to public addresses.`;
+      return `This URL is not allowed: ${host} is ${describeRange(range)}; notifications may only be sent to public addresses (${ALLOW_HINT}).`;
   }
   return undefined;
 }
@@ -181,17 +193,19 @@ function isLocalhostName(host: string): boolean {
 }
 
 /** Resolves the host of a URL to every address, and refuses the lot if any of them is not public. */
-async function resolveHost(hostname: string, allowPrivate: boolean): Promise<Resolution> {
+async function resolveHost(hostname: string, allowPrivate: PrivateDestinations): Promise<Resolution> {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
   const refuse = (address: string, range: string): Resolution => ({
-    refused: `Refused: ${hostname} ${address === host ? 'is' : `resolves to ${address}, which is`} ${describeRange(range)}; notifications may only be sent to public addresses (an operator can allow private ones with OUTBOUND_ALLOW_PRIVATE).`,
+    refused: `Refused: ${hostname} ${address === host ? 'is' : `resolves to ${address}, which is`} ${describeRange(range)}; notifications may only be sent to public addresses (${ALLOW_HINT}).`,
   });
   if (ipaddr.isValid(host)) {
     const found = classifyAddress(host);
-    if (!found.public && !allowPrivate) return refuse(host, found.range);
+    if (!found.public && !addressAllowed(host, allowPrivate)) return refuse(host, found.range);
     return { addresses: [{ address: host, family: host.includes(':') ? 6 : 4 }] };
   }
-  if (!allowPrivate && isLocalhostName(host)) return refuse(host, 'loopback');
+  // A host name the operator allows may resolve to any address: their internal DNS vouches for it.
+  const nameIsAllowed = nameAllowed(host, allowPrivate);
+  if (!nameIsAllowed && isLocalhostName(host)) return refuse(host, 'loopback');
   let answers: dns.LookupAddress[];
   try {
     answers = await dns.promises.lookup(host, { all: true, verbatim: true });
@@ -202,10 +216,11 @@ async function resolveHost(hostname: string, allowPrivate: boolean): Promise<Res
     return { failed: `Resolving ${host} failed (${code ?? 'unknown error'}).` };
   }
   if (answers.length === 0) return { failed: `The host ${host} has no addresses.` };
-  if (!allowPrivate) {
+  if (!nameIsAllowed) {
     for (const answer of answers) {
       const found = classifyAddress(answer.address);
-      if (!found.public) return refuse(answer.address, found.range);
+      if (!found.public && !addressAllowed(answer.address, allowPrivate))
+        return refuse(answer.address, found.range);
     }
   }
   return { addresses: answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })) };

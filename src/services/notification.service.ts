@@ -20,6 +20,7 @@ import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { isReservedName, NAME_MESSAGES, PROJECT_NAME } from '../domain/names.ts';
 import type { SecretBox } from '../domain/secret-box.ts';
+import type { PrivateDestinations } from '../domain/outbound-allow.ts';
 import type { ConfiguredChannel } from '../notifications/channel.ts';
 import { configureChannel, shownConfiguration, type ChannelType } from '../notifications/channel-registry.ts';
 import { emailLink } from '../notifications/channels/email/email.channel.ts';
@@ -76,8 +77,8 @@ export class NotificationService {
     private readonly email: {
       sender: EmailSender | undefined;
       baseUrl: string;
-      /** OUTBOUND_ALLOW_PRIVATE: URLs may name loopback and private addresses literally. */
-      allowPrivate?: boolean;
+      /** OUTBOUND_ALLOW_PRIVATE / OUTBOUND_ALLOW_HOSTS: the non-public addresses URLs may name literally. */
+      allowPrivate?: PrivateDestinations;
       /** The account-mail limit each confirmation email counts against (default: its default budgets). */
       limit?: AccountMailLimit;
     },
@@ -569,7 +570,7 @@ function configured(
   type: ChannelType,
   input: Record<string, unknown>,
   previous?: () => NotificationSecrets,
-  allowPrivate = false,
+  allowPrivate: PrivateDestinations = false,
 ): ConfiguredChannel {
   const result = configureChannel(type, input, previous, allowPrivate);
   if ('problems' in result) throw validationError({ configuration: result.problems });

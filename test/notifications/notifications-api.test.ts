@@ -463,7 +463,7 @@ describeEachDatabase('notifications API', (use) => {
           const res = await create('ssrf', body);
           expect(res.statusCode, what).toBe(400);
           expect(res.json().error.details.configuration[0], what).toMatch(
-            /^(url|webhook_url): This URL is not allowed: .* is (a|an) .*; notifications may only be sent to public addresses\.$/,
+            /^(url|webhook_url): This URL is not allowed: .* is (a|an) .*; notifications may only be sent to public addresses \(an operator can allow internal receivers with OUTBOUND_ALLOW_HOSTS .*\)\.$/,
           );
         }
       }
@@ -472,7 +472,7 @@ describeEachDatabase('notifications API', (use) => {
       });
       expect(change.statusCode).toBe(400);
       expect(change.json().error.details.configuration).toEqual([
-        'url: This URL is not allowed: 192.168.1.1 is a private address (RFC 1918); notifications may only be sent to public addresses.',
+        'url: This URL is not allowed: 192.168.1.1 is a private address (RFC 1918); notifications may only be sent to public addresses (an operator can allow internal receivers with OUTBOUND_ALLOW_HOSTS (host names and CIDR networks) or all private addresses with OUTBOUND_ALLOW_PRIVATE).',
       ]);
       expect((await call('GET', '/projects/ssrf/notifications/refused')).statusCode).toBe(404);
     });

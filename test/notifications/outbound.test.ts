@@ -11,6 +11,8 @@ import {
   type ChannelTarget,
 } from '../../src/notifications/channel-sender.ts';
 import { classifyAddress } from '../../src/notifications/outbound.ts';
+import { parseAllowedHosts } from '../../src/domain/outbound-allow.ts';
+import { ConfigError, parseConfig } from '../../src/config.ts';
 import { log4shellAlert } from './payloads.ts';
 import { startReceiver, type Receiver } from './receivers.ts';
 
@@ -110,6 +112,70 @@ describe('validateOutboundUrl', () => {
     ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', /teredo/],
   ])('refuses %#: %s', (url, error) => {
     expect(validateOutboundUrl(url)).toMatch(error);
+  });
+});
+
+describe('OUTBOUND_ALLOW_HOSTS', () => {
+  const allow = parseAllowedHosts(
+    ' chat.corp.example, *.internal.example ,10.20.0.0/16, fd00::/8, 192.168.1.7 ',
+  );
+
+  it('lets a URL name the listed internal hosts and networks, and nothing else', () => {
+    for (const url of [
+      'https://10.20.3.4/hooks/slack',
+      'http://[fd00::12]:8080/hook',
+      'http://192.168.1.7/hook',
+      'https://chat.corp.example/hook',
+    ])
+      expect(validateOutboundUrl(url, allow), url).toBeUndefined();
+    for (const url of ['https://10.21.0.1/hook', 'http://192.168.1.8/hook', 'http://169.254.169.254/latest'])
+      expect(validateOutboundUrl(url, allow), url).toMatch(/OUTBOUND_ALLOW_HOSTS .* OUTBOUND_ALLOW_PRIVATE/);
+  });
+
+  it('names both settings when it refuses a private address', () => {
+    expect(validateOutboundUrl('http://10.0.0.5/hook')).toBe(
+      'This URL is not allowed: 10.0.0.5 is a private address (RFC 1918); notifications may only be sent to public addresses (an operator can allow internal receivers with OUTBOUND_ALLOW_HOSTS (host names and CIDR networks) or all private addresses with OUTBOUND_ALLOW_PRIVATE).',
+    );
+  });
+
+  it('stops the start with the entry it cannot read', () => {
+    expect(() => parseConfig({ OUTBOUND_ALLOW_HOSTS: '10.0.0.0/33' })).toThrow(ConfigError);
+    expect(() => parseConfig({ OUTBOUND_ALLOW_HOSTS: 'chat.corp.example, http://x' })).toThrow(
+      /OUTBOUND_ALLOW_HOSTS: "http:\/\/x" is a URL: list its host name alone/,
+    );
+    expect(parseConfig({ OUTBOUND_ALLOW_HOSTS: '' }).notifications.outboundAllowPrivate).toBe(false);
+    expect(
+      parseConfig({ OUTBOUND_ALLOW_PRIVATE: 'true', OUTBOUND_ALLOW_HOSTS: '10.0.0.0/8' }).notifications
+        .outboundAllowPrivate,
+    ).toBe(true);
+  });
+
+  it('delivers to a listed loopback receiver, by address and by name, and refuses one not listed', async () => {
+    const receiver = await startReceiver();
+    try {
+      const sender = createChannelSender({
+        smtpFrom: 'x@example.com',
+        allowPrivate: parseAllowedHosts('127.0.0.1/32, localhost'),
+        timeoutMs: 2000,
+      });
+      const target = (url: string): ChannelTarget => ({
+        type: 'webhook',
+        url,
+        headers: {},
+        signingSecret: newSigningSecret(),
+      });
+      for (const url of [`http://127.0.0.1:${receiver.port}/a`, `http://localhost:${receiver.port}/b`])
+        expect(await sender.send(target(url), log4shellAlert()), url).toMatchObject({
+          ok: true,
+          status_code: 200,
+        });
+      const other = await sender.send(target(`http://127.0.0.2:${receiver.port}/c`), log4shellAlert());
+      expect(other.error).toMatch(/^Refused: 127\.0\.0\.2 is a loopback address; .*OUTBOUND_ALLOW_HOSTS/);
+      expect(receiver.requests.map((r) => r.path)).toEqual(['/a', '/b']);
+      await sender.close();
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -118,7 +118,7 @@ describeEachDatabase('web: project notifications', (use) => {
       });
       expect(refused.status).toBe(400);
       expect(refused.html.querySelector('#f-url-error')?.text).toBe(
-        'This URL is not allowed: 127.0.0.1 is a loopback address; notifications may only be sent to public addresses.',
+        'This URL is not allowed: 127.0.0.1 is a loopback address; notifications may only be sent to public addresses (an operator can allow internal receivers with OUTBOUND_ALLOW_HOSTS (host names and CIDR networks) or all private addresses with OUTBOUND_ALLOW_PRIVATE).',
       );
       const slack = await client.post(base, {
         type: 'slack',
