@@ -37,8 +37,8 @@ const CHOICE_KEY = 'x-choice';
 
 /**
  * Marks a union of constants whose failure reads as OpenCVE (Django REST framework) words a bad
- * choice: `"admin" is not a valid choice.` (`Type.Union(literals, CHOICE)`). Unmarked unions name
- * the values they accept.
+ * choice: `"admin" is not a valid choice.`, then the valid values (`It must be one of: "owner",
+ * "member".`) (`Type.Union(literals, CHOICE)`). Unmarked unions name the values they accept.
  */
 export const CHOICE = { [CHOICE_KEY]: true } as const;
 
@@ -104,7 +104,12 @@ function accepted(schema: Schema): string {
   const values = allowedValues(schema);
   if (values) return oneOf(values);
   const branches = schema.anyOf ?? schema.oneOf;
-  if (branches) return [...new Set(branches.map(accepted))].join(' or ');
+  if (branches) {
+    // The constants of every branch in one list, then the other kinds ("… or a whole number").
+    const constants = branches.flatMap((b) => allowedValues(b) ?? []);
+    const others = branches.filter((b) => !allowedValues(b)).map(accepted);
+    return [...(constants.length ? [oneOf(constants)] : []), ...new Set(others)].join(' or ');
+  }
   if (schema.format && FORMATS[schema.format]) return FORMATS[schema.format]!;
   if (schema.pattern && PATTERN_RULES.has(schema.pattern)) return PATTERN_RULES.get(schema.pattern)!;
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
@@ -135,6 +140,10 @@ function bounds(keyword: string, limit: unknown, schema: Schema | undefined): st
 const choiceText = (value: unknown) =>
   typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
+/** OpenCVE's sentence first (its clients read the same start), then the values that are valid. */
+const badChoice = (value: unknown, schema: Schema) =>
+  `"${choiceText(value)}" is not a valid choice. It must be ${accepted(schema)}.`;
+
 const plural = (n: unknown, word: string) => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** The sentence for one validator error about `field` (after unions were folded into one error). */
@@ -144,12 +153,12 @@ function sentence(error: SchemaError, field: string): string {
   switch (error.keyword) {
     case 'anyOf':
     case 'oneOf':
-      if (parent?.[CHOICE_KEY]) return `"${choiceText(error.data)}" is not a valid choice.`;
+      if (parent?.[CHOICE_KEY]) return badChoice(error.data, parent);
       return `${field} must be ${parent ? accepted(parent) : 'a valid value'}`;
     case 'const':
       return `${field} must be ${quote(p.allowedValue)}`;
     case 'enum':
-      if (parent?.[CHOICE_KEY]) return `"${choiceText(error.data)}" is not a valid choice.`;
+      if (parent?.[CHOICE_KEY]) return badChoice(error.data, parent);
       return `${field} must be ${oneOf((p.allowedValues as unknown[] | undefined) ?? [])}`;
     case 'type':
       return `${field} must be ${TYPES[String(p.type).split(',')[0]!] ?? String(p.type)}`;

@@ -262,7 +262,7 @@ describeEachDatabase('API v2 members', (use) => {
       expect(
         expectValidationError(await post(url, writeToken, { email: 'r@example.com', role: 'admin' })),
       ).toEqual({
-        role: ['"admin" is not a valid choice.'],
+        role: ['"admin" is not a valid choice. It must be one of: owner, member.'],
       });
       expect(
         expectValidationError(await post(url, writeToken, { email: 'r@example.com', name: 'R' })),
@@ -380,7 +380,7 @@ describeEachDatabase('API v2 members', (use) => {
         id: ['id must be a UUID'],
       });
       expect(expectValidationError(await patch(target, writeToken, { role: 'admin' }))).toEqual({
-        role: ['"admin" is not a valid choice.'],
+        role: ['"admin" is not a valid choice. It must be one of: owner, member.'],
       });
       expect(
         expectValidationError(await patch(target, writeToken, { role: 'owner', email: 'x@y.z' })),

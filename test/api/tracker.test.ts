@@ -254,7 +254,9 @@ describeEachDatabase('API v2 tracker', (use) => {
     it('answers 400 for an unknown status, an unknown field', async () => {
       // OpenCVE 3.1's sentence for a bad choice.
       expectValidation(await w.call('PATCH', url(), admin, { status: 'investigating' }), {
-        status: ['"investigating" is not a valid choice.'],
+        status: [
+          `"investigating" is not a valid choice. It must be one of: to_evaluate, pending_review, analysis_in_progress, remediation_in_progress, evaluated, resolved, not_applicable, risk_accepted (or null).`,
+        ],
       });
       expectValidation(await w.call('PATCH', url(), admin, { priority: 'high' }), {
         priority: ['priority is not a known field; the known fields are status, assignee'],
