@@ -119,11 +119,15 @@ export function mapCnaKeysWithOverrides(
     if (typeof entry.product === 'string') lookups.push(aliasLookup(entry.vendor, entry.product));
     for (const lookup of lookups) {
       for (const o of (lookup && byLookup.get(lookup)) || []) {
-        if (o.action !== 'add' || mapped.evidence[o.key]) continue;
+        // A key minted from the same name becomes the operator's (an alias to the minted spelling).
+        const known = mapped.evidence[o.key];
+        if (o.action !== 'add' || (known && !(known.source === 'cna-text' && known.rule === 'cna-name')))
+          continue;
         const text =
           o.productText === undefined ? entry.vendor : `${entry.vendor} / ${String(entry.product)}`;
         mapped.evidence[o.key] = { source: 'cna-text', rule: 'operator', text };
-        (splitVendorKey(o.key).product === undefined ? mapped.vendors : mapped.products).push(o.key);
+        if (!known)
+          (splitVendorKey(o.key).product === undefined ? mapped.vendors : mapped.products).push(o.key);
       }
     }
   }
