@@ -173,8 +173,13 @@ describe('deriveVendorKeys', () => {
 /** Mints "Acme Widgets" → `acme_widgets` and "Acme Widgets / Gizmo" → `acme_widgets$PRODUCT$gizmo` (rule cna-name). */
 const minting: TextMapper = (containers) => {
   const out: MappedKeys = { vendors: [], products: [], evidence: {} };
-  for (const e of (containers.cna?.affected ?? []) as { vendor?: string; product?: string }[]) {
-    if (e.vendor !== 'Acme Widgets') continue;
+  for (const e of (containers.cna?.affected ?? []) as {
+    vendor?: string;
+    product?: string;
+    cpes?: string[];
+  }[]) {
+    // An entry with CPEs gives their keys (mapCnaKeys): its text is not minted.
+    if (e.vendor !== 'Acme Widgets' || e.cpes?.length) continue;
     out.vendors.push('acme_widgets');
     out.evidence.acme_widgets = { source: 'cna-text', rule: 'cna-name', text: 'Acme Widgets' };
     if (e.product === 'Gizmo') {
@@ -277,6 +282,34 @@ describe('deriveVendorKeys, minted keys', () => {
     );
     expect(explained.provenance.merged).toBeUndefined();
     expect(explained.vendors).toEqual(['acme', 'acme_widgets']);
+  });
+
+  it("merges a minted key the CVE no longer gives once the CNA's own entry has CPEs", () => {
+    const before = deriveVendorKeys([['mitre', cna]], minting).provenance;
+    const after = deriveVendorKeys(
+      [
+        [
+          'mitre',
+          statement({
+            vendors: ['acme', 'acme$PRODUCT$gizmo'],
+            cpes: [GIZMO],
+            affected: [{ vendor: 'Acme Widgets', product: 'Gizmo', cpes: [GIZMO] }],
+          }),
+        ],
+      ],
+      minting,
+    ).provenance;
+    expect(Object.keys(after.keys)).toEqual(['acme', 'acme$PRODUCT$gizmo']);
+    expect(after.merged).toBeUndefined();
+    expect(newKeyMerges('CVE-1', before, after)).toEqual([
+      { cveId: 'CVE-1', from: 'acme_widgets', into: 'acme', text: 'Acme Widgets' },
+      {
+        cveId: 'CVE-1',
+        from: 'acme_widgets$PRODUCT$gizmo',
+        into: 'acme$PRODUCT$gizmo',
+        text: 'Acme Widgets / Gizmo',
+      },
+    ]);
   });
 
   it('lists only the merges the provenance before did not', () => {

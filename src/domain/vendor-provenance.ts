@@ -63,7 +63,11 @@ export interface KeyMerge {
   text: string;
 }
 
-/** The merges a CVE's new provenance lists that its provenance before did not. */
+/**
+ * The merges a CVE's new provenance lists that its provenance before did not; and a minted key the CVE
+ * carried before and no longer gives at all (the CNA's record now has CPEs for the entry, so its text
+ * is not mapped) merges, by the same conservative pairing, into the key its CPEs now name.
+ */
 export function newKeyMerges(
   cveId: string,
   before: VendorProvenance | null | undefined,
@@ -72,6 +76,15 @@ export function newKeyMerges(
   const out: KeyMerge[] = [];
   for (const [from, { into, text }] of Object.entries(after?.merged ?? {})) {
     if (before?.merged?.[from]?.into !== into) out.push({ cveId, from, into, text });
+  }
+  if (!before || !after) return out;
+  const vanished = Object.entries(before.keys).filter(
+    ([key, list]) => mintedText(list) !== undefined && !after.keys[key] && !after.retracted?.[key],
+  );
+  if (!vanished.length) return out;
+  const origins = new Map<string, KeyOrigin[]>([...Object.entries(after.keys), ...vanished]);
+  for (const [from, { into, text }] of pairMintedKeys(origins, new Map())) {
+    if (!after.merged?.[from]) out.push({ cveId, from, into, text });
   }
   return out;
 }
