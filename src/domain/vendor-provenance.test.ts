@@ -226,6 +226,27 @@ describe('deriveVendorKeys, minted keys', () => {
     expect(Object.keys(provenance.merged ?? {})).toEqual(['acme_widgets', 'acme_widgets$PRODUCT$gizmo']);
   });
 
+  it("merges on the keys OpenCVE's enrichment states, not on another knowledge-base section's", () => {
+    const enriched = deriveVendorKeys(
+      [
+        ['mitre', cna],
+        ['enrichment', statement({ vendors: ['acme', 'acme$PRODUCT$gizmo'] })],
+      ],
+      minting,
+    );
+    expect(enriched.vendors).toEqual(['acme', 'acme$PRODUCT$gizmo']);
+    expect(enriched.provenance.merged?.acme_widgets?.into).toBe('acme');
+    const redhat = deriveVendorKeys(
+      [
+        ['mitre', cna],
+        ['redhat', statement({ vendors: ['redhat'] })],
+      ],
+      minting,
+    );
+    expect(redhat.provenance.merged).toBeUndefined();
+    expect(redhat.vendors).toEqual(['acme_widgets', 'acme_widgets$PRODUCT$gizmo', 'redhat']);
+  });
+
   it('pairs by the CPEs of an affected entry with the same text, whatever else the CVE names', () => {
     const { provenance } = deriveVendorKeys(
       [
