@@ -83,7 +83,7 @@ export function newKeyMerges(
   );
   if (!vanished.length) return out;
   const origins = new Map<string, KeyOrigin[]>([...Object.entries(after.keys), ...vanished]);
-  for (const [from, { into, text }] of pairMintedKeys(origins, new Map())) {
+  for (const [from, { into, text }] of pairMintedKeys(origins, () => new Map())) {
     if (!after.merged?.[from]) out.push({ cveId, from, into, text });
   }
   return out;
@@ -217,10 +217,10 @@ export function deriveVendorKeys(
     else origins.set(key, [origin]);
   };
   let nvdKeys: Set<string> | undefined;
-  /** The CPE keys of each affected entry with CPEs, by the entry's text (`mergeText`'s lookups). */
-  const entryKeys = new Map<string, Set<string>>();
+  /** The CVE 5 statements, whose affected entries with CPEs pair minted keys (read only if any). */
+  const cve5: KeyStatement[] = [];
   for (const [provider, s] of statements) {
-    if (CVE5_PROVIDERS.has(provider)) collectEntryKeys(s, entryKeys);
+    if (CVE5_PROVIDERS.has(provider)) cve5.push(s);
     const listed = new Set(s.vendors);
     const fromCpes = new Map<string, { cpe: string; count: number }>();
     for (const cpe of s.cpes) {
@@ -248,7 +248,11 @@ export function deriveVendorKeys(
       if (evidence?.source === 'cna-text') add(key, { ...evidence, provider });
     }
   }
-  const merged = pairMintedKeys(origins, entryKeys);
+  const merged = pairMintedKeys(origins, () => {
+    const entryKeys = new Map<string, Set<string>>();
+    for (const s of cve5) collectEntryKeys(s, entryKeys);
+    return entryKeys;
+  });
   const keys: Record<string, KeyOrigin[]> = {};
   const retracted: Record<string, KeyOrigin[]> = {};
   for (const key of [...origins.keys()].sort()) {
@@ -297,7 +301,7 @@ function mintedText(list: readonly KeyOrigin[]): string | undefined {
  */
 function pairMintedKeys(
   origins: ReadonlyMap<string, KeyOrigin[]>,
-  entryKeys: ReadonlyMap<string, Set<string>>,
+  entryKeysOf: () => ReadonlyMap<string, Set<string>>,
 ): Map<string, { into: string; text: string }> {
   const merged = new Map<string, { into: string; text: string }>();
   const minted = new Map<string, string>();
@@ -318,7 +322,8 @@ function pairMintedKeys(
   }
   if (!minted.size || !named.size) return merged;
   const level = (key: string) => splitVendorKey(key).product !== undefined;
-  // 1. The CPEs of an affected entry with the same text.
+  // 1. The CPEs of an affected entry with the same text (by the entry's `mergeText` lookups).
+  const entryKeys = entryKeysOf();
   for (const [key, text] of minted) {
     const lookup = mergeText(key, text)?.lookup;
     const candidates = [...((lookup && entryKeys.get(lookup)) || [])].filter(
