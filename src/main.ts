@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
+import { KeyMergeService } from './services/key-merge.service.ts';
 import { ImportService } from './services/import.service.ts';
 import { ImportRunRepository } from './db/import-run.repository.ts';
 import { HealthService } from './services/health.service.ts';
@@ -158,6 +159,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   // After an import that changed the catalog, the event processor runs (one job; a busy sync queues many, each cheap).
   // An import run holds a lease as jobs do (JOB_LEASE_SECONDS): a run whose process died is seen as interrupted.
   // A new alias table re-maps the catalog (imports take their mapper from here, hence the closure).
+  const keyMerges = new KeyMergeService(database.db);
   const vendorAliases: VendorAliasService = new VendorAliasService(database.db, {
     remap: (onProgress): Promise<RemapReport> => imports.remapVendorKeys({ onProgress }),
   });
@@ -168,7 +170,14 @@ export function servicesFor(config: Config, database: Database, secret: string):
         { name: PROCESS_EVENTS_JOB, dedupeKey: `${PROCESS_EVENTS_JOB}:${randomUUID()}` },
       ]);
     },
-    { leaseMs: config.worker.leaseMs, vendorAliases },
+    {
+      leaseMs: config.worker.leaseMs,
+      vendorAliases,
+      // A key minted from a CNA's name that a CPE named otherwise: remembered catalog-wide.
+      onKeyMerges: async (merges) => {
+        await keyMerges.remember(merges);
+      },
+    },
   );
   const metrics = new MetricsService(database.db, config.sync.sources);
   const sync = new SyncService(database.db, imports, config.sync, {

@@ -192,6 +192,18 @@ export class ProjectRepository {
       .execute();
   }
 
+  /** Every project (active or not, of any organization) subscribed to `key`, by organization and name. */
+  async subscribersOf(key: string): Promise<{ id: string; organizationId: string; name: string }[]> {
+    return this.db
+      .selectFrom('project as p')
+      .innerJoin('project_subscription as s', 's.project_id', 'p.id')
+      .select(['p.id', 'p.organization_id as organizationId', 'p.name'])
+      .where('s.vendor_key', '=', key)
+      .orderBy('p.organization_id')
+      .orderBy('p.name')
+      .execute();
+  }
+
   /** The subscribed vendor keys, sorted. */
   async subscriptionKeys(projectId: string, tx: Executor = this.db): Promise<string[]> {
     const rows = await tx

@@ -7,6 +7,12 @@ export interface Actor {
 
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: 'system' };
 
+/**
+ * The catalog itself, when it changes what a project subscribes to: a key minted from a CNA's name
+ * merged into the key a CPE later named (docs/catalog.md, "Merging minted keys").
+ */
+export const CATALOG_ACTOR: Actor = { type: 'system', id: null, name: 'catalog' };
+
 /** An authenticated API v2 caller: an organization token. */
 export interface TokenAuth {
   actor: Actor;

@@ -70,3 +70,48 @@ describe('operator overrides over the learned mapping', () => {
     expect(overrideProblem({ vendorText: 'Apache', key: 'apache', action: 'add' })).toBeUndefined();
   });
 });
+
+describe('an alias over a minted key', () => {
+  const minted = () => ({
+    vendors: ['acme_widgets'],
+    products: ['acme_widgets$PRODUCT$gizmo'],
+    evidence: {
+      acme_widgets: { source: 'cna-text', rule: 'cna-name', text: 'Acme Widgets' } as const,
+      acme_widgets$PRODUCT$gizmo: {
+        source: 'cna-text',
+        rule: 'cna-name',
+        text: 'Acme Widgets / Gizmo',
+      } as const,
+    },
+  });
+  const record = { cna: { affected: [{ vendor: 'Acme Widgets', product: 'Gizmo' }] } };
+
+  it('supersedes the minted vendor key and moves its minted product under the alias vendor', () => {
+    const mapped = mapCnaKeysWithOverrides(
+      table(),
+      [{ vendorText: 'Acme Widgets', key: 'acme', action: 'add' }],
+      record,
+      minted,
+    );
+    expect(mapped.vendors).toEqual(['acme']);
+    expect(mapped.products).toEqual(['acme$PRODUCT$gizmo']);
+    expect(mapped.evidence['acme$PRODUCT$gizmo']).toMatchObject({ rule: 'cna-name' });
+  });
+
+  it('a product alias supersedes the minted product key; a veto of the alias leaves the minted keys', () => {
+    const product = mapCnaKeysWithOverrides(
+      table(),
+      [{ vendorText: 'Acme Widgets', productText: 'Gizmo', key: 'acme$PRODUCT$gizmo', action: 'add' }],
+      record,
+      minted,
+    );
+    expect([...product.vendors, ...product.products]).toEqual(['acme_widgets', 'acme$PRODUCT$gizmo']);
+    const vetoed = mapCnaKeysWithOverrides(
+      table(),
+      [{ vendorText: 'Acme Widgets', key: 'acme', action: 'veto' }],
+      record,
+      minted,
+    );
+    expect([...vetoed.vendors, ...vetoed.products]).toEqual(['acme_widgets', 'acme_widgets$PRODUCT$gizmo']);
+  });
+});

@@ -5,7 +5,7 @@
  * Texts are compared as the learner compares them (`vendorTextKey`, `productTextKey`), so "QNAP
  * Systems Inc." and "QNAP" are one text. CPE-derived keys are never touched. Pure.
  */
-import { splitVendorKey } from './cpe.ts';
+import { splitVendorKey, vendorKey } from './cpe.ts';
 import {
   mapCnaKeys,
   PAIR,
@@ -83,16 +83,22 @@ function labelLookups(label: string): string[] {
   return out.filter((l): l is string => l !== undefined);
 }
 
+/** How a table maps CNA text before the overrides (`mapCnaKeys`). */
+export type TableMapping = (table: AliasTable, containers: Cve5Containers | undefined) => MappedKeys;
+
 /**
- * `mapCnaKeys` with the operator's overrides applied: vetoed text-derived keys dropped, aliased keys
- * added with the `operator` rule.
+ * `mapCnaKeys` (or `mapTable`) with the operator's overrides applied: vetoed text-derived keys dropped,
+ * aliased keys added with the `operator` rule. An alias also supersedes the key minted from the same
+ * text (rule `cna-name`: the key the catalog made up when it knew none), and a minted product key under
+ * a superseded minted vendor moves under the alias's vendor (docs/catalog.md, "Merging minted keys").
  */
 export function mapCnaKeysWithOverrides(
   table: AliasTable,
   overrides: readonly AliasOverride[],
   containers: Cve5Containers | undefined,
+  mapTable: TableMapping = mapCnaKeys,
 ): MappedKeys {
-  const mapped = mapCnaKeys(table, containers);
+  const mapped = mapTable(table, containers);
   if (overrides.length === 0) return mapped;
   const byLookup = new Map<string, AliasOverride[]>();
   for (const o of overrides) {
@@ -113,13 +119,63 @@ export function mapCnaKeysWithOverrides(
     if (typeof entry.product === 'string') lookups.push(aliasLookup(entry.vendor, entry.product));
     for (const lookup of lookups) {
       for (const o of (lookup && byLookup.get(lookup)) || []) {
-        if (o.action !== 'add' || mapped.evidence[o.key]) continue;
+        // A key minted from the same name becomes the operator's (an alias to the minted spelling).
+        const known = mapped.evidence[o.key];
+        if (o.action !== 'add' || (known && !(known.source === 'cna-text' && known.rule === 'cna-name')))
+          continue;
         const text =
           o.productText === undefined ? entry.vendor : `${entry.vendor} / ${String(entry.product)}`;
         mapped.evidence[o.key] = { source: 'cna-text', rule: 'operator', text };
-        (splitVendorKey(o.key).product === undefined ? mapped.vendors : mapped.products).push(o.key);
+        if (!known)
+          (splitVendorKey(o.key).product === undefined ? mapped.vendors : mapped.products).push(o.key);
       }
     }
   }
+  supersedeMintedKeys(mapped, byLookup);
   return mapped;
+}
+
+/** Drops the minted keys whose text an alias maps at the same level; rebases their minted products. */
+function supersedeMintedKeys(mapped: MappedKeys, byLookup: ReadonlyMap<string, AliasOverride[]>): void {
+  const aliasOf = (key: string, text: string): string | undefined => {
+    const isProduct = splitVendorKey(key).product !== undefined;
+    const at = text.indexOf(' / ');
+    const vendorText = at < 0 ? text : text.slice(0, at);
+    const lookup = isProduct
+      ? at >= 0 && aliasLookup(vendorText, text.slice(at + 3))
+      : aliasLookup(vendorText);
+    if (!lookup) return undefined;
+    return byLookup
+      .get(lookup)
+      ?.find((o) => o.action === 'add' && (splitVendorKey(o.key).product !== undefined) === isProduct)?.key;
+  };
+  const vendorMoves = new Map<string, string>();
+  for (const key of mapped.vendors) {
+    const evidence = mapped.evidence[key];
+    if (evidence?.source !== 'cna-text' || evidence.rule !== 'cna-name') continue;
+    const alias = aliasOf(key, evidence.text);
+    if (alias) vendorMoves.set(key, alias);
+  }
+  const drop = new Set(vendorMoves.keys());
+  const added: string[] = [];
+  for (const key of mapped.products) {
+    const evidence = mapped.evidence[key];
+    if (evidence?.source !== 'cna-text' || evidence.rule !== 'cna-name') continue;
+    if (aliasOf(key, evidence.text)) {
+      drop.add(key);
+      continue;
+    }
+    const { vendor, product } = splitVendorKey(key);
+    const moved = vendorMoves.get(vendor);
+    if (!moved || product === undefined) continue;
+    drop.add(key);
+    const rebased = vendorKey(moved, product);
+    if (mapped.evidence[rebased]) continue;
+    mapped.evidence[rebased] = evidence;
+    added.push(rebased);
+  }
+  if (!drop.size) return;
+  for (const key of drop) delete mapped.evidence[key];
+  mapped.vendors = mapped.vendors.filter((k) => !drop.has(k));
+  mapped.products = [...mapped.products.filter((k) => !drop.has(k)), ...added];
 }

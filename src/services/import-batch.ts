@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sameJson } from '../domain/canonical-json.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
-import type { TextMapper } from '../domain/vendor-provenance.ts';
+import { newKeyMerges, type KeyMerge, type TextMapper } from '../domain/vendor-provenance.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
 import {
   hasRecord,
@@ -105,7 +105,7 @@ export async function applyCveBatch(
   sourceName: string,
   items: CveItem[],
   mapText?: TextMapper,
-): Promise<{ counts: BatchCounts; changes: number }> {
+): Promise<{ counts: BatchCounts; changes: number; merges: KeyMerge[] }> {
   const counts = { imported: 0, updated: 0, unchanged: 0, pending: 0 };
   const ids = [...new Set(items.map((i) => i.cveId))];
   const stored = await tx.sourceHashes(ids);
@@ -157,7 +157,7 @@ export async function applyCveBatch(
   if (!pending.length) {
     if (inputs.size || importedChanges.length)
       await tx.write({ ...EMPTY_WRITE, inputs: [...inputs.values()], importedChanges });
-    return { counts, changes: 0 };
+    return { counts, changes: 0, merges: [] };
   }
 
   // Only CVEs with stored statements have a merged view to read, and of their statements only
@@ -177,6 +177,7 @@ export async function applyCveBatch(
   }
   const documents = await tx.sourceDocuments(wanted);
   const views = await tx.mergedViews(knownIds);
+  const merges: KeyMerge[] = [];
   const write = await mergePending(
     tx,
     pending,
@@ -186,8 +187,9 @@ export async function applyCveBatch(
     [...inputs.values()],
     importedChanges,
     mapText,
+    merges,
   );
-  return { counts, changes: write };
+  return { counts, changes: write, merges };
 }
 
 /**
@@ -204,6 +206,7 @@ async function mergePending(
   inputs: InputFingerprint[],
   importedChanges: CatalogBatchWrite['importedChanges'],
   mapText: TextMapper | undefined,
+  merges: KeyMerge[],
 ): Promise<number> {
   const cves = new Map<string, MergedCve>();
   const changes: CveChange[] = [];
@@ -244,6 +247,7 @@ async function mergePending(
     }
     cves.set(item.cveId, after);
     views.set(item.cveId, after);
+    merges.push(...newKeyMerges(item.cveId, before?.vendorSources, after.vendorSources));
     if (before) {
       const move = epssMove(before, after);
       if (move) epssMoves.push(move);
@@ -283,6 +287,8 @@ export interface RemapCounts {
   remapped: number;
   /** Changes recorded (a move of provenance alone records none). */
   changes: number;
+  /** Minted keys the new merges found merging (`newKeyMerges`). */
+  merges: KeyMerge[];
 }
 
 /**
@@ -307,6 +313,7 @@ export async function remapCveBatch(
   const cves: MergedCve[] = [];
   const changes: CveChange[] = [];
   const vendorKeys = new Set<string>();
+  const merges: KeyMerge[] = [];
   for (const id of ids) {
     const docs = documents.get(id);
     const before = views.get(id);
@@ -314,6 +321,7 @@ export async function remapCveBatch(
     const after = mergeCve(id, docs, mapText);
     if (sameJson(before, after)) continue;
     cves.push(after);
+    merges.push(...newKeyMerges(id, before.vendorSources, after.vendorSources));
     const change = diffCve(before, after);
     if (change) {
       if (silent || !before.vendorSources) change.origin = 'vendor-remap';
@@ -324,7 +332,7 @@ export async function remapCveBatch(
   if (cves.length) {
     await tx.write({ ...EMPTY_WRITE, cves, changes, vendorKeys: [...vendorKeys] });
   }
-  return { remapped: cves.length, changes: changes.length };
+  return { remapped: cves.length, changes: changes.length, merges };
 }
 
 /**

@@ -24,7 +24,7 @@ import type { DB } from '../db/schema.ts';
 import { inputFiles, type InputFile } from '../sources/input.ts';
 import type { ImportItem, RawItem, Source, WeaknessRecord } from '../sources/source.ts';
 import type { ImportCounts, ImportProblem, ImportProgress, ImportReport } from '../domain/import-report.ts';
-import { mapStatementText, type TextMapper } from '../domain/vendor-provenance.ts';
+import { mapStatementText, type KeyMerge, type TextMapper } from '../domain/vendor-provenance.ts';
 import { hasRecord, mergeCve } from '../domain/cve.ts';
 import { mayHoldUnstorable, storableJson, storableText } from '../domain/storable-text.ts';
 import { retiredBySnapshot } from '../domain/snapshot.ts';
@@ -58,6 +58,11 @@ export interface ImportServiceSettings {
   leaseMs?: number;
   /** The CNA-text alias mapper's source (the process's one, so its cache is shared); else one of its own. */
   vendorAliases?: Pick<VendorAliasService, 'mapper'>;
+  /**
+   * Told, once the batches that found them are committed, of the minted keys that merge into the key
+   * a CPE named for their text (`KeyMergeService.remember`: the composition root wires it).
+   */
+  onKeyMerges?: (merges: KeyMerge[]) => Promise<void>;
 }
 
 import type { RemapProgress, RemapReport } from '../domain/import-report.ts';
@@ -96,6 +101,7 @@ export class ImportService {
   private nextAnalyze = ANALYZE_FIRST_AFTER;
   private readonly leaseMs: number;
   private readonly vendorAliases: Pick<VendorAliasService, 'mapper'>;
+  private readonly onKeyMerges: (merges: KeyMerge[]) => Promise<void>;
   /** Set once no CVE merged before migration 0032 is left (see `importRun`). */
   private legacyRemapped = false;
 
@@ -112,6 +118,7 @@ export class ImportService {
     this.runs = new ImportRunRepository(db);
     this.leaseMs = settings.leaseMs ?? 60_000;
     this.vendorAliases = settings.vendorAliases ?? new VendorAliasService(db);
+    this.onKeyMerges = settings.onKeyMerges ?? (() => Promise.resolve());
   }
 
   /**
@@ -134,6 +141,7 @@ export class ImportService {
       changes: 0,
     };
     let after = '';
+    const merges: KeyMerge[] = [];
     for (;;) {
       const ids = await this.catalog.cveIdsAfter(after, batchSize, legacy);
       if (!ids.length) break;
@@ -144,9 +152,11 @@ export class ImportService {
       progress.examined += ids.length;
       progress.remapped += done.remapped;
       progress.changes += done.changes;
+      merges.push(...done.merges);
       options.onProgress?.({ ...progress });
     }
     if (progress.remapped) this.wrote(progress.remapped);
+    if (merges.length) await this.onKeyMerges(merges);
     if (progress.changes && !options.silent) await this.afterImport();
     return { ...progress, revision: mapper.revision, durationMs: Date.now() - started };
   }
@@ -245,11 +255,13 @@ export class ImportService {
           reason: storableText((err as Error).message) + (rolledBack ? ' (nothing of it was kept)' : ''),
         },
       ]);
+      if (!rolledBack && run.merges.length) await this.onKeyMerges(run.merges).catch(() => {});
       if (!rolledBack && run.counts.imported + run.counts.updated) await this.afterImport().catch(() => {});
       throw err;
     }
     const report = run.report();
     await this.runs.finish(runId, report.status, report.counts, report.problems.slice(0, 100));
+    if (run.merges.length) await this.onKeyMerges(run.merges);
     if (report.counts.imported + report.counts.updated) await this.afterImport();
     return report;
   }
@@ -307,6 +319,8 @@ export class ImportService {
 class ImportRun {
   readonly counts: ImportCounts = { imported: 0, updated: 0, unchanged: 0, skipped: 0, pending: 0 };
   readonly problems: ImportProblem[] = [];
+  /** Minted keys merging, found by the batches written (an atomic import's count once it commits). */
+  readonly merges: KeyMerge[] = [];
   private changes = 0;
   private readonly started = Date.now();
   private records = 0;
@@ -515,6 +529,7 @@ class ImportRun {
     for (const k of ['imported', 'updated', 'unchanged', 'pending'] as const)
       this.counts[k] += result.counts[k];
     this.changes += result.changes;
+    this.merges.push(...result.merges);
     if (this.wrote(result.counts.imported + result.counts.updated + result.counts.pending)) {
       // An atomic import runs it once committed.
       if (this.atomic) this.analyzeDue = true;

@@ -28,6 +28,7 @@ import {
   overrideProblem,
   type AliasOverride,
   type OverrideAction,
+  type TableMapping,
 } from '../domain/vendor-alias-overrides.ts';
 import {
   AliasLearner,
@@ -48,7 +49,7 @@ export const LEARN_VENDOR_ALIASES_JOB = 'vendors.learn';
 export const REMAP_VENDOR_KEYS_JOB = 'vendors.remap';
 
 /** One re-map per revision an override made: two changes in a row queue two, the second finding less to do. */
-const remapJob = (revision: string) => [
+export const remapJob = (revision: string) => [
   { name: REMAP_VENDOR_KEYS_JOB, dedupeKey: `${REMAP_VENDOR_KEYS_JOB}:${revision}` },
 ];
 
@@ -160,20 +161,24 @@ export class VendorAliasService {
     | undefined;
 
   private readonly shippedFile: string;
+  private readonly mapTable: TableMapping | undefined;
   private readonly remap: ((progress: (line: RemapProgress) => void) => Promise<RemapReport>) | undefined;
 
   /**
    * `remap`: merges the catalog's CVEs again with the table just learned (`ImportService`'s
    * `remapVendorKeys`; the composition root wires it, since imports take their mapper from here).
+   * `mapTable`: how the table maps text before the overrides (`mapCnaKeys`; a test gives its own).
    */
   constructor(
     private readonly db: Kysely<DB>,
     options: {
       shippedFile?: string;
       remap?: (progress: (line: RemapProgress) => void) => Promise<RemapReport>;
+      mapTable?: TableMapping;
     } = {},
   ) {
     this.shippedFile = options.shippedFile ?? SHIPPED_ALIASES;
+    this.mapTable = options.mapTable;
     this.remap = options.remap;
     this.aliases = new VendorAliasRepository(db);
     this.tokens = new TokenRepository(db);
@@ -238,7 +243,7 @@ export class VendorAliasService {
       status,
       mapper: {
         revision: status.revision,
-        map: (containers) => mapCnaKeysWithOverrides(table, rules, containers),
+        map: (containers) => mapCnaKeysWithOverrides(table, rules, containers, this.mapTable),
       },
     };
     return this.cached;

@@ -1,0 +1,120 @@
+/**
+ * Remembers, catalog-wide, that a key minted from a CNA's name merged into the key a CPE later named
+ * for the same text (docs/catalog.md, "Merging minted keys"): the import finds the merge as it merges
+ * a CVE (`deriveVendorKeys`, `KeyMerge`); here the text becomes an alias override made by `catalog`
+ * (so the CVEs already carrying the minted key move, through the `vendors.remap` job it queues, and
+ * future records with that text map to the merged key; an operator vetoes or redirects it with the
+ * existing override commands), and every project subscribed to the minted key is subscribed to the
+ * merged one too, with an audit entry by the `catalog` actor.
+ */
+import type { Kysely } from 'kysely';
+import { AuditRepository } from '../db/audit.repository.ts';
+import { ProjectRepository } from '../db/project.repository.ts';
+import type { DB } from '../db/schema.ts';
+import { VendorAliasRepository } from '../db/vendor-alias.repository.ts';
+import { CATALOG_ACTOR } from '../domain/actor.ts';
+import { aliasLookup } from '../domain/vendor-alias-overrides.ts';
+import { mergeText, type KeyMerge } from '../domain/vendor-provenance.ts';
+import { remapJob } from './vendor-alias.service.ts';
+
+/** The name an override the catalog made is recorded under (`created_by`). */
+export const CATALOG_OVERRIDE_AUTHOR = 'catalog';
+
+/** What remembering a set of merges did. */
+export interface KeyMergeReport {
+  /** Texts that now map to the merged key (an override made by `catalog`). */
+  remembered: { vendorText: string; productText?: string; from: string; into: string }[];
+  /** Texts left alone: an override of that text already exists (the operator's word, or an earlier merge). */
+  skipped: number;
+  /** Projects now subscribed to a merged key. */
+  projects: number;
+}
+
+export class KeyMergeService {
+  private readonly aliases: VendorAliasRepository;
+  private readonly projects: ProjectRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.aliases = new VendorAliasRepository(db);
+    this.projects = new ProjectRepository(db);
+    this.audit = new AuditRepository(db);
+  }
+
+  /**
+   * Remembers each merge whose text has no override yet (any alias or veto of the text, by an
+   * operator or an earlier merge, has the last word: that merge is left alone). Idempotent.
+   *
+   * A project subscribed to the minted key keeps it beside the merged key: the CVE's move from one
+   * key to the other then does not look like the CVE entering the project (no second
+   * `cve_enters_project`, no second alert), whichever runs first, the event processor or this; and a
+   * veto that brings the minted key back keeps the project subscribed.
+   */
+  async remember(merges: readonly KeyMerge[]): Promise<KeyMergeReport> {
+    const report: KeyMergeReport = { remembered: [], skipped: 0, projects: 0 };
+    if (!merges.length) return report;
+    const overridden = new Set(
+      (await this.aliases.overrides()).map((o) => aliasLookup(o.vendorText, o.productText ?? undefined)),
+    );
+    const seen = new Set<string>();
+    for (const merge of merges) {
+      const text = mergeText(merge.from, merge.text);
+      if (!text || seen.has(text.lookup)) continue;
+      seen.add(text.lookup);
+      if (overridden.has(text.lookup)) {
+        report.skipped++;
+        continue;
+      }
+      await this.aliases.saveOverride(
+        {
+          vendorText: text.vendorText,
+          productText: text.productText ?? null,
+          key: merge.into,
+          action: 'add',
+          lookup: text.lookup,
+          createdBy: CATALOG_OVERRIDE_AUTHOR,
+        },
+        remapJob,
+      );
+      report.remembered.push({
+        vendorText: text.vendorText,
+        ...(text.productText === undefined ? {} : { productText: text.productText }),
+        from: merge.from,
+        into: merge.into,
+      });
+      report.projects += await this.moveSubscriptions(merge);
+    }
+    return report;
+  }
+
+  /** Subscribes every project subscribed to `from` to `into` as well; returns how many it subscribed. */
+  private async moveSubscriptions(merge: KeyMerge): Promise<number> {
+    let moved = 0;
+    for (const project of await this.projects.subscribersOf(merge.from)) {
+      const added = await this.db.transaction().execute(async (tx) => {
+        if (!(await this.projects.lock(project.id, tx))) return false;
+        if (!(await this.projects.addSubscription(project.id, merge.into, tx))) return false;
+        await this.projects.update(project.id, {}, tx);
+        await this.audit.record(
+          {
+            organizationId: project.organizationId,
+            actor: CATALOG_ACTOR,
+            action: 'subscription.update',
+            resourceType: 'subscription',
+            resourceId: project.id,
+            resourceName: project.name,
+            changes: {
+              added: [merge.into],
+              removed: [],
+              merged: { from: merge.from, into: merge.into, text: merge.text, cve_id: merge.cveId },
+            },
+          },
+          tx,
+        );
+        return true;
+      });
+      if (added) moved++;
+    }
+    return moved;
+  }
+}
