@@ -60,6 +60,7 @@ const PAGES: Shot[] = [
   { name: 'project-cve', url: '/org/acme/projects/web-apps/cves/CVE-2021-44228' },
   { name: 'sign-in', url: '/login', anonymous: true },
   { name: 'cve-list-default', url: '/cves', review: true },
+  { name: 'cve-list-no-match', url: '/cves?search=log4shell', review: true },
   { name: 'cve-list-bad-query', url: '/cves?q=cvss31%3E%3D9%20AND%20(kev%3Dtrue', review: true },
   { name: 'cve-views', url: '/cves/views', review: true },
   { name: 'cve-detail-history', url: '/cves/CVE-2024-3094#history', review: true },

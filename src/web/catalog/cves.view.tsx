@@ -9,7 +9,7 @@ import { Field, FormProblems, SelectField, Time } from '../kit/fields.tsx';
 import type { FormErrors } from '../kit/input.ts';
 import { Csrf, Layout } from '../kit/layout.tsx';
 import type { PageContext } from '../kit/context.ts';
-import { listQueryString, type CveListState } from '../shared/cve-list/query.ts';
+import { FILTER_FIELDS, listQueryString, type CveListState } from '../shared/cve-list/query.ts';
 import {
   CatalogFilterFields,
   headline,
@@ -126,6 +126,42 @@ function ViewsMenu({ views }: { views: SavedView[] }) {
   );
 }
 
+/**
+ * What to try when nothing matched: where the words were looked for, the vendors and products named
+ * like them (a nickname such as "Log4Shell" is rarely in a record's text), and the filters to drop.
+ */
+function NoMatchHelp({ form }: { form: CveListState['form'] }) {
+  const filtered = FILTER_FIELDS.some((name) => name !== 'search' && name !== 'q' && form[name]);
+  const words = form.search.trim();
+  if (!words && !filtered && !form.q) return null;
+  return (
+    <section class="card" aria-labelledby="no-match-title">
+      <h2 id="no-match-title">Nothing matched</h2>
+      <ul>
+        {words && (
+          <li>
+            The search looks for all of “{words}” in CVE ids, titles, descriptions, vendors and products.
+            Nicknames such as Log4Shell are rarely in a record's text: try the product (<code>log4j</code>) or
+            the CVE id.{' '}
+            <a href={`/vendors?search=${encodeURIComponent(words)}`}>
+              Vendors and products named like “{words}”
+            </a>
+          </li>
+        )}
+        {(filtered || form.q) && (
+          <li>
+            Filters narrow the list too:{' '}
+            <a href={`/cves${words ? `?search=${encodeURIComponent(words)}` : ''}`}>
+              {words ? `search “${words}” without the filters` : 'clear the filters'}
+            </a>
+            .
+          </li>
+        )}
+      </ul>
+    </section>
+  );
+}
+
 /** The list page's data: the state read from the URL, one page of results (none on an error), the user's saved views. */
 export interface CveListPageProps {
   ctx: PageContext;
@@ -173,14 +209,14 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
       </form>
       {page && (
         <>
-          <div class="row list-actions">
+          <div class="row list-actions" hidden={page.items.length === 0 || undefined}>
             <a href={`/cves/export.csv${exportQuery ? `?${exportQuery}` : ''}`} download>
               Export CSV
             </a>
             <span class="muted small">(up to 10,000 CVEs)</span>
           </div>
           <Pager path="/cves" query={exportQuery} page={page} />
-          {page.items.length > 0 && <CveTable items={page.items} ctx={ctx} />}
+          {page.items.length > 0 ? <CveTable items={page.items} ctx={ctx} /> : <NoMatchHelp form={form} />}
           {page.items.length > 0 && <Pager path="/cves" query={exportQuery} page={page} />}
         </>
       )}
