@@ -10,6 +10,8 @@ type Executor = Kysely<DB> | Transaction<DB>;
 export interface ListedProject {
   id: string;
   keys: string[];
+  /** The project watches keywords (migration 0039). */
+  hasKeywords: boolean;
   listVersion: number;
 }
 
@@ -24,7 +26,12 @@ export class ProjectRepository {
       db,
       db
         .selectFrom('project as p')
-        .select(['p.id', sql<number>`p.list_version`.as('listVersion'), keys.as('keys')])
+        .select([
+          'p.id',
+          sql<number>`p.list_version`.as('listVersion'),
+          keys.as('keys'),
+          sql<boolean>`EXISTS (SELECT 1 FROM project_keyword k WHERE k.project_id = p.id)`.as('hasKeywords'),
+        ])
         .where('p.organization_id', '=', '')
         .where('p.name', '=', '')
         // An inactive project's CVE list is a 404 (docs/api-v2.md): it is not listed here.
