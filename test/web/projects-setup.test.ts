@@ -316,6 +316,34 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       ]);
     });
 
+    it('edits the watched keywords: errors beside the field with what was typed, saved and audited, the CVEs listed', async () => {
+      const url = '/org/acme/projects/Payments/subscriptions/keywords';
+      const refused = await owner.post(url, { keywords: 'xz\nx' });
+      expect(refused.status).toBe(400);
+      expect(refused.html.querySelector('#f-keywords-error')?.text).toContain(
+        "'x' is too short: a keyword has 2 to 100 characters.",
+      );
+      expect(refused.html.querySelector('textarea[name=keywords]')?.text).toBe('xz\nx');
+      expect(await api.services.projectKeywords.get(acme.org.id, 'Payments')).toEqual([]);
+      const saved = await owner.post(url, { keywords: 'XZ\r\n\r\n  Log4j Core \n' });
+      expect(saved.status).toBe(303);
+      expect(saved.location).toBe('/org/acme/projects/Payments/subscriptions?done=keywords#keywords');
+      const after = await owner.follow(saved);
+      expect(after.text).toContain('Keywords saved');
+      expect(after.html.querySelector('textarea[name=keywords]')?.text).toBe('log4j core\nxz');
+      expect(await auditActions()).toContain('keyword.update');
+      const list = await owner.get('/org/acme/projects/Payments/cves');
+      expect(
+        list.html.querySelector('a[href="/org/acme/projects/Payments/cves/CVE-2024-3094"]'),
+      ).not.toBeNull();
+      const forMember = await member.get('/org/acme/projects/Payments/subscriptions');
+      expect(forMember.html.querySelector('textarea[name=keywords]')).toBeNull();
+      expect(forMember.html.querySelector('#keywords')?.text).toContain('log4j core');
+      expect((await member.post(url, { keywords: 'openssh' })).status).toBe(403);
+      await owner.post(url, { keywords: '' });
+      expect(await api.services.projectKeywords.get(acme.org.id, 'Payments')).toEqual([]);
+    });
+
     it('counts the CVEs of the last 30 days from the index, and warns on a noisy vendor', async () => {
       const db = api.services.database.db;
       const newest = await sql<{
