@@ -273,10 +273,10 @@ export function servicesFor(config: Config, database: Database, secret: string):
       await database.close();
     },
   };
-  const { catalog: catalogService, notifications, automations } = services;
+  const { catalog: catalogService, notifications, automations, projectKeywords } = services;
   return {
     ...services,
-    onboarding: new OnboardingService(projects, notifications, automations),
+    onboarding: new OnboardingService(projects, notifications, automations, projectKeywords),
     opencveMigration: new OpenCveMigrationService(
       accounts,
       catalogService,

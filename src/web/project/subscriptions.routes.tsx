@@ -37,7 +37,7 @@ const DONE: Record<string, string> = {
 };
 
 /** The keywords of the form's textarea: one per line, blank lines left out. */
-export const keywordsOfForm = (text: string): string[] =>
+const keywordsOfForm = (text: string): string[] =>
   text
     .split(/\r?\n/)
     .map((k) => k.trim())
