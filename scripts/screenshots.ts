@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots [-- --all --out DIR]`: the pages of a fresh install (the bundled sample
+ * `npm run screenshots [-- --all --out DIR --only NAME,…]`: the pages of a fresh install (the bundled sample
  * catalog, a first administrator, an invitation, a token) in Debian's Chromium, light and dark.
  * Without `--all`, the main pages, written to docs/screenshots/ for the README; with `--all`, every
  * page of the web UI (for review), to `--out` (default bench/.work/screenshots). Needs
@@ -12,7 +12,11 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, startServer } from '../test/helpers/browser.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { all: { type: 'boolean' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { all: { type: 'boolean' }, out: { type: 'string' }, only: { type: 'string' } },
+});
+/** `--only a,b`: just these pages (with --all, for a quick look at one change). */
+const only = values.only ? new Set(values.only.split(',')) : undefined;
 const out = values.out
   ? path.resolve(values.out)
   : values.all
@@ -89,6 +93,8 @@ const PAGES: Shot[] = [
     review: true,
   },
   { name: 'project-cve-not-in', url: '/org/acme/projects/web-apps/cves/CVE-2024-3094', review: true },
+  // In the project through a keyword (the CVE 5 record names only Red Hat's products).
+  { name: 'project-cve-keyword', url: '/org/acme/projects/web-apps/cves/CVE-2024-6387', review: true },
   // A record that names no vendor: its key comes from the CNA's own name (`@microsoft`).
   {
     name: 'project-cve-cna-vendor',
@@ -115,7 +121,7 @@ try {
     await tab.screenshot({ path: file, fullPage: !!values.all });
     console.error(`wrote ${path.relative(root, file)}`);
   };
-  if (values.all) {
+  if (values.all && !only) {
     await anonymous.goto(server.setupLink);
     for (const scheme of ['light', 'dark'] as const) {
       await anonymous.emulateMedia({ colorScheme: scheme });
@@ -150,6 +156,9 @@ try {
     await page.getByRole('button', { name: `Add ${vendor}`, exact: true }).click();
     await page.getByRole('button', { name: `Remove ${vendor}`, exact: true }).waitFor();
   }
+  // Keywords for what the catalog names no key for (issue 30): regreSSHion's record names only Red Hat.
+  await page.getByLabel('Keywords, one per line').fill('openssh\nregreSSHion');
+  await page.getByRole('button', { name: 'Save keywords' }).click();
   await page.getByRole('link', { name: 'Next: alerts and report' }).click();
   await page.getByRole('radio', { name: 'Email' }).check();
   await page.getByLabel('Email address or webhook URL').fill('alice@example.com');
@@ -183,7 +192,7 @@ try {
   await api('POST', '/cves/CVE-2021-44228/comments', {
     body: 'Patched on the **public** gateways; the internal wiki still runs `log4j-core 2.14.1`.\n\n- upgrade to 2.17.1\n- see <https://logging.apache.org/log4j/2.x/security.html>',
   });
-  if (values.all) {
+  if (values.all && !only) {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await shoot(page, 'token-created', scheme);
@@ -200,7 +209,7 @@ try {
     }
   }
   for (const scheme of ['light', 'dark'] as const) {
-    for (const p of PAGES.filter((s) => values.all || !s.review)) {
+    for (const p of PAGES.filter((s) => (values.all || !s.review) && (!only || only.has(s.name)))) {
       const tab = p.anonymous ? anonymous : page;
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.goto(`${server.baseUrl}${p.url}`);
