@@ -95,19 +95,22 @@ export class KeywordRepository {
   }
 
   /**
-   * The CVEs whose searchable text (id, title, description, vendor keys: migration 0014, with its
-   * trigram index) or CNA/ADP affected names contain the keyword's longest word: a superset of those
-   * the keyword matches, for `KeywordMatcher` to decide.
+   * The CVEs whose searchable text (id, title, description, vendor keys: migration 0014) or CNA/ADP
+   * affected names contain one of the keywords' longest words: a superset of those the keywords
+   * match, for `KeywordMatcher` to decide. One pass over the catalog for all of them (`LIKE ANY`):
+   * a new keyword of 2 letters has no trigram to look up, and the affected names are read from the
+   * statements, so each pass reads the catalog (1.2 s for one keyword on the benchmark's 44,130 CVEs,
+   * under load; docs/catalog.md).
    */
-  async candidates(keyword: string, tx: Executor): Promise<string[]> {
-    const pattern = containsPattern(keywordProbe(keyword));
+  async candidates(keywords: readonly string[], tx: Executor): Promise<string[]> {
+    if (!keywords.length) return [];
+    const patterns = [...new Set(keywords.map((k) => containsPattern(keywordProbe(k))))];
     const rows = await sql<{ cve_id: string }>`
-      SELECT cve_id FROM cve WHERE search_text LIKE ${pattern}
+      SELECT cve_id FROM cve WHERE search_text LIKE ANY(${patterns}::text[])
       UNION
       SELECT cve_id FROM cve_source
-       WHERE provider = ANY(${AFFECTED_PROVIDERS}::text[]) AND lower((data->'affected')::text) LIKE ${pattern}`.execute(
-      tx,
-    );
+       WHERE provider = ANY(${AFFECTED_PROVIDERS}::text[])
+         AND lower((data->'affected')::text) LIKE ANY(${patterns}::text[])`.execute(tx);
     return rows.rows.map((r) => r.cve_id);
   }
 

@@ -71,19 +71,16 @@ export class ProjectKeywordService {
     });
   }
 
-  /** Stores the matches in the catalog of keywords no project watched until now. */
+  /** Stores the matches in the catalog of keywords no project watched until now (one pass for all). */
   private async matchCatalog(keywords: readonly string[], tx: Transaction<DB>): Promise<void> {
-    for (const keyword of keywords) {
-      const matcher = new KeywordMatcher([keyword]);
-      const candidates = await this.keywords.candidates(keyword, tx);
-      for await (const texts of this.keywords.texts(candidates, tx)) {
-        const rows: KeywordMatchRow[] = [];
-        for (const t of texts) {
-          const fields = matcher.match(t).get(keyword);
-          if (fields) rows.push({ keyword, cveId: t.cveId, fields });
-        }
-        await this.keywords.insertMatches(rows, tx);
-      }
+    if (!keywords.length) return;
+    const matcher = new KeywordMatcher(keywords);
+    const candidates = await this.keywords.candidates(keywords, tx);
+    for await (const texts of this.keywords.texts(candidates, tx)) {
+      const rows: KeywordMatchRow[] = [];
+      for (const t of texts)
+        for (const [keyword, fields] of matcher.match(t)) rows.push({ keyword, cveId: t.cveId, fields });
+      await this.keywords.insertMatches(rows, tx);
     }
   }
 
