@@ -199,6 +199,26 @@ describeEachDatabase('keyword watches and new CVEs', (use) => {
     expect(cve.json()).toMatchObject({ cve_id: XZ, tracker: { status: 'to_evaluate' } });
   });
 
+  it("puts it in the period report of the project watching xz, as entering it, and in no other's", async () => {
+    const period = { start: new Date('2000-01-01'), end: new Date(Date.now() + 3_600_000) };
+    const reportOf = async (name: string) => {
+      const { id } = await use()
+        .db.selectFrom('project')
+        .select('id')
+        .where('name', '=', name)
+        .executeTakeFirstOrThrow();
+      const { kept } = await api.services.reports.periodMatches(
+        id,
+        { operator: 'AND', children: [] },
+        period,
+        new Date(),
+      );
+      return kept.map((e) => [e.cve_id, e.types.includes('cve_enters_project')]);
+    };
+    expect(await reportOf('watch')).toEqual([[XZ, true]]);
+    expect(await reportOf('near')).toEqual([]);
+  });
+
   it('does not bring it into a project watching "xzone" and "liblzm" (no whole word of it)', async () => {
     const list = await call('GET', '/projects/near/cves');
     expect(list.json()).toMatchObject({ count: 0 });
