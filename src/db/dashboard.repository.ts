@@ -50,6 +50,17 @@ const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
 const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
 const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
 
+/**
+ * The CVE `c` is the project's: it carries one of `keys`, or, for a project watching keywords
+ * (`keywordProjectId`), one of its keywords matches it (`cve_keyword`, read first: `ARRAY(…)`).
+ */
+function ofProject(keys: readonly string[], keywordProjectId: string | undefined) {
+  if (keywordProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
+  return sql`(c.vendors && ${[...keys]}::text[] OR c.cve_id = ANY(ARRAY(
+    SELECT ck.cve_id FROM project_keyword pk JOIN cve_keyword ck ON ck.keyword = pk.keyword
+     WHERE pk.project_id = ${keywordProjectId})))`;
+}
+
 export class DashboardRepository {
   private readonly version: CatalogVersion;
 
@@ -150,16 +161,21 @@ export class DashboardRepository {
   }
 
   /**
-   * CVEs carrying one of `keys` (REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
+   * CVEs carrying one of `keys` (or matching a keyword of `keywordProjectId`, a project watching
+   * keywords; REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
    * catalog version read in the same statement: a pass over those CVEs (the `vendors` GIN index, or
    * a scan when they are a large part of the catalog), so callers keep it per version.
    */
-  async catalogCells(keys: readonly string[]): Promise<{ version: number; cells: CatalogCell[] }> {
-    if (!keys.length) return { version: await this.catalogVersion(), cells: [] };
+  async catalogCells(
+    keys: readonly string[],
+    keywordProjectId?: string,
+  ): Promise<{ version: number; cells: CatalogCell[] }> {
+    if (!keys.length && keywordProjectId === undefined)
+      return { version: await this.catalogVersion(), cells: [] };
     const { rows } = await sql<CatalogCell & { version: number }>`
       SELECT ${CATALOG_VERSION} AS version, c.cvss31, c.kev, count(*)::int AS count
         FROM cve c
-       WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       WHERE ${ofProject(keys, keywordProjectId)} AND c.state <> 'REJECTED'
        GROUP BY c.cvss31, c.kev`.execute(this.db);
     const version = rows[0] ? Number(rows[0].version) : await this.catalogVersion();
     return { version, cells: rows.map(({ cvss31, kev, count }) => ({ cvss31, kev, count })) };
@@ -169,28 +185,33 @@ export class DashboardRepository {
    * The project's CVEs with a triage status grouped by status, CVSS 3.1 score and KEV: from its
    * tracker entries (the primary key), each CVE by primary key.
    */
-  async statusCells(projectId: string, keys: readonly string[]): Promise<CountCell[]> {
-    if (!keys.length) return [];
+  async statusCells(projectId: string, keys: readonly string[], keywords = false): Promise<CountCell[]> {
+    if (!keys.length && !keywords) return [];
     const { rows } = await sql<CountCell>`
       SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
         FROM tracker_entry te
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND te.status IS NOT NULL
-         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
     return rows;
   }
 
   /** The members holding the most open CVEs of the project (from its tracker entries). */
-  async topAssignees(projectId: string, keys: readonly string[], limit: number): Promise<AssigneeCount[]> {
-    if (!keys.length) return [];
+  async topAssignees(
+    projectId: string,
+    keys: readonly string[],
+    limit: number,
+    keywords = false,
+  ): Promise<AssigneeCount[]> {
+    if (!keys.length && !keywords) return [];
     const { rows } = await sql<AssigneeCount>`
       SELECT u.email, u.username, count(*)::int AS open
         FROM tracker_entry te
         JOIN app_user u ON u.id = te.assignee_id
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND ${openEntry}
-         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY u.email, u.username
        ORDER BY open DESC, u.email
        LIMIT ${limit}`.execute(this.db);
@@ -198,15 +219,21 @@ export class DashboardRepository {
   }
 
   /** The project's KEV CVEs still open, latest updated first (the KEV partial index of migration 0020). */
-  async openKev(projectId: string, keys: readonly string[], limit: number): Promise<OpenKevCve[]> {
-    if (!keys.length) return [];
+  async openKev(
+    projectId: string,
+    keys: readonly string[],
+    limit: number,
+    keywords = false,
+  ): Promise<OpenKevCve[]> {
+    if (!keys.length && !keywords) return [];
     const { rows } = await sql<OpenKevCve>`
       SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev,
              te.status, u.email AS assignee
         FROM cve c
         LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
         LEFT JOIN app_user u ON u.id = te.assignee_id
-       WHERE c.kev AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED' AND ${openEntry}
+       WHERE c.kev AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+         AND ${openEntry}
        ORDER BY c.updated_at DESC, c.cve_id DESC
        LIMIT ${limit}`.execute(this.db);
     return rows;

@@ -112,12 +112,22 @@ export class DashboardService {
       this.cached(version, JSON.stringify(['feed', project.keys, since]), () =>
         this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES),
       ),
-      this.cached(version, JSON.stringify(['cells', project.keys]), () =>
-        this.dashboards.catalogCells(project.keys).then((r) => r.cells),
+      // A project watching keywords: its CVEs move with its list version too (migration 0039).
+      this.cached(
+        version,
+        JSON.stringify([
+          'cells',
+          project.keys,
+          project.hasKeywords ? [project.id, project.listVersion] : null,
+        ]),
+        () =>
+          this.dashboards
+            .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
+            .then((r) => r.cells),
       ),
-      this.dashboards.statusCells(project.id, project.keys),
-      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES),
-      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN),
+      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
+      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasKeywords),
+      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasKeywords),
       this.reports.list(project.id, LAST_REPORTS, 0),
       this.dashboards.feed(project.id, userId),
     ]);

@@ -151,6 +151,8 @@ describeEachDatabase('API v2 keyword watches', (use) => {
 describeEachDatabase('keyword watches and new CVEs', (use) => {
   let api: TestApi;
   let auth: { authorization: string };
+  let ownerId: string;
+  let orgId: string;
   const org = `kwev-${Math.random().toString(36).slice(2, 8)}`;
 
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
@@ -164,6 +166,8 @@ describeEachDatabase('keyword watches and new CVEs', (use) => {
   beforeAll(async () => {
     api = await buildTestApi(use(), { SYNC_SOURCES: 'none' });
     const owner = await createOrganization(api.services, org);
+    ownerId = owner.user.id;
+    orgId = owner.org.id;
     auth = { authorization: (await createToken(api.services, owner.org.id, owner.actor)).header };
     for (const [name, words] of [
       ['watch', ['xz']],
@@ -217,6 +221,14 @@ describeEachDatabase('keyword watches and new CVEs', (use) => {
     };
     expect(await reportOf('watch')).toEqual([[XZ, true]]);
     expect(await reportOf('near')).toEqual([]);
+  });
+
+  it("counts it on the dashboard of the project watching xz, with its status, and on no other's", async () => {
+    const watch = await api.services.dashboards.projectDashboard(orgId, 'watch', ownerId);
+    expect(watch.counts).toMatchObject({ total: 1 });
+    expect(watch.counts.byStatus).toContainEqual({ status: 'to_evaluate', count: 1 });
+    const near = await api.services.dashboards.projectDashboard(orgId, 'near', ownerId);
+    expect(near.counts).toMatchObject({ total: 0 });
   });
 
   it('does not bring it into a project watching "xzone" and "liblzm" (no whole word of it)', async () => {
