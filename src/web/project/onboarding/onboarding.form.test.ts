@@ -4,6 +4,7 @@ import {
   changeSubscriptions,
   DRAFT_MAX_SUBSCRIPTIONS,
   emptyDraft,
+  keywordsStepOf,
   nameStepOf,
   onboardingInputOf,
   placeAlertErrors,
@@ -132,5 +133,18 @@ describe('placeAlertErrors', () => {
   it('leaves them on the alert choice when no alert was chosen', () => {
     const errors = { alert: ['Choose no alert, email or webhook.'] };
     expect(placeAlertErrors(errors, emptyDraft('acme'))).toEqual(errors);
+  });
+});
+
+describe('keywordsStepOf', () => {
+  it('reads one keyword per line, normalized, blank lines and duplicates left out', () => {
+    expect(keywordsStepOf({ keywords: ' XZ \r\n\r\nlog4j   core\nxz\n' })).toEqual(['xz', 'log4j core']);
+    expect(keywordsStepOf({})).toEqual([]);
+  });
+
+  it('refuses a keyword as the keywords PUT does, under `keywords`', () => {
+    expect(detailsOf(() => keywordsStepOf({ keywords: 'xz\nx' }))).toEqual({
+      keywords: ["'x' is too short: a keyword has 2 to 100 characters."],
+    });
   });
 });
