@@ -91,7 +91,7 @@ describe('withAlerts', () => {
 });
 
 describe('onboardingInputOf', () => {
-  const draft = { ...emptyDraft('acme'), name: 'Payments', subscriptions: ['apache'] };
+  const draft = { ...emptyDraft('acme'), name: 'Payments', subscriptions: ['apache'], keywords: ['xz'] };
 
   it("makes the service's input, with the alert only when one is chosen", () => {
     const body = { alert: 'webhook', alert_target: 'https://hooks.example.com/x' };
@@ -99,11 +99,15 @@ describe('onboardingInputOf', () => {
       name: 'Payments',
       description: '',
       subscriptions: ['apache'],
+      keywords: ['xz'],
       alert: { type: 'webhook', target: 'https://hooks.example.com/x' },
       weeklyReport: false,
       timeZone: 'Europe/Paris',
     });
     expect(onboardingInputOf(withAlerts(draft, {}), {}, 'UTC').alert).toBeUndefined();
+    // A draft saved in the session before keywords existed has none.
+    const { keywords: _, ...old } = draft;
+    expect(onboardingInputOf(old, {}, 'UTC').keywords).toEqual([]);
   });
 
   it('refuses an alert type not offered', () => {
