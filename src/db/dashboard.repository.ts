@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
+import { keywordFlagKey } from '../domain/keywords.ts';
 import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { CLOSED_STATUSES } from '../domain/triage.ts';
@@ -29,6 +30,8 @@ export interface FeedOwner {
   organization: string;
   user_id: string;
   keys: string[];
+  /** The project's watched keywords (migration 0039). */
+  keywords: string[];
 }
 
 /** Grouped cells of one project of an organization. */
@@ -107,8 +110,10 @@ export class DashboardRepository {
     until: Date,
     limit: number,
     chunk = CHANGE_CHUNK,
+    /** Watched keywords: a CVE one of them matches is the project's too, its `vendors` carrying `keywordFlagKey(k)`. */
+    keywords: readonly string[] = [],
   ): Promise<RecentChangeRow[]> {
-    if (!keys.length) return [];
+    if (!keys.length && !keywords.length) return [];
     const out: RecentChangeRow[] = [];
     let cursor: number | undefined;
     for (;;) {
@@ -118,15 +123,20 @@ export class DashboardRepository {
         cursor === undefined
           ? sql``
           : sql`AND (created_at, seq) < ((SELECT created_at FROM cve_change WHERE seq = ${cursor}), ${cursor})`;
-      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean }>`
+      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean; keywords: string[] }>`
         SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.seq,
                c.cve_id IS NOT NULL AS matched,
-               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors
+               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors,
+               ARRAY(SELECT ck.keyword FROM cve_keyword ck
+                      WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${[...keywords]}::text[])) AS keywords
           FROM (SELECT id, cve_id, created_at, seq, data FROM cve_change
                  WHERE created_at >= ${since} AND created_at < ${until} AND origin IS NULL ${after}
                  ORDER BY created_at DESC, seq DESC
                  LIMIT ${chunk}) ch
-          LEFT JOIN cve c ON c.cve_id = ch.cve_id AND c.vendors && ${[...keys]}::text[]
+          LEFT JOIN cve c ON c.cve_id = ch.cve_id
+                         AND (c.vendors && ${[...keys]}::text[]
+                              OR EXISTS (SELECT 1 FROM cve_keyword ck
+                                          WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${[...keywords]}::text[])))
          ORDER BY ch.created_at DESC, ch.seq DESC`.execute(this.db);
       for (const r of rows) {
         if (!r.matched) continue;
@@ -136,7 +146,7 @@ export class DashboardRepository {
           changed_at: new Date(r.changed_at),
           entries: r.entries,
           state: r.state,
-          vendors: r.vendors,
+          vendors: [...r.vendors, ...r.keywords.map(keywordFlagKey)],
         });
         if (out.length === limit) return out;
       }
@@ -313,6 +323,17 @@ export class DashboardRepository {
     return rows;
   }
 
+  /** The project's watched keywords, sorted. */
+  async keywords(projectId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('project_keyword')
+      .select('keyword')
+      .where('project_id', '=', projectId)
+      .orderBy('keyword')
+      .execute();
+    return rows.map((r) => r.keyword);
+  }
+
   /** The user's feed of the project, if they made one. */
   async feed(projectId: string, userId: string): Promise<{ nonce: string; created_at: Date } | undefined> {
     return this.db
@@ -345,7 +366,8 @@ export class DashboardRepository {
   async feedByHash(secretHash: string): Promise<FeedOwner | undefined> {
     const { rows } = await sql<FeedOwner>`
       SELECT f.project_id, p.name AS project, p.organization_id, o.name AS organization, f.user_id,
-             ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys
+             ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys,
+             ARRAY(SELECT k.keyword FROM project_keyword k WHERE k.project_id = p.id ORDER BY k.keyword) AS keywords
         FROM project_feed f
         JOIN project p ON p.id = f.project_id AND p.active
         JOIN organization o ON o.id = p.organization_id

@@ -29,6 +29,7 @@ import {
   type ProjectOverview,
 } from '../domain/dashboard.ts';
 import { AppError } from '../domain/errors.ts';
+import { keywordFlagKey } from '../domain/keywords.ts';
 import { PROJECT_NAME } from '../domain/names.ts';
 import { itemEvents, projectView } from '../domain/project-events.ts';
 import type { ReportRow } from '../domain/report.ts';
@@ -108,9 +109,17 @@ export class DashboardService {
       VISIT_GAP_MS,
     );
     const version = await this.dashboards.catalogVersion();
+    const keywords = project.hasKeywords ? await this.dashboards.keywords(project.id) : [];
     const [changes, catalogCells, statusCells, assignees, openKev, reports, atom] = await Promise.all([
-      this.cached(version, JSON.stringify(['feed', project.keys, since]), () =>
-        this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES),
+      this.cached(
+        version,
+        JSON.stringify([
+          'feed',
+          project.keys,
+          since,
+          project.hasKeywords ? [keywords, project.listVersion] : null,
+        ]),
+        () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES, keywords),
       ),
       // A project watching keywords: its CVEs move with its list version too (migration 0039).
       this.cached(
@@ -165,7 +174,14 @@ export class DashboardService {
       : undefined;
     if (!owner) throw new AppError('not_found');
     const since = new Date(now.getTime() - FEED_DAYS * DAY_MS);
-    const { items } = await this.changes(owner.keys, since, now, ATOM_MAX_ENTRIES, ATOM_MAX_ENTRIES);
+    const { items } = await this.changes(
+      owner.keys,
+      since,
+      now,
+      ATOM_MAX_ENTRIES,
+      ATOM_MAX_ENTRIES,
+      owner.keywords,
+    );
     return {
       organization: owner.organization,
       project: owner.project,
@@ -258,7 +274,8 @@ export class DashboardService {
   }
 
   /**
-   * The latest `limit` changes in [since, until) that concern a project subscribed to `keys`, each
+   * The latest `limit` changes in [since, until) that concern a project subscribed to `keys` (or
+   * watching `keywords`), each
    * with the events it brought (a change may bring none: a CPE or vendor list edit), latest first;
    * `shown` CVEs of them (the latest changed) with their facts, and how many CVEs in all.
    */
@@ -268,9 +285,11 @@ export class DashboardService {
     until: Date,
     limit: number,
     shown: number,
+    /** Watched keywords: one more key each (`keywordFlagKey`) while the CVE matches it. */
+    keywords: readonly string[] = [],
   ): Promise<{ items: FeedChange[]; cves: number; truncated: boolean }> {
-    const rows = await this.dashboards.recentChanges(keys, since, until, limit);
-    const subscribed = new Set(keys);
+    const rows = await this.dashboards.recentChanges(keys, since, until, limit, undefined, keywords);
+    const subscribed = new Set([...keys, ...keywords.map(keywordFlagKey)]);
     const viewed = rows.flatMap((r) => {
       const item = { entries: r.entries, epss: null, cve: { state: r.state, vendors: r.vendors } };
       const view = projectView(item, subscribed);

@@ -223,12 +223,17 @@ describeEachDatabase('keyword watches and new CVEs', (use) => {
     expect(await reportOf('near')).toEqual([]);
   });
 
-  it("counts it on the dashboard of the project watching xz, with its status, and on no other's", async () => {
+  it("counts it on the dashboard of the project watching xz, with its status, in its feed, and on no other's", async () => {
     const watch = await api.services.dashboards.projectDashboard(orgId, 'watch', ownerId);
     expect(watch.counts).toMatchObject({ total: 1 });
     expect(watch.counts.byStatus).toContainEqual({ status: 'to_evaluate', count: 1 });
+    // Its feed of recent changes: the CVE, entering the project.
+    expect(watch.feed.total).toBe(1);
+    expect(JSON.stringify(watch.feed.cves)).toContain(XZ);
+    expect(JSON.stringify(watch.feed.cves)).toContain('cve_enters_project');
     const near = await api.services.dashboards.projectDashboard(orgId, 'near', ownerId);
     expect(near.counts).toMatchObject({ total: 0 });
+    expect(near.feed.total).toBe(0);
   });
 
   it('does not bring it into a project watching "xzone" and "liblzm" (no whole word of it)', async () => {
