@@ -36,6 +36,7 @@ const USAGE = `usage: npm run bench -- notifications [options]
   --rebuild          rebuild the cached template database (catalog + projects)
   --drop             drop the cached template database at the end
   --port N           the webhook receiver's port (default 18_765; part of the cached setup)
+  --keyword-every N  one project in N watches 3 keywords (default 5; 0: none, the run before keyword watches)
 
 env: BENCH_DATABASE_URL (PostgreSQL server; default ${DEFAULT_SERVER_URL}), VULNTRACK_BENCH_DATA (corpus)`;
 
@@ -59,6 +60,7 @@ export async function run(args: string[]): Promise<void> {
       rebuild: { type: 'boolean', default: false },
       drop: { type: 'boolean', default: false },
       port: { type: 'string' },
+      'keyword-every': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -74,6 +76,8 @@ export async function run(args: string[]): Promise<void> {
     minSubscriptions: 5,
     maxSubscriptions: 50,
     receiverPort: Number(values.port ?? 18_765),
+    keywordEvery: Number(values['keyword-every'] ?? 5),
+    keywordsPerProject: 3,
   };
   const changes = Number(values.changes ?? (quick ? 100 : 800));
   const concurrencies = list(values.concurrency ?? (quick ? '16' : '16,32,64'));
@@ -169,6 +173,12 @@ export async function run(args: string[]): Promise<void> {
     `- ${int(spec.projects)} projects in ${spec.organizations} organizations, ${spec.minSubscriptions}–${spec.maxSubscriptions} subscriptions each ` +
       `(${int(setupInfo.subscriptions)} in all, ${int(setupInfo.distinctKeys)} distinct keys of the catalog's ${int(setupInfo.candidateKeys)}), drawn from the ` +
       'real vendor and product keys, two in three vendor keys, with probability ∝ (CVEs of the key)^0.75: popular vendors land in many projects.',
+    spec.keywordEvery > 0
+      ? `- Keyword watches: one project in ${spec.keywordEvery} (${int(setupInfo.keywords.projects)}) watches ${spec.keywordsPerProject} keywords ` +
+        `(${int(setupInfo.keywords.watches)} in all, ${int(setupInfo.keywords.distinct)} distinct), product names of the catalog as people type them ` +
+        `(the key's product part, underscores as blanks), drawn ∝ (CVEs)^0.75; matched over the catalog at setup: ${int(setupInfo.keywords.matches)} ` +
+        `(keyword, CVE) matches. Most watched: ${setupInfo.keywords.examples.map((k) => `\`${k}\``).join(', ')}.`
+      : '- Keyword watches: none (`--keyword-every 0`).',
     `- Each project: one webhook notification to the receiver on 127.0.0.1:${spec.receiverPort} (URL, headers and signing secret sealed with SecretBox), ` +
       `one alert automation (triggers ${TRIGGERS.join(', ')}; no conditions; action send_notification).`,
     '',

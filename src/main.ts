@@ -44,6 +44,7 @@ import type { DB } from './db/schema.ts';
 import { VendorAliasService } from './services/vendor-alias.service.ts';
 import type { RemapReport } from './domain/import-report.ts';
 import { ProjectMatchService } from './services/project-match.service.ts';
+import { ProjectKeywordService } from './services/project-keyword.service.ts';
 import { InventoryMatchService } from './services/inventory-match.service.ts';
 import { TagService } from './services/tag.service.ts';
 import { BasicAuthService } from './services/basic-auth.service.ts';
@@ -242,6 +243,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     trackerComments,
     trackerAutomation,
     projectMatch: new ProjectMatchService(database.db),
+    projectKeywords: new ProjectKeywordService(database.db),
     vendorAliases,
     inventoryMatch: new InventoryMatchService(
       database.db,
@@ -280,10 +282,10 @@ export function servicesFor(config: Config, database: Database, secret: string):
       await database.close();
     },
   };
-  const { catalog: catalogService, notifications, automations } = services;
+  const { catalog: catalogService, notifications, automations, projectKeywords } = services;
   return {
     ...services,
-    onboarding: new OnboardingService(projects, notifications, automations),
+    onboarding: new OnboardingService(projects, notifications, automations, projectKeywords),
     opencveMigration: new OpenCveMigrationService(
       accounts,
       catalogService,

@@ -1,7 +1,8 @@
 /**
  * The fan-out benchmark's starting point, built once and cached as a PostgreSQL template database:
  * the real CVE 5 corpus imported as the CLI does it, then 10,000 projects in 100 organizations,
- * each with 5–50 subscriptions drawn from the catalog's real vendor and product keys, one signed
+ * each with 5–50 subscriptions drawn from the catalog's real vendor and product keys (and one in
+ * `keywordEvery` with keywords: product names as people type them, matched over the catalog), one signed
  * webhook notification (sealed with SecretBox as NotificationService does) and one alert
  * automation. Setup is plain SQL in bulk: it is not what is measured.
  */
@@ -18,6 +19,8 @@ import { SecretBox } from '../../src/domain/secret-box.ts';
 import { servicesFor } from '../../src/main.ts';
 import { newSigningSecret } from '../../src/notifications/channel-sender.ts';
 import { sources } from '../../src/sources/index.ts';
+import { KeywordRepository, type KeywordMatchRow } from '../../src/db/keyword.repository.ts';
+import { KeywordMatcher } from '../../src/domain/keywords.ts';
 import { createDatabase, withDatabase } from '../lib/pg-admin.ts';
 import { projectRoot } from '../lib/paths.ts';
 
@@ -45,6 +48,10 @@ export interface SetupSpec {
   maxSubscriptions: number;
   /** The webhook receiver's port: it is part of every sealed URL. */
   receiverPort: number;
+  /** One project in this many watches keywords (issue 30's keyword watches). */
+  keywordEvery: number;
+  /** How many keywords each of those projects watches. */
+  keywordsPerProject: number;
 }
 
 export interface SetupInfo {
@@ -55,6 +62,8 @@ export interface SetupInfo {
   candidateKeys: number;
   /** The most subscribed keys: share of projects subscribed. */
   popular: { key: string; projects: number; cves: number }[];
+  /** Projects watching keywords, their keywords, the distinct ones, and the CVEs they match. */
+  keywords: { projects: number; watches: number; distinct: number; matches: number; examples: string[] };
   /** How long the build took (0 when the cached template was reused). */
   buildSeconds: number;
   importSeconds: number;
@@ -168,6 +177,67 @@ function drawSubscriptions(
   return out;
 }
 
+/**
+ * Draws the keywords of one project in `spec.keywordEvery`: product names of the catalog as a person
+ * types them (`log4j`, `http server`: the key's product part, underscores as blanks), drawn like the
+ * subscriptions (∝ CVEs^0.75), so popular products are watched by many projects.
+ */
+function drawKeywords(
+  spec: SetupSpec,
+  keys: { key: string; cves: number }[],
+): { project: number; keyword: string }[] {
+  const random = rng(20260415);
+  const names = new Map<string, number>();
+  for (const k of keys) {
+    const at = k.key.indexOf(PRODUCT_SEPARATOR);
+    if (at < 0) continue;
+    const name = k.key.slice(at + PRODUCT_SEPARATOR.length).replace(/_/g, ' ');
+    if (name.length < 2 || name.length > 100 || !/[a-z0-9]/.test(name)) continue;
+    names.set(name, (names.get(name) ?? 0) + k.cves);
+  }
+  const pool = [...names];
+  const cumulative: number[] = [];
+  let total = 0;
+  for (const [, cves] of pool) cumulative.push((total += cves ** 0.75));
+  const pick = () => {
+    const r = random() * total;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < r) lo = mid + 1;
+      else hi = mid;
+    }
+    return pool[lo]![0];
+  };
+  const out: { project: number; keyword: string }[] = [];
+  if (spec.keywordEvery <= 0) return out;
+  for (let project = 0; project < spec.projects; project += spec.keywordEvery) {
+    const chosen = new Set<string>();
+    while (chosen.size < spec.keywordsPerProject) chosen.add(pick());
+    for (const keyword of chosen) out.push({ project, keyword });
+  }
+  return out;
+}
+
+/**
+ * The catalog's matches of every watched keyword, as the keywords PUT stores them: all CVE texts read
+ * once and matched by one KeywordMatcher (the PUT scans per keyword; in bulk this is the same result).
+ */
+async function matchKeywords(db: Kysely<DB>): Promise<void> {
+  const repo = new KeywordRepository(db);
+  const matcher = new KeywordMatcher(await repo.watched());
+  const ids = (await rows<{ cve_id: string }>(db, 'SELECT cve_id FROM cve ORDER BY cve_id')).map(
+    (r) => r.cve_id,
+  );
+  for await (const texts of repo.texts(ids, db)) {
+    const found: KeywordMatchRow[] = [];
+    for (const t of texts)
+      for (const [keyword, fields] of matcher.match(t)) found.push({ keyword, cveId: t.cveId, fields });
+    await repo.insertMatches(found, db);
+  }
+}
+
 async function build(url: string, spec: SetupSpec, log: (line: string) => void): Promise<number> {
   const database = await openDatabase({ url, poolSize: 2 });
   const services = servicesFor(benchConfig(url), database, SECRET);
@@ -216,6 +286,19 @@ async function build(url: string, spec: SetupSpec, log: (line: string) => void):
       (json) => `INSERT INTO project_subscription (project_id, vendor_key)
         SELECT project_id, vendor_key FROM jsonb_to_recordset('${json}'::jsonb) AS x(project_id uuid, vendor_key text)`,
     );
+
+    const keywords = drawKeywords(spec, keys).map((k) => ({
+      project_id: projects[k.project],
+      keyword: k.keyword,
+    }));
+    await bulk(
+      db,
+      keywords,
+      20_000,
+      (json) => `INSERT INTO project_keyword (project_id, keyword)
+        SELECT project_id, keyword FROM jsonb_to_recordset('${json}'::jsonb) AS x(project_id uuid, keyword text)`,
+    );
+    await matchKeywords(db);
 
     // One webhook per project, sealed as NotificationService.create seals it.
     const box = new SecretBox(SECRET);
@@ -270,7 +353,19 @@ async function describe(url: string): Promise<Omit<SetupInfo, 'buildSeconds' | '
               (SELECT count(*)::int FROM cve WHERE vendors @> ARRAY[s.vendor_key]) AS cves
          FROM project_subscription s GROUP BY s.vendor_key ORDER BY count(*) DESC, s.vendor_key LIMIT 12`,
     );
+    const [kw] = await rows<{ projects: number; watches: number; distinct: number; matches: number }>(
+      db,
+      `SELECT (SELECT count(DISTINCT project_id)::int FROM project_keyword) AS projects,
+              (SELECT count(*)::int FROM project_keyword) AS watches,
+              (SELECT count(DISTINCT keyword)::int FROM project_keyword) AS distinct,
+              (SELECT count(*)::int FROM cve_keyword) AS matches`,
+    );
+    const examples = await rows<{ keyword: string }>(
+      db,
+      `SELECT keyword FROM project_keyword GROUP BY keyword ORDER BY count(*) DESC, keyword LIMIT 12`,
+    );
     return {
+      keywords: { ...kw!, examples: examples.map((e) => e.keyword) },
       cves: counts!.cves,
       subscriptions: counts!.subscriptions,
       distinctKeys: counts!.keys,

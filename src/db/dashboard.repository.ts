@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
+import { keywordFlagKey } from '../domain/keywords.ts';
 import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { CLOSED_STATUSES } from '../domain/triage.ts';
@@ -29,6 +30,8 @@ export interface FeedOwner {
   organization: string;
   user_id: string;
   keys: string[];
+  /** The project's watched keywords (migration 0039). */
+  keywords: string[];
 }
 
 /** Grouped cells of one project of an organization. */
@@ -49,6 +52,17 @@ const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
 /** An open CVE: no tracker entry, no status, or a status that does not close it. */
 const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
 const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
+
+/**
+ * The CVE `c` is the project's: it carries one of `keys`, or, for a project watching keywords
+ * (`keywordProjectId`), one of its keywords matches it (`cve_keyword`, read first: `ARRAY(…)`).
+ */
+function ofProject(keys: readonly string[], keywordProjectId: string | undefined) {
+  if (keywordProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
+  return sql`(c.vendors && ${[...keys]}::text[] OR c.cve_id = ANY(ARRAY(
+    SELECT ck.cve_id FROM project_keyword pk JOIN cve_keyword ck ON ck.keyword = pk.keyword
+     WHERE pk.project_id = ${keywordProjectId})))`;
+}
 
 export class DashboardRepository {
   private readonly version: CatalogVersion;
@@ -96,8 +110,10 @@ export class DashboardRepository {
     until: Date,
     limit: number,
     chunk = CHANGE_CHUNK,
+    /** Watched keywords: a CVE one of them matches is the project's too, its `vendors` carrying `keywordFlagKey(k)`. */
+    keywords: readonly string[] = [],
   ): Promise<RecentChangeRow[]> {
-    if (!keys.length) return [];
+    if (!keys.length && !keywords.length) return [];
     const out: RecentChangeRow[] = [];
     let cursor: number | undefined;
     for (;;) {
@@ -107,15 +123,20 @@ export class DashboardRepository {
         cursor === undefined
           ? sql``
           : sql`AND (created_at, seq) < ((SELECT created_at FROM cve_change WHERE seq = ${cursor}), ${cursor})`;
-      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean }>`
+      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean; keywords: string[] }>`
         SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.seq,
                c.cve_id IS NOT NULL AS matched,
-               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors
+               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors,
+               ARRAY(SELECT ck.keyword FROM cve_keyword ck
+                      WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${[...keywords]}::text[])) AS keywords
           FROM (SELECT id, cve_id, created_at, seq, data FROM cve_change
                  WHERE created_at >= ${since} AND created_at < ${until} AND origin IS NULL ${after}
                  ORDER BY created_at DESC, seq DESC
                  LIMIT ${chunk}) ch
-          LEFT JOIN cve c ON c.cve_id = ch.cve_id AND c.vendors && ${[...keys]}::text[]
+          LEFT JOIN cve c ON c.cve_id = ch.cve_id
+                         AND (c.vendors && ${[...keys]}::text[]
+                              OR EXISTS (SELECT 1 FROM cve_keyword ck
+                                          WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${[...keywords]}::text[])))
          ORDER BY ch.created_at DESC, ch.seq DESC`.execute(this.db);
       for (const r of rows) {
         if (!r.matched) continue;
@@ -125,7 +146,7 @@ export class DashboardRepository {
           changed_at: new Date(r.changed_at),
           entries: r.entries,
           state: r.state,
-          vendors: r.vendors,
+          vendors: [...r.vendors, ...r.keywords.map(keywordFlagKey)],
         });
         if (out.length === limit) return out;
       }
@@ -150,16 +171,21 @@ export class DashboardRepository {
   }
 
   /**
-   * CVEs carrying one of `keys` (REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
+   * CVEs carrying one of `keys` (or matching a keyword of `keywordProjectId`, a project watching
+   * keywords; REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
    * catalog version read in the same statement: a pass over those CVEs (the `vendors` GIN index, or
    * a scan when they are a large part of the catalog), so callers keep it per version.
    */
-  async catalogCells(keys: readonly string[]): Promise<{ version: number; cells: CatalogCell[] }> {
-    if (!keys.length) return { version: await this.catalogVersion(), cells: [] };
+  async catalogCells(
+    keys: readonly string[],
+    keywordProjectId?: string,
+  ): Promise<{ version: number; cells: CatalogCell[] }> {
+    if (!keys.length && keywordProjectId === undefined)
+      return { version: await this.catalogVersion(), cells: [] };
     const { rows } = await sql<CatalogCell & { version: number }>`
       SELECT ${CATALOG_VERSION} AS version, c.cvss31, c.kev, count(*)::int AS count
         FROM cve c
-       WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+       WHERE ${ofProject(keys, keywordProjectId)} AND c.state <> 'REJECTED'
        GROUP BY c.cvss31, c.kev`.execute(this.db);
     const version = rows[0] ? Number(rows[0].version) : await this.catalogVersion();
     return { version, cells: rows.map(({ cvss31, kev, count }) => ({ cvss31, kev, count })) };
@@ -169,28 +195,33 @@ export class DashboardRepository {
    * The project's CVEs with a triage status grouped by status, CVSS 3.1 score and KEV: from its
    * tracker entries (the primary key), each CVE by primary key.
    */
-  async statusCells(projectId: string, keys: readonly string[]): Promise<CountCell[]> {
-    if (!keys.length) return [];
+  async statusCells(projectId: string, keys: readonly string[], keywords = false): Promise<CountCell[]> {
+    if (!keys.length && !keywords) return [];
     const { rows } = await sql<CountCell>`
       SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
         FROM tracker_entry te
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND te.status IS NOT NULL
-         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
     return rows;
   }
 
   /** The members holding the most open CVEs of the project (from its tracker entries). */
-  async topAssignees(projectId: string, keys: readonly string[], limit: number): Promise<AssigneeCount[]> {
-    if (!keys.length) return [];
+  async topAssignees(
+    projectId: string,
+    keys: readonly string[],
+    limit: number,
+    keywords = false,
+  ): Promise<AssigneeCount[]> {
+    if (!keys.length && !keywords) return [];
     const { rows } = await sql<AssigneeCount>`
       SELECT u.email, u.username, count(*)::int AS open
         FROM tracker_entry te
         JOIN app_user u ON u.id = te.assignee_id
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND ${openEntry}
-         AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY u.email, u.username
        ORDER BY open DESC, u.email
        LIMIT ${limit}`.execute(this.db);
@@ -198,15 +229,21 @@ export class DashboardRepository {
   }
 
   /** The project's KEV CVEs still open, latest updated first (the KEV partial index of migration 0020). */
-  async openKev(projectId: string, keys: readonly string[], limit: number): Promise<OpenKevCve[]> {
-    if (!keys.length) return [];
+  async openKev(
+    projectId: string,
+    keys: readonly string[],
+    limit: number,
+    keywords = false,
+  ): Promise<OpenKevCve[]> {
+    if (!keys.length && !keywords) return [];
     const { rows } = await sql<OpenKevCve>`
       SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev,
              te.status, u.email AS assignee
         FROM cve c
         LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
         LEFT JOIN app_user u ON u.id = te.assignee_id
-       WHERE c.kev AND c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED' AND ${openEntry}
+       WHERE c.kev AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+         AND ${openEntry}
        ORDER BY c.updated_at DESC, c.cve_id DESC
        LIMIT ${limit}`.execute(this.db);
     return rows;
@@ -286,6 +323,17 @@ export class DashboardRepository {
     return rows;
   }
 
+  /** The project's watched keywords, sorted. */
+  async keywords(projectId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('project_keyword')
+      .select('keyword')
+      .where('project_id', '=', projectId)
+      .orderBy('keyword')
+      .execute();
+    return rows.map((r) => r.keyword);
+  }
+
   /** The user's feed of the project, if they made one. */
   async feed(projectId: string, userId: string): Promise<{ nonce: string; created_at: Date } | undefined> {
     return this.db
@@ -318,7 +366,8 @@ export class DashboardRepository {
   async feedByHash(secretHash: string): Promise<FeedOwner | undefined> {
     const { rows } = await sql<FeedOwner>`
       SELECT f.project_id, p.name AS project, p.organization_id, o.name AS organization, f.user_id,
-             ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys
+             ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id) AS keys,
+             ARRAY(SELECT k.keyword FROM project_keyword k WHERE k.project_id = p.id ORDER BY k.keyword) AS keywords
         FROM project_feed f
         JOIN project p ON p.id = f.project_id AND p.active
         JOIN organization o ON o.id = p.organization_id

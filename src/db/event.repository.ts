@@ -8,6 +8,9 @@ import type { DB } from './schema.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
 import { matchProjects, type KeyFlag, type ProjectMatch } from '../domain/project-events.ts';
+import { keywordFlagKey } from '../domain/keywords.ts';
+
+const KEYWORD_FLAG = keywordFlagKey('');
 import { CVE_FACT_COLUMNS, cveFactsOf, type PrefixedCveFacts } from './cve-facts.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -81,20 +84,29 @@ export class EventRepository {
 
   /**
    * The active projects with enabled alert automations that each item concerns, in item order. One
-   * statement fetches those projects' subscriptions among the items' keys (a few tens of thousands
+   * statement fetches those projects' subscriptions among the items' keys, and their keywords among
+   * the items' keyword flags (a few tens of thousands
    * of rows on a busy day); `matchProjects` (domain/project-events.ts) turns them into the
    * hundreds of thousands of (project, item) pairs without a row each.
    */
   async alertMatches(items: readonly { seq: number; flags: readonly KeyFlag[] }[]): Promise<ProjectMatch[]> {
-    const keys = [...new Set(items.flatMap((i) => i.flags.map((f) => f.key)))];
-    if (!keys.length) return [];
+    const all = [...new Set(items.flatMap((i) => i.flags.map((f) => f.key)))];
+    // Keyword flags (`keywordFlagKey`) are matched to the projects watching the keyword.
+    const keys = all.filter((k) => !k.startsWith(KEYWORD_FLAG));
+    const keywords = all.filter((k) => k.startsWith(KEYWORD_FLAG)).map((k) => k.slice(KEYWORD_FLAG.length));
+    if (!all.length) return [];
+    const alerting = sql`(SELECT DISTINCT a.project_id FROM automation a JOIN project p ON p.id = a.project_id
+               WHERE p.active AND a.is_enabled AND a.trigger_type = 'alert')`;
     const rows = await sql<{ project_id: string; keys: string[] }>`
-      SELECT s.project_id, array_agg(s.vendor_key) AS keys
-        FROM project_subscription s
-        JOIN (SELECT DISTINCT a.project_id FROM automation a JOIN project p ON p.id = a.project_id
-               WHERE p.active AND a.is_enabled AND a.trigger_type = 'alert') e ON e.project_id = s.project_id
-       WHERE s.vendor_key = ANY(${keys}::text[])
-       GROUP BY s.project_id`.execute(this.db);
+      SELECT x.project_id, array_agg(x.key) AS keys FROM (
+        SELECT s.project_id, s.vendor_key AS key
+          FROM project_subscription s JOIN ${alerting} e ON e.project_id = s.project_id
+         WHERE s.vendor_key = ANY(${keys}::text[])
+        UNION ALL
+        SELECT k.project_id, ${KEYWORD_FLAG} || k.keyword
+          FROM project_keyword k JOIN ${alerting} e ON e.project_id = k.project_id
+         WHERE k.keyword = ANY(${keywords}::text[])) x
+       GROUP BY x.project_id`.execute(this.db);
     return matchProjects(
       items,
       rows.rows.map((r) => ({ projectId: r.project_id, keys: r.keys })),

@@ -7,6 +7,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
+import type { KeywordField } from '../domain/keywords.ts';
 import { PRODUCT_SEPARATOR } from '../domain/cpe.ts';
 import type { KeyChange, MatchFacts, StatementKeys } from '../domain/project-match.ts';
 import type { VendorProvenance } from '../domain/vendor-provenance.ts';
@@ -22,7 +23,13 @@ interface FactsRow {
   vendor_sources: VendorProvenance | null;
   statements: { provider: string; vendors: unknown; cpes: unknown; affected: unknown }[];
   changes: { at: string; entries: { type?: unknown; details?: unknown }[] | null }[];
-  projects: { name: string; count: number; candidates: { key: string; since: string }[] }[];
+  projects: {
+    name: string;
+    count: number;
+    candidates: { key: string; since: string }[];
+    keywords_count: number;
+    keywords: { keyword: string; fields: KeywordField[]; watched_since: string; matches_since: string }[];
+  }[];
 }
 
 const strings = (v: unknown): string[] =>
@@ -70,6 +77,13 @@ export class ProjectMatchRepository {
         (SELECT coalesce(jsonb_agg(jsonb_build_object(
                   'name', p.name,
                   'count', (SELECT count(*) FROM project_subscription ps WHERE ps.project_id = p.id),
+                  'keywords_count', (SELECT count(*) FROM project_keyword pk WHERE pk.project_id = p.id),
+                  'keywords', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                 'keyword', pk.keyword, 'fields', ck.fields, 'watched_since', pk.created_at,
+                                 'matches_since', ck.created_at) ORDER BY pk.keyword), '[]'::jsonb)
+                                 FROM project_keyword pk
+                                 JOIN cve_keyword ck ON ck.keyword = pk.keyword AND ck.cve_id = c.cve_id
+                                WHERE pk.project_id = p.id),
                   'candidates', (SELECT coalesce(jsonb_agg(jsonb_build_object('key', x.vendor_key, 'since', x.created_at)
                                                  ORDER BY x.exact DESC, x.vendor_key), '[]'::jsonb)
                                    FROM (SELECT ps.vendor_key, ps.created_at, ps.vendor_key = ANY(c.vendors) AS exact
@@ -125,6 +139,13 @@ export class ProjectMatchRepository {
         name: p.name,
         subscriptionsCount: Number(p.count),
         candidates: p.candidates.map((k) => ({ key: k.key, since: new Date(k.since) })),
+        keywordsCount: Number(p.keywords_count),
+        keywords: p.keywords.map((k) => ({
+          keyword: k.keyword,
+          fields: k.fields,
+          watchedSince: new Date(k.watched_since),
+          matchesSince: new Date(k.matches_since),
+        })),
       })),
     };
   }

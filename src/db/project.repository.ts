@@ -10,6 +10,8 @@ type Executor = Kysely<DB> | Transaction<DB>;
 export interface ListedProject {
   id: string;
   keys: string[];
+  /** The project watches keywords (migration 0039). */
+  hasKeywords: boolean;
   listVersion: number;
 }
 
@@ -24,7 +26,12 @@ export class ProjectRepository {
       db,
       db
         .selectFrom('project as p')
-        .select(['p.id', sql<number>`p.list_version`.as('listVersion'), keys.as('keys')])
+        .select([
+          'p.id',
+          sql<number>`p.list_version`.as('listVersion'),
+          keys.as('keys'),
+          sql<boolean>`EXISTS (SELECT 1 FROM project_keyword k WHERE k.project_id = p.id)`.as('hasKeywords'),
+        ])
         .where('p.organization_id', '=', '')
         .where('p.name', '=', '')
         // An inactive project's CVE list is a 404 (docs/api-v2.md): it is not listed here.
@@ -78,8 +85,9 @@ export class ProjectRepository {
   }
 
   /**
-   * For each project, its CVEs (those carrying a subscribed key, REJECTED excepted, counted among the
-   * first `cap` `cve_vendor` rows of its keys: `capped` when the cap was reached) and its tracker
+   * For each project, its CVEs (those carrying a subscribed key or matching a watched keyword, REJECTED
+   * excepted, counted among the first `cap` `cve_vendor` and `cve_keyword` rows: `capped` when the
+   * cap was reached) and its tracker
    * entries in one of the `open` statuses. The CVE count reads at most `cap` index rows and their
    * `cve` rows, whatever the size of the project.
    */
@@ -100,7 +108,13 @@ export class ProjectRepository {
         FROM (SELECT cv.cve_id, cve.state FROM project_subscription s
                 JOIN cve_vendor cv ON cv.vendor_key = s.vendor_key
                 JOIN cve ON cve.cve_id = cv.cve_id
-               WHERE s.project_id = p.id LIMIT ${cap}) x) c
+               WHERE s.project_id = p.id
+              UNION ALL
+              SELECT ck.cve_id, cve.state FROM project_keyword pk
+                JOIN cve_keyword ck ON ck.keyword = pk.keyword
+                JOIN cve ON cve.cve_id = ck.cve_id
+               WHERE pk.project_id = p.id
+              LIMIT ${cap}) x) c
       WHERE p.id = ANY(${[...projectIds]}::uuid[])`.execute(this.db);
     return new Map(rows.rows.map((r) => [r.id, { cves: r.cves, capped: r.read >= cap, open: r.open }]));
   }

@@ -1,6 +1,7 @@
 /** Reports (one per report automation and period, or one per alert `generate_report`) and their CVEs. */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { keywordFlagKey } from '../domain/keywords.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
 import {
   WEEKLY_MIN_DAYS,
@@ -79,7 +80,8 @@ export class ReportRepository {
   /**
    * The changes and EPSS moves recorded in [start, end) — and since the project exists: a new
    * project's first report is not the catalog's history — of the CVEs that carry one of the
-   * project's subscribed keys now, oldest first, and those keys. Which of them concern the project,
+   * project's subscribed keys now (or match one of its keywords: a key `keyword <keyword>`), oldest
+   * first, and those keys. Which of them concern the project,
    * and how, is domain/project-events.ts's to say.
    */
   async periodItems(
@@ -96,7 +98,15 @@ export class ReportRepository {
       .where('project_id', '=', projectId)
       .execute();
     const keys = subscribed.map((r) => r.vendor_key);
-    if (!keys.length) return { keys: new Set(), items: [] };
+    // Watched keywords count as keys the CVE carries while it matches them (`keywordFlagKey`); a
+    // report cannot tell when a keyword started to match, so a CVE enters through one only when new.
+    const watched = await tx
+      .selectFrom('project_keyword')
+      .select('keyword')
+      .where('project_id', '=', projectId)
+      .execute();
+    const keywords = watched.map((r) => r.keyword);
+    if (!keys.length && !keywords.length) return { keys: new Set(), items: [] };
     if (sinceProjectCreation) {
       const project = await tx
         .selectFrom('project')
@@ -114,9 +124,12 @@ export class ReportRepository {
       new_score: number | null;
       state: string;
       vendors: string[];
+      keywords: string[];
       highest_cvss: number | null;
     }>`
-      SELECT x.*, c.state, c.vendors, greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss
+      SELECT x.*, c.state, c.vendors, greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss,
+             ARRAY(SELECT ck.keyword FROM cve_keyword ck
+                    WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${keywords}::text[])) AS keywords
         FROM (SELECT ch.cve_id, ch.id AS change_id, ch.created_at AS changed_at, ch.data, ch.seq,
                      NULL::float8 AS old_score, NULL::float8 AS new_score
                 FROM cve_change ch WHERE ch.created_at >= ${start} AND ch.created_at < ${end}
@@ -125,17 +138,18 @@ export class ReportRepository {
               SELECT m.cve_id, NULL, m.created_at, '[]'::jsonb, m.seq, m.old_score, m.new_score
                 FROM epss_move m WHERE m.created_at >= ${start} AND m.created_at < ${end}) x
         JOIN cve c ON c.cve_id = x.cve_id
-       WHERE c.vendors && ${keys}::text[]
+       WHERE (c.vendors && ${keys}::text[]
+              OR c.cve_id = ANY(ARRAY(SELECT ck.cve_id FROM cve_keyword ck WHERE ck.keyword = ANY(${keywords}::text[]))))
        ORDER BY x.changed_at, x.cve_id, x.change_id IS NULL, x.seq`.execute(tx);
     return {
-      keys: new Set(keys),
+      keys: new Set([...keys, ...keywords.map(keywordFlagKey)]),
       items: rows.rows.map((r) => ({
         cve_id: r.cve_id,
         change_id: r.change_id,
         changed_at: new Date(r.changed_at),
         entries: r.data,
         epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
-        cve: { state: r.state, vendors: r.vendors },
+        cve: { state: r.state, vendors: [...r.vendors, ...r.keywords.map(keywordFlagKey)] },
         highest_cvss: r.highest_cvss,
       })),
     };

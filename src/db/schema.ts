@@ -207,6 +207,21 @@ export interface ProjectSubscriptionTable {
   created_at: Generated<Date>;
 }
 
+/** A project's keyword watch, stored normalized (migration 0039). */
+export interface ProjectKeywordTable {
+  project_id: string;
+  keyword: string;
+  created_at: Generated<Date>;
+}
+
+/** A watched keyword's match on a CVE, with where it matched (migration 0039). */
+export interface CveKeywordTable {
+  keyword: string;
+  cve_id: string;
+  fields: string[];
+  created_at: Generated<Date>;
+}
+
 export interface TrackerEntryTable {
   project_id: string;
   cve_id: string;
@@ -491,6 +506,8 @@ export interface DB {
   api_token: ApiTokenTable;
   project: ProjectTable;
   project_subscription: ProjectSubscriptionTable;
+  project_keyword: ProjectKeywordTable;
+  cve_keyword: CveKeywordTable;
   tracker_entry: TrackerEntryTable;
   tracker_comment: TrackerCommentTable;
   audit_log: AuditLogTable;

@@ -80,7 +80,7 @@ export class TrackerRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**
-   * The CVEs among `cveIds` that belong to the project (subscribed vendor keys, not REJECTED), each
+   * The CVEs among `cveIds` that belong to the project (subscribed vendor keys or watched keywords, not REJECTED), each
    * with its tracker entry: one query, LEFT JOINed.
    */
   projectCves(
@@ -108,7 +108,11 @@ export class TrackerRepository {
         sql<boolean>`te.project_id IS NOT NULL`.as('tracked'),
       ])
       .where(sql<SqlBool>`c.cve_id = ANY(${[...cveIds]}::text[])`)
-      .where(sql<SqlBool>`c.vendors && ${[...keys]}::text[]`)
+      .where(
+        sql<SqlBool>`(c.vendors && ${[...keys]}::text[] OR EXISTS (
+          SELECT 1 FROM cve_keyword ck JOIN project_keyword pk ON pk.keyword = ck.keyword
+           WHERE ck.cve_id = c.cve_id AND pk.project_id = ${projectId}))`,
+      )
       .where('c.state', '<>', 'REJECTED')
       .orderBy('c.cve_id')
       .execute();

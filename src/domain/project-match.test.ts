@@ -163,7 +163,7 @@ describe('explainMatches', () => {
     );
     expect(p).toMatchObject({ inProject: true, outcome: 'matched', near: [] });
     expect(p!.matched.map((m) => [m.key, m.cveHasSince])).toEqual([['php', at('2024-06-12')]]);
-    expect(p!.entered).toEqual({ at: at('2024-06-12'), key: 'php', cause: 'cve_gained_key' });
+    expect(p!.entered).toEqual({ at: at('2024-06-12'), key: 'php', keyword: null, cause: 'cve_gained_key' });
   });
 
   it('dates entry by the subscription when the CVE had the key first, the earliest key winning', () => {
@@ -181,7 +181,7 @@ describe('explainMatches', () => {
         ],
       }),
     );
-    expect(p!.entered).toEqual({ at: at('2024-07-01'), key: 'php', cause: 'subscribed' });
+    expect(p!.entered).toEqual({ at: at('2024-07-01'), key: 'php', keyword: null, cause: 'subscribed' });
   });
 
   it('falls back to publication when no recorded change gave the key, and forgets a key removed since', () => {
@@ -197,7 +197,7 @@ describe('explainMatches', () => {
       }),
     );
     expect(p!.matched[0]!.cveHasSince).toBeNull();
-    expect(p!.entered).toEqual({ at: at('2024-06-09'), key: 'php', cause: 'published' });
+    expect(p!.entered).toEqual({ at: at('2024-06-09'), key: 'php', keyword: null, cause: 'published' });
   });
 
   it('keeps a REJECTED CVE out, naming the keys that would have matched', () => {
@@ -211,6 +211,54 @@ describe('explainMatches', () => {
     );
     expect(p).toMatchObject({ inProject: false, outcome: 'rejected', entered: null });
     expect(p!.matched.map((m) => m.key)).toEqual(['php']);
+  });
+
+  it('names a matching keyword and where, entering through it when it matched first', () => {
+    const keyword = {
+      keyword: 'xz',
+      fields: ['title' as const, 'description' as const],
+      watchedSince: at('2024-03-01'),
+      matchesSince: at('2024-04-01'),
+    };
+    const [p] = explainMatches(
+      facts({
+        projects: [
+          {
+            name: 'web',
+            subscriptionsCount: 1,
+            candidates: [{ key: 'php', since: at('2024-12-01') }],
+            keywordsCount: 2,
+            keywords: [keyword],
+          },
+        ],
+      }),
+    );
+    expect(p).toMatchObject({
+      inProject: true,
+      outcome: 'matched',
+      matchedKeywords: [keyword],
+      keywordsCount: 2,
+    });
+    expect(p!.entered).toEqual({ at: at('2024-04-01'), key: null, keyword: 'xz', cause: 'keyword' });
+    // Only a keyword: in the project all the same; without any, a project watching keywords is not "no subscriptions".
+    const [only] = explainMatches(
+      facts({
+        projects: [
+          { name: 'kw', subscriptionsCount: 0, candidates: [], keywordsCount: 1, keywords: [keyword] },
+        ],
+      }),
+    );
+    expect(only).toMatchObject({
+      inProject: true,
+      matched: [],
+      entered: { keyword: 'xz', cause: 'keyword' },
+    });
+    const [none] = explainMatches(
+      facts({
+        projects: [{ name: 'kw', subscriptionsCount: 0, candidates: [], keywordsCount: 1, keywords: [] }],
+      }),
+    );
+    expect(none).toMatchObject({ inProject: false, outcome: 'no_subscribed_key', matchedKeywords: [] });
   });
 
   it('says why not: no keys, no subscriptions, or no subscribed key', () => {

@@ -1,5 +1,6 @@
 /**
- * Why a CVE is (or is not) in a project: which subscribed vendor or product key matched, which
+ * Why a CVE is (or is not) in a project: which subscribed vendor or product key (or watched keyword,
+ * and where it matched) matched, which
  * provider's statement gave the CVE that key (a CPE, or the CNA's own vendor and product text), and
  * when the CVE entered the project; for a CVE outside the project, the keys it has and the nearest
  * subscribed ones. Pure: the facts come from one repository read (`ProjectMatchRepository`).
@@ -19,6 +20,7 @@ import {
   vendorKey,
   vendorKeysOfCpe,
 } from './cpe.ts';
+import type { KeywordField } from './keywords.ts';
 import type { KeyOrigin, VendorProvenance } from './vendor-provenance.ts';
 
 /** Where a CVE's key comes from: one provider's statement, and how that statement gives it. */
@@ -85,7 +87,25 @@ export interface MatchFacts {
   };
   statements: StatementKeys[];
   keyChanges: KeyChange[];
-  projects: { name: string; subscriptionsCount: number; candidates: SubscribedKey[] }[];
+  projects: {
+    name: string;
+    subscriptionsCount: number;
+    candidates: SubscribedKey[];
+    /** How many keywords the project watches (absent: none). */
+    keywordsCount?: number;
+    /** Its keywords that match the CVE (`cve_keyword`, migration 0039). */
+    keywords?: MatchedKeyword[];
+  }[];
+}
+
+/** A watched keyword of the project that matches the CVE, and where (docs/catalog.md, "Keyword watches"). */
+export interface MatchedKeyword {
+  keyword: string;
+  fields: KeywordField[];
+  /** When the project started watching it. */
+  watchedSince: Date;
+  /** Since when the keyword has matched the CVE (the CVE's change, or the catalog matched for the keyword). */
+  matchesSince: Date;
 }
 
 export interface CveKey {
@@ -122,7 +142,7 @@ export type MatchOutcome =
   | 'rejected'
   /** The CVE has no vendor key at all (no CPE and no CNA vendor yet). */
   | 'no_keys'
-  /** The project subscribes to nothing. */
+  /** The project subscribes to nothing and watches no keyword. */
   | 'no_subscriptions'
   /** None of the CVE's keys is subscribed. */
   | 'no_subscribed_key';
@@ -134,12 +154,21 @@ export interface ProjectMatch {
   outcome: MatchOutcome;
   /** The subscribed keys the CVE has (also for a REJECTED CVE, which they would have matched). */
   matched: MatchedKey[];
+  /** The watched keywords the CVE matches, with where (also for a REJECTED CVE). */
+  matchedKeywords: MatchedKeyword[];
   /**
-   * When the CVE entered the project: the earliest, over its matched keys, of the later of "the CVE
-   * has the key" and "the project subscribed to it". `cause` says which of the two it was, or
-   * `published` when no recorded change gave the key (the CVE had it before the history began).
+   * When the CVE entered the project: the earliest, over its matched keys and keywords, of the later
+   * of "the CVE has the key" and "the project subscribed to it". `cause` says which of the two it was,
+   * or `published` when no recorded change gave the key (the CVE had it before the history began), or
+   * `keyword` when it was a keyword (`keyword` set, `key` null): the later of "the project watches
+   * it" and "it matches the CVE".
    */
-  entered: { at: Date; key: string; cause: 'cve_gained_key' | 'subscribed' | 'published' } | null;
+  entered: {
+    at: Date;
+    key: string | null;
+    keyword: string | null;
+    cause: 'cve_gained_key' | 'subscribed' | 'published' | 'keyword';
+  } | null;
   /** Every key of the CVE with where it comes from. */
   keys: CveKey[];
   /** Keys the CNA's text gave that NVD's CPEs contradict: not the CVE's (docs/catalog.md). */
@@ -147,6 +176,7 @@ export interface ProjectMatch {
   /** Subscribed keys close to one of the CVE's (only when not in the project). */
   near: NearKey[];
   subscriptionsCount: number;
+  keywordsCount: number;
 }
 
 /** At most this many near keys are named. */
@@ -281,35 +311,45 @@ export function explainMatches(facts: MatchFacts): ProjectMatch[] {
         subscribedAt: s.since,
         cveHasSince: hasSince(s.key, facts.keyChanges),
       }));
+    const matchedKeywords = p.keywords ?? [];
+    const keywordsCount = p.keywordsCount ?? 0;
     const rejected = cve.state === 'REJECTED';
-    const outcome: MatchOutcome = matched.length
-      ? rejected
-        ? 'rejected'
-        : 'matched'
-      : cve.vendors.length === 0
-        ? 'no_keys'
-        : p.subscriptionsCount === 0
-          ? 'no_subscriptions'
-          : 'no_subscribed_key';
+    const outcome: MatchOutcome =
+      matched.length || matchedKeywords.length
+        ? rejected
+          ? 'rejected'
+          : 'matched'
+        : cve.vendors.length === 0 && keywordsCount === 0
+          ? 'no_keys'
+          : p.subscriptionsCount === 0 && keywordsCount === 0
+            ? 'no_subscriptions'
+            : 'no_subscribed_key';
     let entered: ProjectMatch['entered'] = null;
-    if (outcome === 'matched')
+    if (outcome === 'matched') {
       for (const m of matched) {
         const has = m.cveHasSince ?? cve.published;
         const at = m.subscribedAt > has ? m.subscribedAt : has;
         const cause = m.subscribedAt > has ? 'subscribed' : m.cveHasSince ? 'cve_gained_key' : 'published';
-        if (!entered || at < entered.at) entered = { at, key: m.key, cause };
+        if (!entered || at < entered.at) entered = { at, key: m.key, keyword: null, cause };
       }
+      for (const k of matchedKeywords) {
+        const at = k.watchedSince > k.matchesSince ? k.watchedSince : k.matchesSince;
+        if (!entered || at < entered.at) entered = { at, key: null, keyword: k.keyword, cause: 'keyword' };
+      }
+    }
     return {
       cveId: cve.cveId,
       project: p.name,
       inProject: outcome === 'matched',
       outcome,
       matched,
+      matchedKeywords,
       entered,
       keys,
       retracted,
       near: matched.length ? [] : nearKeys(cve.vendors, p.candidates),
       subscriptionsCount: p.subscriptionsCount,
+      keywordsCount,
     };
   });
 }

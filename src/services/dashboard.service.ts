@@ -29,6 +29,7 @@ import {
   type ProjectOverview,
 } from '../domain/dashboard.ts';
 import { AppError } from '../domain/errors.ts';
+import { keywordFlagKey } from '../domain/keywords.ts';
 import { PROJECT_NAME } from '../domain/names.ts';
 import { itemEvents, projectView } from '../domain/project-events.ts';
 import type { ReportRow } from '../domain/report.ts';
@@ -108,16 +109,34 @@ export class DashboardService {
       VISIT_GAP_MS,
     );
     const version = await this.dashboards.catalogVersion();
+    const keywords = project.hasKeywords ? await this.dashboards.keywords(project.id) : [];
     const [changes, catalogCells, statusCells, assignees, openKev, reports, atom] = await Promise.all([
-      this.cached(version, JSON.stringify(['feed', project.keys, since]), () =>
-        this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES),
+      this.cached(
+        version,
+        JSON.stringify([
+          'feed',
+          project.keys,
+          since,
+          project.hasKeywords ? [keywords, project.listVersion] : null,
+        ]),
+        () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES, keywords),
       ),
-      this.cached(version, JSON.stringify(['cells', project.keys]), () =>
-        this.dashboards.catalogCells(project.keys).then((r) => r.cells),
+      // A project watching keywords: its CVEs move with its list version too (migration 0039).
+      this.cached(
+        version,
+        JSON.stringify([
+          'cells',
+          project.keys,
+          project.hasKeywords ? [project.id, project.listVersion] : null,
+        ]),
+        () =>
+          this.dashboards
+            .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
+            .then((r) => r.cells),
       ),
-      this.dashboards.statusCells(project.id, project.keys),
-      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES),
-      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN),
+      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
+      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasKeywords),
+      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasKeywords),
       this.reports.list(project.id, LAST_REPORTS, 0),
       this.dashboards.feed(project.id, userId),
     ]);
@@ -155,7 +174,14 @@ export class DashboardService {
       : undefined;
     if (!owner) throw new AppError('not_found');
     const since = new Date(now.getTime() - FEED_DAYS * DAY_MS);
-    const { items } = await this.changes(owner.keys, since, now, ATOM_MAX_ENTRIES, ATOM_MAX_ENTRIES);
+    const { items } = await this.changes(
+      owner.keys,
+      since,
+      now,
+      ATOM_MAX_ENTRIES,
+      ATOM_MAX_ENTRIES,
+      owner.keywords,
+    );
     return {
       organization: owner.organization,
       project: owner.project,
@@ -248,7 +274,8 @@ export class DashboardService {
   }
 
   /**
-   * The latest `limit` changes in [since, until) that concern a project subscribed to `keys`, each
+   * The latest `limit` changes in [since, until) that concern a project subscribed to `keys` (or
+   * watching `keywords`), each
    * with the events it brought (a change may bring none: a CPE or vendor list edit), latest first;
    * `shown` CVEs of them (the latest changed) with their facts, and how many CVEs in all.
    */
@@ -258,9 +285,11 @@ export class DashboardService {
     until: Date,
     limit: number,
     shown: number,
+    /** Watched keywords: one more key each (`keywordFlagKey`) while the CVE matches it. */
+    keywords: readonly string[] = [],
   ): Promise<{ items: FeedChange[]; cves: number; truncated: boolean }> {
-    const rows = await this.dashboards.recentChanges(keys, since, until, limit);
-    const subscribed = new Set(keys);
+    const rows = await this.dashboards.recentChanges(keys, since, until, limit, undefined, keywords);
+    const subscribed = new Set([...keys, ...keywords.map(keywordFlagKey)]);
     const viewed = rows.flatMap((r) => {
       const item = { entries: r.entries, epss: null, cve: { state: r.state, vendors: r.vendors } };
       const view = projectView(item, subscribed);

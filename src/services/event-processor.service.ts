@@ -28,6 +28,7 @@ import type { CveFacts } from '../domain/cve-facts.ts';
 import { executionCve, type ExecutionCve } from '../domain/automation-execution.ts';
 import { concernsProjects, itemEvents, keyFlags, type ProjectMatch } from '../domain/project-events.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
+import { keywordFlags } from './keyword-events.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { TrackerAutomation } from './tracker-automation.service.ts';
@@ -148,8 +149,12 @@ export class EventProcessor {
     // Imported history (OpenCVE's KB) happened before it came here: passed over, the cursor moves on.
     const items = all.filter((i) => !i.imported);
 
+    // Kept for every item, imported history included: `cve_keyword` follows the catalog.
+    const byKeyword = await keywordFlags(tx, stream, all);
     const matches = await repo.alertMatches(
-      items.filter(concernsProjects).map((i) => ({ seq: i.seq, flags: keyFlags(i) })),
+      items
+        .filter(concernsProjects)
+        .map((i) => ({ seq: i.seq, flags: [...keyFlags(i), ...(byKeyword.get(i.seq) ?? [])] })),
     );
     report.events = matches.reduce((n, m) => n + m.seqs.length, 0);
     if (matches.length) {

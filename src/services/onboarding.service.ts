@@ -1,5 +1,5 @@
 /**
- * A first project in one go (the web UI's onboarding): the project with its subscriptions, and
+ * A first project in one go (the web UI's onboarding): the project with its subscriptions and keywords, and
  * optionally an alert for new critical or KEV CVEs (a notification and an alert automation) and a
  * weekly report (a report automation). Each is made through its own service, with the same
  * validation and audit entries as API v2's calls; a failure after the project exists deletes it
@@ -12,6 +12,7 @@ import { subscriptionsOfKeys } from '../domain/subscriptions.ts';
 import type { AutomationService } from './automation.service.ts';
 import type { NotificationInput, NotificationService } from './notification.service.ts';
 import type { ProjectDetail, ProjectService } from './project.service.ts';
+import type { ProjectKeywordService } from './project-keyword.service.ts';
 
 /** What the onboarding's three steps collected. */
 export interface OnboardingDraft {
@@ -19,6 +20,8 @@ export interface OnboardingDraft {
   description: string;
   /** Vendor keys (`vendor` or `vendor$PRODUCT$product`). */
   subscriptions: string[];
+  /** Watched keywords (ProjectKeywordService's rules); absent: none. */
+  keywords?: string[] | undefined;
   /** An alert for new critical or KEV CVEs: an email address or a webhook URL. */
   alert?: { type: 'email' | 'webhook'; target: string } | undefined;
   weeklyReport: boolean;
@@ -48,11 +51,13 @@ export class OnboardingService {
     private readonly projects: Pick<ProjectService, 'create' | 'delete'>,
     private readonly notifications: Pick<NotificationService, 'checkInput' | 'create'>,
     private readonly automations: Pick<AutomationService, 'create'>,
+    private readonly keywords: Pick<ProjectKeywordService, 'replace'>,
   ) {}
 
   /**
    * Creates the project and what the draft asks for. 400 (a validation error whose details name the
-   * draft's fields: `name`, `description`, `vendors`/`products`, `alert`) before anything is made
+   * draft's fields: `name`, `description`, `vendors`/`products`, `alert`; `keywords` after the project
+   * is made, which is then deleted again) before anything is made
    * when the draft is invalid.
    */
   async createProject(organizationId: string, draft: OnboardingDraft, actor: Actor): Promise<ProjectDetail> {
@@ -74,6 +79,7 @@ export class OnboardingService {
     );
     const project = detail.project.name;
     try {
+      if (draft.keywords?.length) await this.keywords.replace(organizationId, project, draft.keywords, actor);
       if (notification) {
         await this.notifications.create(organizationId, project, notification, actor);
         await this.automations.create(organizationId, project, alertAutomation(), actor);

@@ -173,9 +173,18 @@ export class ProjectCveService {
    * one read of the CVE, no count. 404 when the project does not have it.
    */
   async row(organizationId: string, projectName: string, cveId: string): Promise<TrackerRow> {
-    const { id: projectId, keys } = await this.projectLists.listedProject(organizationId, projectName);
-    if (!keys.length) throw new AppError('not_found');
-    const filters = { anyVendorKeys: keys, excludeRejected: true, where: this.tracker.onlyCve(cveId) };
+    const {
+      id: projectId,
+      keys,
+      hasKeywords,
+    } = await this.projectLists.listedProject(organizationId, projectName);
+    if (!keys.length && !hasKeywords) throw new AppError('not_found');
+    const filters = {
+      anyVendorKeys: keys,
+      keywordProjectId: hasKeywords ? projectId : undefined,
+      excludeRejected: true,
+      where: this.tracker.onlyCve(cveId),
+    };
     const [cve] = await this.lists.keysetPage(filters, 'cve_id', undefined, 1);
     if (!cve) throw new AppError('not_found');
     const entry = (await this.tracker.entries(projectId, [cve.cve_id])).get(cve.cve_id);

@@ -38,6 +38,7 @@ import type { InvitationService } from './invitation.service.ts';
 import type { StatisticsService } from './statistics.service.ts';
 import type { OnboardingService } from './onboarding.service.ts';
 import type { ProjectMatchService } from './project-match.service.ts';
+import type { ProjectKeywordService } from './project-keyword.service.ts';
 import type { VendorAliasService } from './vendor-alias.service.ts';
 import type { InventoryMatchService } from './inventory-match.service.ts';
 
@@ -65,6 +66,8 @@ export interface Services {
   trackerAutomation: TrackerAutomation;
   /** Why a CVE is (or is not) in a project: matched keys, their sources, when it entered. */
   projectMatch: ProjectMatchService;
+  /** A project's keyword watches: read, replace (audited), the catalog matched for a new keyword. */
+  projectKeywords: ProjectKeywordService;
   /** CNA vendor/product text → catalog keys: the learned alias table and the operator's overrides. */
   vendorAliases: VendorAliasService;
   /** Which CVEs affect each component of an inventory, at its version (`POST /api/v2/match`). */

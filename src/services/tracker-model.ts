@@ -57,6 +57,8 @@ export interface ProjectCveQuery {
 export interface ListedProject {
   id: string;
   keys: string[];
+  /** The project watches keywords (migration 0039): its list also holds their CVEs. */
+  hasKeywords: boolean;
   listVersion: number;
 }
 

@@ -73,6 +73,11 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
     await expect(page.getByRole('button', { name: 'Remove atlassian', exact: true }).count()).resolves.toBe(
       1,
     );
+    // A keyword for what the catalog names no key for (regreSSHion's record names only Red Hat).
+    await page.getByLabel('Keywords, one per line').fill('OpenSSH\n');
+    await page.getByRole('button', { name: 'Save keywords' }).click();
+    await page.waitForURL(/\/new-project\/vendors#keywords$/);
+    await expect(page.getByLabel('Keywords, one per line').inputValue()).resolves.toBe('openssh');
   });
 
   it('asks for a webhook alert and a weekly report, creates everything and shows the dashboard', async () => {
@@ -86,7 +91,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
     await expect(page.locator('main').textContent()).resolves.toContain('The project was created');
   });
 
-  it('made the subscription, the notification and both automations that API v2 lists', async () => {
+  it('made the subscription, the keyword, the notification and both automations that API v2 lists', async () => {
     await page.goto(`${server.baseUrl}/org/acme/tokens`);
     await page.getByLabel('Name').fill('journey');
     await page.getByLabel('Mode').selectOption('read');
@@ -103,6 +108,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
       return (await response.json()) as Record<string, unknown>;
     };
     await expect(get('/subscriptions')).resolves.toMatchObject({ vendors: ['atlassian'] });
+    await expect(get('/keywords')).resolves.toEqual({ keywords: ['openssh'] });
     const notifications = (await get('/notifications')) as { results: { name: string; type: string }[] };
     expect(notifications.results.map((n) => [n.name, n.type])).toEqual([['critical-or-kev', 'webhook']]);
     const automations = (await get('/automations')) as { results: { name: string; trigger_type: string }[] };

@@ -54,11 +54,13 @@ describe('the why panel', () => {
       inProject: false,
       outcome: 'no_subscribed_key',
       matched: [],
+      matchedKeywords: [],
       entered: null,
       keys: [key],
       retracted: [],
       near: [],
       subscriptionsCount: 2,
+      keywordsCount: 0,
     };
     const shown = text(
       renderToString(

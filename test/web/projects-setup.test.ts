@@ -119,6 +119,16 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       await owner.post('/org/acme/new-project/vendors', { remove: 'adobe' });
       page = await owner.get('/org/acme/new-project/vendors');
       expect(chosen()).toEqual(['apache']);
+      // Keywords: refused ones beside the field with what was typed, then saved in the draft.
+      const refused = await owner.post('/org/acme/new-project/keywords', { keywords: 'xz\n-' });
+      expect(refused.status).toBe(400);
+      expect(refused.html.querySelector('#f-keywords-error')?.text).toContain("'-' is too short");
+      expect(refused.html.querySelector('textarea[name=keywords]')?.text).toBe('xz\n-');
+      const saved = await owner.post('/org/acme/new-project/keywords', { keywords: ' XZ \n' });
+      expect(saved.status).toBe(303);
+      expect(saved.location).toBe('/org/acme/new-project/vendors#keywords');
+      page = await owner.get('/org/acme/new-project/vendors');
+      expect(page.html.querySelector('textarea[name=keywords]')?.text).toBe('xz');
       // Step 1 still holds what was typed.
       const back = await owner.get('/org/acme/new-project');
       expect(back.html.querySelector('#f-name')?.getAttribute('value')).toBe('Payments');
@@ -172,6 +182,7 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       const detail = await api.services.projects.get(acme.org.id, 'Payments');
       expect(detail.project.description).toBe('Card payments');
       expect(detail.subscriptions).toEqual({ vendors: ['apache'], products: {} });
+      expect(await api.services.projectKeywords.get(acme.org.id, 'Payments')).toEqual(['xz']);
       const notification = await api.services.notifications.get(
         acme.org.id,
         'Payments',
@@ -203,6 +214,7 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
         expect.arrayContaining([
           'project.create',
           'subscription.update',
+          'keyword.update',
           'notification.create',
           'automation.create',
         ]),
@@ -314,6 +326,39 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
         { added: [], removed: ['adobe'] },
         { added: ['adobe'], removed: [] },
       ]);
+    });
+
+    it('edits the watched keywords: errors beside the field with what was typed, saved and audited, the CVEs listed', async () => {
+      const url = '/org/acme/projects/Payments/subscriptions/keywords';
+      const refused = await owner.post(url, { keywords: 'xz\nx' });
+      expect(refused.status).toBe(400);
+      expect(refused.html.querySelector('#f-keywords-error')?.text).toContain(
+        "'x' is too short: a keyword has 2 to 100 characters.",
+      );
+      expect(refused.html.querySelector('textarea[name=keywords]')?.text).toBe('xz\nx');
+      // As the onboarding left them.
+      expect(await api.services.projectKeywords.get(acme.org.id, 'Payments')).toEqual(['xz']);
+      const saved = await owner.post(url, { keywords: 'XZ\r\n\r\n  Log4j Core \n' });
+      expect(saved.status).toBe(303);
+      expect(saved.location).toBe('/org/acme/projects/Payments/subscriptions?done=keywords#keywords');
+      const after = await owner.follow(saved);
+      expect(after.text).toContain('Keywords saved');
+      expect(after.html.querySelector('textarea[name=keywords]')?.text).toBe('log4j core\nxz');
+      const entries = await api.services.auditLog.browse(acme.org.id, {}, { page: 1, pageSize: 5 });
+      expect(entries.items.find((e) => e.action === 'keyword.update')?.changes).toEqual({
+        added: ['log4j core'],
+        removed: [],
+      });
+      const list = await owner.get('/org/acme/projects/Payments/cves');
+      expect(
+        list.html.querySelector('a[href="/org/acme/projects/Payments/cves/CVE-2024-3094"]'),
+      ).not.toBeNull();
+      const forMember = await member.get('/org/acme/projects/Payments/subscriptions');
+      expect(forMember.html.querySelector('textarea[name=keywords]')).toBeNull();
+      expect(forMember.html.querySelector('#keywords')?.text).toContain('log4j core');
+      expect((await member.post(url, { keywords: 'openssh' })).status).toBe(403);
+      await owner.post(url, { keywords: '' });
+      expect(await api.services.projectKeywords.get(acme.org.id, 'Payments')).toEqual([]);
     });
 
     it('counts the CVEs of the last 30 days from the index, and warns on a noisy vendor', async () => {

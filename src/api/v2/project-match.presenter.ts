@@ -1,6 +1,7 @@
 /** The answer to "why is this CVE (not) in this project?" (`ProjectMatchService`) as API v2 writes it. */
 import { Type } from '@fastify/type-provider-typebox';
 import type { CveKey, KeySource, ProjectMatch } from '../../domain/project-match.ts';
+import { KEYWORD_FIELDS } from '../../domain/keywords.ts';
 import { toMicrosZ } from '../../domain/timestamps.ts';
 import { Timestamp } from './schemas.ts';
 
@@ -74,18 +75,35 @@ export const ProjectMatchItem = Type.Object({
     }),
     { description: 'The subscribed keys the CVE has.' },
   ),
+  matched_keywords: Type.Array(
+    Type.Object({
+      keyword: Type.String(),
+      fields: Type.Array(Type.Union(KEYWORD_FIELDS.map((f) => Type.Literal(f))), {
+        description:
+          'Where it matched: the CNA or ADP affected `vendor` or `product` names, the `title`, the `description`.',
+      }),
+      watched_since: Timestamp,
+      matches_since: Timestamp,
+    }),
+    { description: 'The watched keywords the CVE matches (as whole words), and where.' },
+  ),
   entered: Nullable(
     Type.Object(
       {
         at: Timestamp,
-        key: Type.String(),
+        key: Nullable(Type.String({ description: 'The key it entered through; null for a keyword.' })),
+        keyword: Nullable(Type.String({ description: 'The keyword it entered through (cause `keyword`).' })),
         cause: Type.Union([
           Type.Literal('cve_gained_key'),
           Type.Literal('subscribed'),
           Type.Literal('published'),
+          Type.Literal('keyword'),
         ]),
       },
-      { description: 'When the CVE entered the project, through which key, and what made it enter.' },
+      {
+        description:
+          'When the CVE entered the project, through which key or keyword, and what made it enter.',
+      },
     ),
   ),
   keys: Type.Array(Key, { description: 'Every key of the CVE.' }),
@@ -107,6 +125,7 @@ export const ProjectMatchItem = Type.Object({
     { description: 'Subscribed keys close to one of the CVE’s, when it is not in the project.' },
   ),
   subscriptions_count: Type.Integer(),
+  keywords_count: Type.Integer({ description: 'How many keywords the project watches.' }),
 });
 
 function source(s: KeySource) {
@@ -147,10 +166,24 @@ export function projectMatchItem(m: ProjectMatch) {
       subscribed_at: toMicrosZ(k.subscribedAt),
       cve_has_since: k.cveHasSince ? toMicrosZ(k.cveHasSince) : null,
     })),
-    entered: m.entered ? { at: toMicrosZ(m.entered.at), key: m.entered.key, cause: m.entered.cause } : null,
+    matched_keywords: m.matchedKeywords.map((k) => ({
+      keyword: k.keyword,
+      fields: k.fields,
+      watched_since: toMicrosZ(k.watchedSince),
+      matches_since: toMicrosZ(k.matchesSince),
+    })),
+    entered: m.entered
+      ? {
+          at: toMicrosZ(m.entered.at),
+          key: m.entered.key,
+          keyword: m.entered.keyword,
+          cause: m.entered.cause,
+        }
+      : null,
     keys: m.keys.map(key),
     retracted: m.retracted.map(key),
     near: m.near.map((n) => ({ subscribed: n.subscribed, cve_key: n.cveKey, relation: n.relation })),
     subscriptions_count: m.subscriptionsCount,
+    keywords_count: m.keywordsCount,
   };
 }

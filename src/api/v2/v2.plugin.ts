@@ -19,6 +19,7 @@ import { memberRoutes } from './members.routes.ts';
 import { auditLogRoutes } from './audit-logs.routes.ts';
 import { projectRoutes } from './projects.routes.ts';
 import { subscriptionRoutes } from './subscriptions.routes.ts';
+import { keywordRoutes } from './keywords.routes.ts';
 import { trackerRoutes } from './tracker.routes.ts';
 import { projectMatchRoutes } from './project-match.routes.ts';
 import { notificationRoutes } from './notifications.routes.ts';
@@ -89,6 +90,7 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
   await register(auditLogRoutes);
   await register(projectRoutes);
   await register(subscriptionRoutes);
+  await register(keywordRoutes);
   await register(trackerRoutes);
   await register(projectMatchRoutes);
   await register(notificationRoutes);

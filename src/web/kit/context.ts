@@ -57,6 +57,7 @@ export type WebServices = Pick<
   | 'tokens'
   | 'auditLog'
   | 'projects'
+  | 'projectKeywords'
   | 'projectCves'
   | 'tracker'
   | 'trackerComments'

@@ -1,9 +1,11 @@
 /**
  * `/org/<org>/projects/<project>/subscriptions`: the vendors and products the project follows, each
- * with its CVE count and those of the last 30 days, linked to the project's tracker and the catalog.
- * Owners add from the search (the onboarding's candidates: htmx as you type, a plain GET form
- * without JavaScript) and remove; members read. Changes go through ProjectService (validated, audited
- * as `subscription.update`, like API v2's subscription items).
+ * with its CVE count and those of the last 30 days, linked to the project's tracker and the catalog;
+ * and the keywords it watches. Owners add from the search (the onboarding's candidates: htmx as you
+ * type, a plain GET form without JavaScript) and remove, and edit the keywords (one per line, all
+ * saved at once); members read. Changes go through ProjectService (validated, audited as
+ * `subscription.update`, like API v2's subscription items) and ProjectKeywordService (`keyword.update`,
+ * like API v2's keywords PUT).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { splitVendorKey } from '../../domain/cpe.ts';
@@ -11,7 +13,7 @@ import { AppError, validationError } from '../../domain/errors.ts';
 import { keysOfSubscriptions } from '../../domain/subscriptions.ts';
 import type { KeyCounts } from '../../services/catalog.service.ts';
 import { FormProblems } from '../kit/fields.tsx';
-import { formErrorsOf, type FormErrors, doneText, field } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, doneText, field } from '../kit/input.ts';
 import { formatCount } from '../kit/format.ts';
 import { Csrf, isHtmx, sendFragment, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions, WebServices } from '../kit/context.ts';
@@ -31,7 +33,84 @@ import {
 const DONE: Record<string, string> = {
   added: 'Subscribed: the project now lists the CVEs of this vendor or product.',
   removed: 'Unsubscribed: the project no longer follows this vendor or product.',
+  keywords: 'Keywords saved: the project lists the CVEs they match.',
 };
+
+/** The keywords of the form's textarea: one per line, blank lines left out. */
+const keywordsOfForm = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((k) => k.trim())
+    .filter(Boolean);
+
+function KeywordsCard({
+  ctx,
+  access,
+  keywords,
+  typed,
+  errors,
+}: {
+  ctx: PageContext;
+  access: ProjectAccess;
+  keywords: string[];
+  typed?: string | undefined;
+  errors?: FormErrors | undefined;
+}) {
+  const base = projectPath(access.membership.name, access.project.name, 'subscriptions');
+  const problems = errors?.keywords ?? [];
+  return (
+    <section class="card" id="keywords" aria-labelledby="keywords-title">
+      <h2 id="keywords-title">
+        Watched keywords <span class="muted small">({formatCount(keywords.length)})</span>
+      </h2>
+      <p class="muted small">
+        A keyword brings in every CVE that has it as a whole word, in any case, in an affected vendor or
+        product name (as the CNA or an ADP wrote it), the title or the description: <code>xz</code> matches
+        “xz” and “xz-utils”, not “xzone”. For what the catalog has no vendor or product for yet.
+      </p>
+      {access.isOwner ? (
+        <form method="post" action={`${base}/keywords`} class="stacked">
+          <Csrf ctx={ctx} />
+          <div class={problems.length ? 'field has-error' : 'field'}>
+            <label for="f-keywords">Keywords, one per line</label>
+            <textarea
+              id="f-keywords"
+              name="keywords"
+              rows={Math.min(12, Math.max(3, keywords.length + 1))}
+              aria-invalid={problems.length ? 'true' : undefined}
+              aria-describedby={`f-keywords-hint${problems.length ? ' f-keywords-error' : ''}`}
+            >
+              {typed ?? keywords.join('\n')}
+            </textarea>
+            <div class="hint" id="f-keywords-hint">
+              At most 100, each 2 to 100 characters. Saved in lower case.
+            </div>
+            {problems.length > 0 && (
+              <div class="error" id="f-keywords-error">
+                {problems.join(' ')}
+              </div>
+            )}
+          </div>
+          <div class="form-actions">
+            <button type="submit" class="btn-primary">
+              Save keywords
+            </button>
+          </div>
+        </form>
+      ) : keywords.length ? (
+        <ul class="keyword-list">
+          {keywords.map((k) => (
+            <li>
+              <code>{k}</code>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">None.</p>
+      )}
+    </section>
+  );
+}
 
 const searchOf = (source: unknown): string => {
   const value = (source as Record<string, unknown> | undefined)?.search;
@@ -42,6 +121,8 @@ function SubscriptionsPage({
   ctx,
   access,
   rows,
+  keywords,
+  typedKeywords,
   search,
   candidates,
   errors,
@@ -50,6 +131,8 @@ function SubscriptionsPage({
   ctx: PageContext;
   access: ProjectAccess;
   rows: KeyCounts[];
+  keywords: string[];
+  typedKeywords?: string | undefined;
   search: string;
   candidates: KeyCounts[];
   errors?: FormErrors | undefined;
@@ -61,14 +144,14 @@ function SubscriptionsPage({
   const tracker = projectPath(org, project.name, 'cves');
   return (
     <ProjectPage ctx={ctx} access={access} tab="subscriptions" title="Subscriptions" done={done}>
-      <FormProblems errors={errors} fields={['add']} />
+      <FormProblems errors={errors} fields={['add', 'keywords']} />
       <section class="card">
         <h2>
           Followed vendors and products <span class="muted small">({formatCount(rows.length)})</span>
         </h2>
         {rows.length === 0 ? (
           <p class="muted">
-            None yet: the project lists no CVE.{' '}
+            None yet{keywords.length ? '.' : ': the project lists no CVE.'}{' '}
             {access.isOwner ? 'Add vendors and products below.' : `An owner of ${org} can add them.`}
           </p>
         ) : (
@@ -152,6 +235,7 @@ function SubscriptionsPage({
           />
         </section>
       )}
+      <KeywordsCard ctx={ctx} access={access} keywords={keywords} typed={typedKeywords} errors={errors} />
     </ProjectPage>
   );
 }
@@ -163,10 +247,12 @@ async function sendSubscriptions(
   reply: FastifyReply,
   access: ProjectAccess,
   search: string,
-  extra: { errors?: FormErrors; done?: string | undefined } = {},
+  extra: { errors?: FormErrors; done?: string | undefined; typedKeywords?: string } = {},
+  status?: number,
 ) {
   const orgId = access.membership.organizationId;
   const keys = keysOfSubscriptions(await services.projects.getSubscriptions(orgId, access.project.name));
+  const keywords = await services.projectKeywords.get(orgId, access.project.name);
   const candidates = access.isOwner && search ? await services.catalog.subscriptionCandidates(search) : [];
   const ctx = request.page;
   const base = projectPath(access.membership.name, access.project.name, 'subscriptions');
@@ -189,12 +275,14 @@ async function sendSubscriptions(
       ctx={ctx}
       access={access}
       rows={rows}
+      keywords={keywords}
+      typedKeywords={extra.typedKeywords}
       search={search}
       candidates={candidates}
       errors={extra.errors}
       done={extra.done}
     />,
-    extra.errors ? 400 : 200,
+    status ?? (extra.errors ? 400 : 200),
   );
 }
 
@@ -236,6 +324,36 @@ export const projectSubscriptionsRoutes: FastifyPluginAsync<WebOptions> = async 
     const params = new URLSearchParams({ ...(search ? { search } : {}), done: 'added' });
     return reply.redirect(
       `${projectPath(access.membership.name, access.project.name, 'subscriptions')}?${params}`,
+      303,
+    );
+  });
+
+  /** Replaces the keywords with those of `keywords` (one per line). */
+  app.post('/org/:org/projects/:project/subscriptions/keywords', async (request, reply) => {
+    const access = await projectAccess(services, request);
+    assertCanConfigure(access);
+    const typed = field(request.body, 'keywords');
+    try {
+      await services.projectKeywords.replace(
+        access.membership.organizationId,
+        access.project.name,
+        keywordsOfForm(typed),
+        access.actor,
+      );
+    } catch (err) {
+      const errors = formErrorsOf(err);
+      return sendSubscriptions(
+        services,
+        request,
+        reply,
+        access,
+        '',
+        { errors, typedKeywords: typed },
+        formStatusOf(err, reply),
+      );
+    }
+    return reply.redirect(
+      `${projectPath(access.membership.name, access.project.name, 'subscriptions')}?done=keywords#keywords`,
       303,
     );
   });

@@ -1,10 +1,12 @@
 /**
  * "Why is this CVE (not) in this project?" as the pages show it (`ProjectMatchService`): the matched
- * keys with the statement each came from and when the CVE entered the project; for a CVE outside the
+ * keys with the statement each came from, the matched keywords with where they matched, and when the
+ * CVE entered the project; for a CVE outside the
  * project, why not, the keys it has and the nearest subscribed ones. Used by a project's CVE page
  * (one project, in full) and by the catalog CVE page (every project of the current organization).
  */
 import { splitVendorKey } from '../../domain/cpe.ts';
+import type { KeywordField } from '../../domain/keywords.ts';
 import type { CveKey, KeySource, NearKey, ProjectMatch } from '../../domain/project-match.ts';
 import { Time } from '../kit/fields.tsx';
 import { providerName } from './cve/labels.tsx';
@@ -112,9 +114,43 @@ function Sources({ k }: { k: CveKey }) {
   );
 }
 
+/** Where a keyword matched, as people read it. */
+const FIELD_TEXT: Record<KeywordField, string> = {
+  vendor: 'a vendor name',
+  product: 'a product name',
+  title: 'the title',
+  description: 'the description',
+};
+
+/** "the title and the description" */
+function fieldsText(fields: readonly KeywordField[]): string {
+  const words = fields.map((f) => FIELD_TEXT[f]);
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}` : (words[0] ?? '');
+}
+
+/** The keywords the CVE matches, each with where. */
+function KeywordList({ match }: { match: ProjectMatch }) {
+  return (
+    <ul class="match-keywords">
+      {match.matchedKeywords.map((k) => (
+        <li>
+          the keyword <strong class="match-key">{k.keyword}</strong>, in {fieldsText(k.fields)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function Entered({ ctx, match }: { ctx: PageContext; match: ProjectMatch }) {
   const e = match.entered;
   if (!e) return null;
+  if (e.key === null)
+    return (
+      <p class="match-entered">
+        Entered the project <Time date={e.at} style={ctx.dateStyle} />, through the keyword{' '}
+        <strong>{e.keyword}</strong>.
+      </p>
+    );
   const k = splitKey(e.key);
   return (
     <p class="match-entered">
@@ -211,14 +247,20 @@ function WhyNot({ match }: { match: ProjectMatch }) {
         </p>
       );
     case 'no_subscriptions':
-      return <p>The project subscribes to no vendor or product yet.</p>;
+      return <p>The project subscribes to no vendor or product yet, and watches no keyword.</p>;
     case 'no_subscribed_key':
       return (
         <p>
-          {match.keys.length === 1
-            ? 'Its only vendor or product key is not'
-            : `None of its ${plural(match.keys.length, 'vendor and product key')} are`}{' '}
-          among the project's {plural(match.subscriptionsCount, 'subscription')}.
+          {match.keys.length === 0
+            ? 'It has no vendor or product key yet'
+            : match.keys.length === 1
+              ? 'Its only vendor or product key is not'
+              : `None of its ${plural(match.keys.length, 'vendor and product key')} are`}
+          {match.keys.length > 0 &&
+            ` among the project's ${plural(match.subscriptionsCount, 'subscription')}`}
+          {match.keywordsCount > 0 &&
+            `, and none of the project's ${plural(match.keywordsCount, 'keyword')} is a whole word of its vendor and product names, title or description`}
+          .
         </p>
       );
     case 'matched':
@@ -243,8 +285,21 @@ export function MatchExplanation({
       </h2>
       {match.inProject ? (
         <>
-          <p>It carries {match.matched.length === 1 ? 'a key' : 'keys'} the project subscribes to:</p>
-          <KeysTable keys={match.matched} />
+          {match.matched.length > 0 && (
+            <>
+              <p>It carries {match.matched.length === 1 ? 'a key' : 'keys'} the project subscribes to:</p>
+              <KeysTable keys={match.matched} />
+            </>
+          )}
+          {match.matchedKeywords.length > 0 && (
+            <>
+              <p>
+                It matches {match.matchedKeywords.length === 1 ? 'a keyword' : 'keywords'} the project
+                watches:
+              </p>
+              <KeywordList match={match} />
+            </>
+          )}
           <Entered ctx={ctx} match={match} />
           {match.keys.length > match.matched.length && (
             <details class="small">
@@ -319,13 +374,27 @@ function ProjectCard({
       </h3>
       {m.inProject ? (
         <>
-          <p class="small">
-            Matched {m.matched.map((k, i) => [i > 0 && ', ', <KeyName k={k} />])}, from{' '}
-            {[...new Set(m.matched.flatMap((k) => k.sources.map((s) => providerName(s.provider))))].join(
-              ', ',
-            ) || 'an unrecorded source'}
-            .
-          </p>
+          {m.matched.length > 0 && (
+            <p class="small">
+              Matched {m.matched.map((k, i) => [i > 0 && ', ', <KeyName k={k} />])}, from{' '}
+              {[...new Set(m.matched.flatMap((k) => k.sources.map((s) => providerName(s.provider))))].join(
+                ', ',
+              ) || 'an unrecorded source'}
+              .
+            </p>
+          )}
+          {m.matchedKeywords.length > 0 && (
+            <p class="small">
+              Matched{' '}
+              {m.matchedKeywords.map((k, i) => [
+                i > 0 && ', ',
+                <>
+                  the keyword <strong>{k.keyword}</strong> in {fieldsText(k.fields)}
+                </>,
+              ])}
+              .
+            </p>
+          )}
           <Entered ctx={ctx} match={m} />
         </>
       ) : (

@@ -37,4 +37,10 @@ export const dashboardRoutes: WalkRoute[] = [
     allowed: 'owner',
     form: { remove: 'adobe' },
   },
+  {
+    method: 'POST',
+    url: '/org/:org/projects/:project/subscriptions/keywords',
+    allowed: 'owner',
+    form: { keywords: 'xz' },
+  },
 ];

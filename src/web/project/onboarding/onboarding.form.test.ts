@@ -4,6 +4,7 @@ import {
   changeSubscriptions,
   DRAFT_MAX_SUBSCRIPTIONS,
   emptyDraft,
+  keywordsStepOf,
   nameStepOf,
   onboardingInputOf,
   placeAlertErrors,
@@ -90,7 +91,7 @@ describe('withAlerts', () => {
 });
 
 describe('onboardingInputOf', () => {
-  const draft = { ...emptyDraft('acme'), name: 'Payments', subscriptions: ['apache'] };
+  const draft = { ...emptyDraft('acme'), name: 'Payments', subscriptions: ['apache'], keywords: ['xz'] };
 
   it("makes the service's input, with the alert only when one is chosen", () => {
     const body = { alert: 'webhook', alert_target: 'https://hooks.example.com/x' };
@@ -98,11 +99,15 @@ describe('onboardingInputOf', () => {
       name: 'Payments',
       description: '',
       subscriptions: ['apache'],
+      keywords: ['xz'],
       alert: { type: 'webhook', target: 'https://hooks.example.com/x' },
       weeklyReport: false,
       timeZone: 'Europe/Paris',
     });
     expect(onboardingInputOf(withAlerts(draft, {}), {}, 'UTC').alert).toBeUndefined();
+    // A draft saved in the session before keywords existed has none.
+    const { keywords: _, ...old } = draft;
+    expect(onboardingInputOf(old, {}, 'UTC').keywords).toEqual([]);
   });
 
   it('refuses an alert type not offered', () => {
@@ -132,5 +137,18 @@ describe('placeAlertErrors', () => {
   it('leaves them on the alert choice when no alert was chosen', () => {
     const errors = { alert: ['Choose no alert, email or webhook.'] };
     expect(placeAlertErrors(errors, emptyDraft('acme'))).toEqual(errors);
+  });
+});
+
+describe('keywordsStepOf', () => {
+  it('reads one keyword per line, normalized, blank lines and duplicates left out', () => {
+    expect(keywordsStepOf({ keywords: ' XZ \r\n\r\nlog4j   core\nxz\n' })).toEqual(['xz', 'log4j core']);
+    expect(keywordsStepOf({})).toEqual([]);
+  });
+
+  it('refuses a keyword as the keywords PUT does, under `keywords`', () => {
+    expect(detailsOf(() => keywordsStepOf({ keywords: 'xz\nx' }))).toEqual({
+      keywords: ["'x' is too short: a keyword has 2 to 100 characters."],
+    });
   });
 });

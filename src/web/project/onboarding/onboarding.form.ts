@@ -4,6 +4,7 @@
  * the session and call the services.
  */
 import { validationError } from '../../../domain/errors.ts';
+import { parseKeywords } from '../../../domain/keywords.ts';
 import type { OnboardingDraft } from '../../../services/onboarding.service.ts';
 import { field, type FormErrors } from '../../kit/input.ts';
 
@@ -13,6 +14,8 @@ export interface ProjectDraft {
   name: string;
   description: string;
   subscriptions: string[];
+  /** Watched keywords, normalized (absent in a draft saved before they existed). */
+  keywords?: string[];
   alertType: '' | 'email' | 'webhook';
   alertTarget: string;
   weeklyReport: boolean;
@@ -27,6 +30,7 @@ export const emptyDraft = (org: string): ProjectDraft => ({
   name: '',
   description: '',
   subscriptions: [],
+  keywords: [],
   alertType: '',
   alertTarget: '',
   weeklyReport: true,
@@ -72,6 +76,20 @@ export function changeSubscriptions(
   return next;
 }
 
+/**
+ * Step 2's keywords from the textarea (one per line): normalized, as the project will store them; a
+ * validation error under `keywords` for a keyword refused (domain/keywords.ts).
+ */
+export function keywordsStepOf(body: unknown): string[] {
+  const typed = field(body, 'keywords')
+    .split(/\r?\n/)
+    .map((k) => k.trim())
+    .filter(Boolean);
+  const parsed = parseKeywords(typed);
+  if ('errors' in parsed) throw validationError(parsed.errors);
+  return parsed.keywords;
+}
+
 /** The draft with step 3's fields as typed (an alert type not offered reads as no alert). */
 export function withAlerts(draft: ProjectDraft, body: unknown): ProjectDraft {
   const alertType = field(body, 'alert');
@@ -103,6 +121,7 @@ export function onboardingInputOf(draft: ProjectDraft, body: unknown, timeZone: 
     name: draft.name,
     description: draft.description,
     subscriptions: draft.subscriptions,
+    keywords: draft.keywords ?? [],
     alert: draft.alertType ? { type: draft.alertType, target: draft.alertTarget } : undefined,
     weeklyReport: draft.weeklyReport,
     timeZone,

@@ -5,7 +5,7 @@
  * 1. `/new-project`: name and description, checked by ProjectService's rules (and the name not taken).
  * 2. `/new-project/vendors`: vendors and products, searched as you type (htmx swaps the candidates;
  *    the same URL with `?search=` is the whole page without JavaScript), each with its CVE count and
- *    those of the last 30 days, a warning on noisy ones.
+ *    those of the last 30 days, a warning on noisy ones; and watched keywords (`…/keywords`).
  * 3. `/new-project/alerts`: optionally an email or webhook alert for new critical or KEV CVEs, and a
  *    weekly report; "Create project" makes everything at once (OnboardingService: nothing is left
  *    half made on an error) and goes to the project's dashboard.
@@ -26,6 +26,7 @@ import { AlertsStep } from './alerts.view.tsx';
 import {
   changeSubscriptions,
   emptyDraft,
+  keywordsStepOf,
   nameStepOf,
   onboardingInputOf,
   placeAlertErrors,
@@ -55,7 +56,7 @@ async function sendVendorsStep(
   access: OrgAccess,
   draft: ProjectDraft,
   search: string,
-  failed?: { errors: FormErrors; status: number },
+  failed?: { errors: FormErrors; status: number; typedKeywords?: string },
 ) {
   const candidates = search ? await services.catalog.subscriptionCandidates(search) : [];
   const ctx = request.page;
@@ -82,6 +83,7 @@ async function sendVendorsStep(
       search={search}
       candidates={candidates}
       errors={failed?.errors}
+      typedKeywords={failed?.typedKeywords}
     />,
     failed?.status ?? 200,
   );
@@ -137,6 +139,25 @@ export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (ap
     request.session.projectDraft = draft;
     const next = orgPath(org, 'new-project/vendors');
     return reply.redirect(search ? `${next}?${new URLSearchParams({ search }).toString()}` : next, 303);
+  });
+
+  /** Replaces the draft's keywords with those typed (one per line). */
+  app.post('/org/:org/new-project/keywords', async (request, reply) => {
+    const access = await ownerAccess(services, request);
+    const org = access.membership.name;
+    const draft = draftOf(request, org);
+    try {
+      draft.keywords = keywordsStepOf(request.body);
+    } catch (err) {
+      const failed = {
+        errors: formErrorsOf(err),
+        status: formStatusOf(err, reply),
+        typedKeywords: field(request.body, 'keywords'),
+      };
+      return sendVendorsStep(services, request, reply, access, draft, '', failed);
+    }
+    request.session.projectDraft = draft;
+    return reply.redirect(`${orgPath(org, 'new-project/vendors')}#keywords`, 303);
   });
 
   app.get('/org/:org/new-project/alerts', async (request, reply) => {

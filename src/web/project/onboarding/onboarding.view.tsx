@@ -128,6 +128,7 @@ export function VendorsStep({
   search,
   candidates,
   errors,
+  typedKeywords,
 }: {
   ctx: PageContext;
   access: OrgAccess;
@@ -136,11 +137,14 @@ export function VendorsStep({
   search: string;
   candidates: KeyCounts[];
   errors?: FormErrors | undefined;
+  typedKeywords?: string | undefined;
 }) {
   const org = access.membership.name;
   const action = orgPath(org, 'new-project/vendors');
+  const keywords = draft.keywords ?? [];
+  const problems = errors?.keywords ?? [];
   return (
-    <OnboardingPage ctx={ctx} access={access} step={1} errors={errors} fields={['add']}>
+    <OnboardingPage ctx={ctx} access={access} step={1} errors={errors} fields={['add', 'keywords']}>
       <section class="card">
         <h2>What does {draft.name} use?</h2>
         <p class="muted">
@@ -166,6 +170,42 @@ export function VendorsStep({
         ) : (
           <ChosenTable ctx={ctx} action={action} search={search} chosen={chosen} />
         )}
+      </section>
+      <section class="card" id="keywords" aria-labelledby="keywords-title">
+        <h2 id="keywords-title">
+          Keywords <span class="muted small">({formatCount(keywords.length)})</span>
+        </h2>
+        <p class="muted">
+          For what the catalog has no vendor or product for yet: a keyword brings in every CVE that has it as
+          a whole word, in any case, in an affected vendor or product name, the title or the description (
+          <code>xz</code> matches “xz” and “xz-utils”, not “xzone”).
+        </p>
+        <form method="post" action={orgPath(org, 'new-project/keywords')} class="stacked">
+          <Csrf ctx={ctx} />
+          <div class={problems.length ? 'field has-error' : 'field'}>
+            <label for="f-keywords">Keywords, one per line</label>
+            <textarea
+              id="f-keywords"
+              name="keywords"
+              rows={Math.min(12, Math.max(3, keywords.length + 1))}
+              aria-invalid={problems.length ? 'true' : undefined}
+              aria-describedby={`f-keywords-hint${problems.length ? ' f-keywords-error' : ''}`}
+            >
+              {typedKeywords ?? keywords.join('\n')}
+            </textarea>
+            <div class="hint" id="f-keywords-hint">
+              At most 100, each 2 to 100 characters.
+            </div>
+            {problems.length > 0 && (
+              <div class="error" id="f-keywords-error">
+                {problems.join(' ')}
+              </div>
+            )}
+          </div>
+          <div class="form-actions">
+            <button type="submit">Save keywords</button>
+          </div>
+        </form>
         <div class="form-actions">
           <a href={orgPath(org, 'new-project')}>← Back</a>
           <a class="btn btn-primary" href={orgPath(org, 'new-project/alerts')}>
