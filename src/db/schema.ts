@@ -18,6 +18,7 @@ export type CveTable = Omit<
   | 'metrics'
   | 'references'
   | 'nvd_configurations'
+  | 'affected'
   | 'inserted_at'
   | 'modified_at'
 > & {
@@ -26,6 +27,7 @@ export type CveTable = Omit<
   metrics: Json<CatalogCve['metrics']>;
   references: Json<CatalogCve['references']>;
   nvd_configurations: Json<CatalogCve['nvd_configurations']>;
+  affected: ColumnType<CatalogCve['affected'], string | null | undefined, string | null>;
   inserted_at: Generated<Date>;
   modified_at: Generated<Date>;
   /** Where each vendor key comes from (migration 0032); null for a CVE merged before it. */

@@ -1,3 +1,5 @@
+import { affectedSourcesOf, type AffectedProduct, type AffectedSource } from './affected.ts';
+import type { NvdConfiguration } from './nvd-configuration.ts';
 import { deriveVendorKeys, type TextMapper, type VendorProvenance } from './vendor-provenance.ts';
 
 /**
@@ -78,37 +80,8 @@ export interface Reference {
   source?: string;
 }
 
-/** NVD CPE configuration in the API 2.0 layout (docs/api-v2.md `nvd_cpe_configurations`). */
-export interface NvdConfiguration {
-  operator?: 'AND' | 'OR';
-  negate?: boolean;
-  nodes: {
-    operator: 'AND' | 'OR';
-    negate: boolean;
-    cpeMatch: {
-      criteria: string;
-      matchCriteriaId: string;
-      vulnerable: boolean;
-      versionStartIncluding?: string;
-      versionStartExcluding?: string;
-      versionEndIncluding?: string;
-      versionEndExcluding?: string;
-    }[];
-  }[];
-}
-
-/** CNA version data of one affected product, kept for version matching. */
-export interface AffectedProduct {
-  vendor?: string;
-  product?: string;
-  defaultStatus?: string;
-  versions?: unknown[];
-  cpes?: string[];
-  /** The package as its ecosystem names it (`xz`, `org.apache.logging.log4j:log4j-core`). */
-  packageName?: string;
-  /** Where that package is published (a registry or repository URL). */
-  collectionURL?: string;
-}
+export type { NvdConfiguration } from './nvd-configuration.ts';
+export type { AffectedProduct } from './affected.ts';
 
 export type CveState = 'PUBLISHED' | 'REJECTED';
 
@@ -127,7 +100,15 @@ export interface SourceDocument {
   weaknesses: string[];
   references: Reference[];
   nvdConfigurations?: NvdConfiguration[];
+  /**
+   * `mitre`: the CNA's `affected[]` entries. `vulnrichment`: only the ADP's entries without CPEs, as
+   * text for the alias table (its whole entries are `adpAffected`).
+   */
   affected?: AffectedProduct[];
+  /** `vulnrichment`: every `affected[]` entry of CISA-ADP's container, as stated (docs/api-v2.md). */
+  adpAffected?: AffectedProduct[];
+  /** The container's CVE 5.1 `cpeApplicability` (configurations in NVD's layout). */
+  cpeApplicability?: NvdConfiguration[];
   /**
    * The CNA that wrote the record, by its short name (`intel`): a CVE 5 record's CNA statement. A CNA
    * that is a vendor may name itself only there (affected vendor "n/a"); see docs/catalog.md.
@@ -172,6 +153,11 @@ export interface MergedCve {
   references: Reference[];
   nvdConfigurations: NvdConfiguration[] | null;
   providers: Provider[];
+  /**
+   * What the CNA and CISA-ADP state is affected (domain/affected.ts); absent for a view stored before
+   * migration 0041.
+   */
+  affected?: AffectedSource[];
   /** Where each key of `vendors` comes from; absent for a view stored before migration 0032. */
   vendorSources?: VendorProvenance;
 }
@@ -204,6 +190,8 @@ export function overlayDocument(base: SourceDocument, partial: SourceDocument): 
   }
   if (partial.nvdConfigurations) doc.nvdConfigurations = partial.nvdConfigurations;
   if (partial.affected) doc.affected = partial.affected;
+  if (partial.adpAffected) doc.adpAffected = partial.adpAffected;
+  if (partial.cpeApplicability) doc.cpeApplicability = partial.cpeApplicability;
   if (partial.assigner) doc.assigner = partial.assigner;
   return doc;
 }
@@ -303,6 +291,7 @@ export function mergeCve(
     references: mergeReferences(sources),
     nvdConfigurations: nvd?.nvdConfigurations ?? null,
     providers: MERGE_ORDER.filter((p) => sources.has(p)),
+    affected: affectedSourcesOf(sources),
     vendorSources: keys.provenance,
   };
 }

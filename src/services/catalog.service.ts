@@ -10,6 +10,7 @@ import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
 import { AppError } from '../domain/errors.ts';
 import { MERGE_ORDER } from '../domain/cve.ts';
+import { affectedSourcesOf } from '../domain/affected.ts';
 import type { CatalogCve } from '../domain/cve-facts.ts';
 import type { ChangeEntry as CveChangeEntry } from '../domain/cve-change.ts';
 import type { ListCache } from './list-cache.ts';
@@ -175,9 +176,14 @@ export class CatalogService {
     return { vendor: owner.vendor, product: product.name };
   }
 
+  /**
+   * One CVE as the catalog lists it; 404 `not_found` when it does not. A CVE merged before migration
+   * 0041 has no stored `affected` yet: it is read from its statements, as the next merge will store it.
+   */
   async getCve(cveId: string) {
     const cve = await this.cves.findOne(cveId);
     if (!cve) throw new AppError('not_found');
+    if (cve.affected === null) cve.affected = affectedSourcesOf(await this.cves.cve5Statements(cveId));
     return cve;
   }
 
