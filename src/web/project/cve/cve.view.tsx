@@ -1,4 +1,9 @@
-/** The page of one CVE in a project: description, triage, why it is in the project, comments, summary, tags. */
+/**
+ * The page of one CVE in a project: description, affected products and versions, triage, why it is in
+ * the project, comments, summary, tags.
+ */
+import type { AffectedSource } from '../../../domain/affected.ts';
+import type { NvdConfiguration } from '../../../domain/cve.ts';
 import type { ProjectMatch } from '../../../domain/project-match.ts';
 import { TRIAGE_STATUSES } from '../../../domain/triage.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
@@ -8,6 +13,7 @@ import { statusLabel } from '../../kit/format.ts';
 import type { FormErrors } from '../../kit/input.ts';
 import { Csrf } from '../../kit/layout.tsx';
 import { projectPath } from '../../kit/paths.ts';
+import { AffectedSection } from '../../shared/cve/affected.tsx';
 import { Summary } from '../../shared/cve/summary.tsx';
 import { MatchExplanation } from '../../shared/project-match-panel.tsx';
 import { ProjectPage } from '../project-page.tsx';
@@ -194,6 +200,11 @@ export function ProjectCvePage({
               <p class="muted">No description yet.</p>
             )}
           </section>
+          <AffectedSection
+            affected={(cve.affected ?? []) as AffectedSource[]}
+            configurations={(cve.nvd_configurations ?? []) as NvdConfiguration[]}
+            foldConfigurations
+          />
           {triage && (
             <TriageForm ctx={ctx} action={action} triage={triage} form={forms.triage} errors={errors} />
           )}

@@ -1,0 +1,189 @@
+/**
+ * What a CVE record states is affected, as a table: one row per `affected[]` entry of the CNA's and
+ * each ADP's container (source, vendor and product, versions and ranges in plain words with their
+ * status, the default status), and a container's CVE 5.1 `cpeApplicability` as NVD's tree.
+ */
+import {
+  versionSpans,
+  type AffectedEntry,
+  type AffectedSource,
+  type AffectedVersion,
+} from '../../../domain/affected.ts';
+import type { NvdConfiguration } from '../../../domain/cve.ts';
+import { Configurations } from './configurations.tsx';
+
+/** How many version statements an entry shows before folding the rest (a kernel record lists dozens). */
+const VERSIONS_SHOWN = 8;
+
+const STATUS_CLASS: Record<string, string> = {
+  affected: 'badge sev-high',
+  unaffected: 'badge ok',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span class={STATUS_CLASS[status] ?? 'badge neutral'}>{status}</span>;
+}
+
+/** `CNA (apache)`, `ADP (CISA-ADP)`. */
+export const sourceLabel = (s: Pick<AffectedSource, 'source' | 'provider'>): string =>
+  `${s.source === 'cna' ? 'CNA' : 'ADP'}${s.provider ? ` (${s.provider})` : ''}`;
+
+function VersionLine({ v }: { v: AffectedVersion }) {
+  return (
+    <>
+      {versionSpans(v).map((span) => (
+        <li>
+          <StatusBadge status={span.status} /> {span.text}
+          {v.versionType && <span class="muted small"> ({v.versionType})</span>}
+        </li>
+      ))}
+    </>
+  );
+}
+
+function Versions({ entry }: { entry: AffectedEntry }) {
+  if (!entry.versions.length) return <span class="muted">no version named</span>;
+  const shown = entry.versions.slice(0, VERSIONS_SHOWN);
+  const rest = entry.versions.slice(VERSIONS_SHOWN);
+  return (
+    <>
+      <ul class="affected-versions">
+        {shown.map((v) => (
+          <VersionLine v={v} />
+        ))}
+      </ul>
+      {rest.length > 0 && (
+        <details>
+          <summary>{rest.length} more</summary>
+          <ul class="affected-versions">
+            {rest.map((v) => (
+              <VersionLine v={v} />
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  );
+}
+
+function Product({ entry }: { entry: AffectedEntry }) {
+  return (
+    <>
+      <strong>{[entry.vendor, entry.product].filter(Boolean).join(' · ') || 'not named'}</strong>
+      {entry.platforms && <div class="muted small">Platforms: {entry.platforms.join(', ')}</div>}
+      {(entry.packageURL ?? entry.packageName) && (
+        <div class="muted small">
+          Package: <code>{entry.packageURL ?? entry.packageName}</code>
+        </div>
+      )}
+      {entry.cpes && (
+        <div class="muted small affected-cpes">
+          {entry.cpes.map((c) => (
+            <code>{c}</code>
+          ))}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The affected entries of every container, one table row per entry; `id` names the section. */
+export function AffectedTable({ affected }: { affected: readonly AffectedSource[] }) {
+  const rows = affected.flatMap((s) => s.entries.map((entry) => ({ source: s, entry })));
+  return (
+    <>
+      {rows.length > 0 && (
+        <div class="table-wrap">
+          <table class="data affected">
+            <thead>
+              <tr>
+                <th scope="col">Source</th>
+                <th scope="col">Vendor · product</th>
+                <th scope="col">Versions</th>
+                <th scope="col">Default status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(({ source, entry }) => (
+                <tr>
+                  <td>{sourceLabel(source)}</td>
+                  <td>
+                    <Product entry={entry} />
+                  </td>
+                  <td>
+                    <Versions entry={entry} />
+                  </td>
+                  <td>
+                    {entry.defaultStatus ? (
+                      <StatusBadge status={entry.defaultStatus} />
+                    ) : (
+                      <span class="muted">not stated</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {affected
+        .filter((s) => s.cpeApplicability?.length)
+        .map((s) => (
+          <>
+            <p class="muted small">{sourceLabel(s)}'s CPE applicability:</p>
+            <Configurations configurations={s.cpeApplicability as NvdConfiguration[]} />
+          </>
+        ))}
+    </>
+  );
+}
+
+/**
+ * The section of a CVE page: the record's affected table, then NVD's configurations beside it
+ * (`foldConfigurations`: folded, for a page where they are not the point).
+ */
+export function AffectedSection({
+  affected,
+  configurations,
+  foldConfigurations = false,
+}: {
+  affected: readonly AffectedSource[];
+  configurations: readonly NvdConfiguration[];
+  foldConfigurations?: boolean;
+}) {
+  const tree = (
+    <>
+      <p class="muted small">The CVE applies where a configuration's conditions all hold.</p>
+      <Configurations configurations={[...configurations]} />
+    </>
+  );
+  const any = affected.some((s) => s.entries.length || s.cpeApplicability?.length);
+  return (
+    <section id="affected" aria-labelledby="affected-title">
+      <h2 id="affected-title">Affected products and versions</h2>
+      {any ? (
+        <>
+          <p class="muted small">As the CVE record states them: its CNA, then each ADP.</p>
+          <AffectedTable affected={affected} />
+        </>
+      ) : (
+        <p class="muted">The CVE record names no affected product.</p>
+      )}
+      <div id="configurations">
+        <h3>NVD's configurations</h3>
+        {configurations.length === 0 ? (
+          <p class="muted">NVD states no CPE configuration for this CVE.</p>
+        ) : foldConfigurations ? (
+          <details>
+            <summary>
+              {configurations.length} configuration{configurations.length === 1 ? '' : 's'}
+            </summary>
+            {tree}
+          </details>
+        ) : (
+          tree
+        )}
+      </div>
+    </section>
+  );
+}
