@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { affectedSourcesOf, diffAffected, versionSpans, type AffectedSource } from './affected.ts';
+import {
+  affectedSourcesOf,
+  diffAffected,
+  versionSpans,
+  type AffectedProduct,
+  type AffectedSource,
+} from './affected.ts';
 import { diffCve } from './cve-change.ts';
 import { emptyDocument, mergeCve, type Provider, type SourceDocument } from './cve.ts';
 
@@ -125,7 +131,7 @@ describe('diffAffected', () => {
 });
 
 describe('diffCve: affected', () => {
-  const merged = (affected: unknown[]) =>
+  const merged = (affected: AffectedProduct[]) =>
     mergeCve('CVE-2024-0001', docs([['mitre', { affected, created: '2024-01-01T00:00:00.000Z' }]]));
 
   it('records an affected change when a range is added', () => {

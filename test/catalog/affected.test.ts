@@ -127,10 +127,11 @@ describeEachDatabase('affected products and versions', (use) => {
       const page = await web.get(`/cves/${LOG4SHELL}`);
       expect(page.status).toBe(200);
       const section = page.html.querySelector('#affected')!;
-      const rows = section.querySelectorAll('table.affected tbody tr');
+      const cna = section.querySelector('.affected-source[data-source=cna]')!;
+      expect(text(cna.querySelector('h3'))).toBe('CNA (apache)');
+      const rows = cna.querySelectorAll('table.affected tbody tr');
       expect(rows).toHaveLength(1);
       const row = text(rows[0]);
-      expect(row).toContain('CNA (apache)');
       expect(row).toContain('Apache Software Foundation · Apache Log4j2');
       expect(row).toContain('affected from 2.0-beta9 before 2.3.1');
       expect(row).toContain('unaffected from 2.12.2 before 2.13.0');
@@ -142,16 +143,22 @@ describeEachDatabase('affected products and versions', (use) => {
       expect(ids.slice(0, 3)).toEqual(['description', 'affected', 'cvss']);
     });
 
-    it('folds the versions of an entry with many ranges, and names both containers', async () => {
+    it("folds the versions of an entry with many ranges, and the ADP's entries under the CNA's", async () => {
       const page = await web.get(`/cves/${KERNEL}`);
-      const rows = page.html.querySelectorAll('#affected table.affected tbody tr').map(text);
-      expect(rows).toHaveLength(13);
-      expect(rows[1]).toContain('CNA (Linux)');
+      const cna = page.html.querySelector('#affected .affected-source[data-source=cna]')!;
+      expect(text(cna.querySelector('h3'))).toBe('CNA (Linux)');
+      const rows = cna.querySelectorAll('table.affected tbody tr').map(text);
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toContain('affected from a87cb3e48ee8 before 051c0bde9f04 (git)');
       expect(rows[1]).toContain('unaffected before 4.6');
+      expect(rows[1]).toContain('unaffected from 4.19.316 through 4.19.*');
+      expect(rows[1]).toContain('2 more'); // 10 version statements, 8 shown
       expect(rows[1]).toContain('unaffected from 6.10 on');
-      expect(rows[1]).toContain('2 more');
-      expect(rows[2]).toContain('ADP (CISA-ADP)');
-      expect(rows[2]).toContain('cpe:2.3:o:linux:linux_kernel:4.6:*:*:*:*:*:*:*');
+      const adp = page.html.querySelector('#affected details.affected-source[data-source=adp]')!;
+      expect(text(adp.querySelector('summary'))).toBe('ADP (CISA-ADP) 11 entries with CPEs');
+      const adpRows = adp.querySelectorAll('table.affected tbody tr').map(text);
+      expect(adpRows).toHaveLength(11);
+      expect(adpRows[0]).toContain('cpe:2.3:o:linux:linux_kernel:4.6:*:*:*:*:*:*:*');
     });
 
     it('shows the same table on the project CVE page', async () => {

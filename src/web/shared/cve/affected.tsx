@@ -29,12 +29,14 @@ export const sourceLabel = (s: Pick<AffectedSource, 'source' | 'provider'>): str
   `${s.source === 'cna' ? 'CNA' : 'ADP'}${s.provider ? ` (${s.provider})` : ''}`;
 
 function VersionLine({ v }: { v: AffectedVersion }) {
+  // `custom` says nothing a reader can use; `git`, `semver`, `rpm`… say how to read the versions.
+  const type = v.versionType && v.versionType !== 'custom' ? v.versionType : undefined;
   return (
     <>
-      {versionSpans(v).map((span) => (
+      {versionSpans(v).map((span, i) => (
         <li>
           <StatusBadge status={span.status} /> {span.text}
-          {v.versionType && <span class="muted small"> ({v.versionType})</span>}
+          {type && i === 0 && <span class="muted small"> ({type})</span>}
         </li>
       ))}
     </>
@@ -87,26 +89,23 @@ function Product({ entry }: { entry: AffectedEntry }) {
   );
 }
 
-/** The affected entries of every container, one table row per entry; `id` names the section. */
-export function AffectedTable({ affected }: { affected: readonly AffectedSource[] }) {
-  const rows = affected.flatMap((s) => s.entries.map((entry) => ({ source: s, entry })));
+/** One container's entries as a table (one row per entry), then its CPE applicability. */
+export function AffectedTable({ source }: { source: AffectedSource }) {
   return (
     <>
-      {rows.length > 0 && (
+      {source.entries.length > 0 && (
         <div class="table-wrap">
           <table class="data affected">
             <thead>
               <tr>
-                <th scope="col">Source</th>
                 <th scope="col">Vendor · product</th>
                 <th scope="col">Versions</th>
                 <th scope="col">Default status</th>
               </tr>
             </thead>
             <tbody>
-              {rows.map(({ source, entry }) => (
+              {source.entries.map((entry) => (
                 <tr>
-                  <td>{sourceLabel(source)}</td>
                   <td>
                     <Product entry={entry} />
                   </td>
@@ -126,14 +125,42 @@ export function AffectedTable({ affected }: { affected: readonly AffectedSource[
           </table>
         </div>
       )}
-      {affected
-        .filter((s) => s.cpeApplicability?.length)
-        .map((s) => (
-          <>
-            <p class="muted small">{sourceLabel(s)}'s CPE applicability:</p>
-            <Configurations configurations={s.cpeApplicability as NvdConfiguration[]} />
-          </>
-        ))}
+      {source.cpeApplicability?.length ? (
+        <>
+          <p class="muted small">CPE applicability:</p>
+          <Configurations configurations={source.cpeApplicability} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+const entriesText = (s: AffectedSource) =>
+  `${s.entries.length} entr${s.entries.length === 1 ? 'y' : 'ies'}${s.entries.some((e) => e.cpes) ? ' with CPEs' : ''}`;
+
+/**
+ * Each container under its name: the CNA's open, an ADP's folded when the CNA states entries (CISA-ADP
+ * mostly restates them with CPEs: eleven rows for the Linux kernel's two).
+ */
+function Containers({ affected }: { affected: readonly AffectedSource[] }) {
+  const cnaStates = affected.some((s) => s.source === 'cna' && s.entries.length);
+  return (
+    <>
+      {affected.map((s) =>
+        s.source === 'adp' && cnaStates ? (
+          <details class="affected-source" data-source={s.source}>
+            <summary>
+              <strong>{sourceLabel(s)}</strong> <span class="muted">{entriesText(s)}</span>
+            </summary>
+            <AffectedTable source={s} />
+          </details>
+        ) : (
+          <div class="affected-source" data-source={s.source}>
+            <h3>{sourceLabel(s)}</h3>
+            <AffectedTable source={s} />
+          </div>
+        ),
+      )}
     </>
   );
 }
@@ -164,7 +191,7 @@ export function AffectedSection({
       {any ? (
         <>
           <p class="muted small">As the CVE record states them: its CNA, then each ADP.</p>
-          <AffectedTable affected={affected} />
+          <Containers affected={affected} />
         </>
       ) : (
         <p class="muted">The CVE record names no affected product.</p>

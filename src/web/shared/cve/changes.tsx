@@ -147,11 +147,11 @@ function AffectedChange({ details }: { details: Record<string, unknown> }) {
             <p>
               {label}: {!old ? 'entries added' : !now ? 'entries removed' : 'entries or ranges changed'}
             </p>
-            {now && <AffectedTable affected={[now]} />}
+            {now && <AffectedTable source={now} />}
             {old && (
               <details>
                 <summary>Before</summary>
-                <AffectedTable affected={[old]} />
+                <AffectedTable source={old} />
               </details>
             )}
           </div>
