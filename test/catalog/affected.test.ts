@@ -138,9 +138,9 @@ describeEachDatabase('affected products and versions', (use) => {
       expect(row).toContain('affected from 2.13.0 before 2.15.0');
       expect(row).toContain('not stated'); // no default status
       expect(section.querySelector('#configurations')).not.toBeNull();
-      // Right after the description, before the CVSS vectors.
+      // First, above the description (a kernel record's fills the screen) and the CVSS vectors.
       const ids = page.html.querySelectorAll('.cve-detail section[id]').map((s) => s.id);
-      expect(ids.slice(0, 3)).toEqual(['description', 'affected', 'cvss']);
+      expect(ids.slice(0, 3)).toEqual(['affected', 'description', 'cvss']);
     });
 
     it("folds the versions of an entry with many ranges, and the ADP's entries under the CNA's", async () => {

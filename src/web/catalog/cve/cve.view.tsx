@@ -1,6 +1,7 @@
 /**
- * A CVE's page: title and description, the summary, the affected products and versions (the record's
- * table, NVD's configurations beside it), every CVSS vector, vendors and products with their subscribe
+ * A CVE's page: title, the affected products and versions first (the record's table, NVD's
+ * configurations beside it: what a reader asks first, above the fold even under a long description),
+ * the description, the summary, every CVSS vector, vendors and products with their subscribe
  * controls, the projects panel, weaknesses, references, the sources and the change history.
  */
 import type { AffectedSource } from '../../../domain/affected.ts';
@@ -23,9 +24,9 @@ import { Vendors } from './vendors.view.tsx';
 
 const SECTIONS = [
   ['summary', 'Summary'],
-  ['description', 'Description'],
   ['affected', 'Affected'],
   ['configurations', 'Configurations'],
+  ['description', 'Description'],
   ['cvss', 'CVSS'],
   ['vendors', 'Vendors and products'],
   ['weaknesses', 'Weaknesses'],
@@ -81,6 +82,10 @@ export function CvePageView({
       </nav>
       <div class="two-col cve-detail">
         <div class="stack">
+          <AffectedSection
+            affected={(cve.affected ?? []) as AffectedSource[]}
+            configurations={configurations}
+          />
           <section id="description" aria-labelledby="description-title">
             <h2 id="description-title">Description</h2>
             {cve.description ? (
@@ -98,10 +103,6 @@ export function CvePageView({
               </p>
             )}
           </section>
-          <AffectedSection
-            affected={(cve.affected ?? []) as AffectedSource[]}
-            configurations={configurations}
-          />
           <section id="cvss" aria-labelledby="cvss-title">
             <h2 id="cvss-title">CVSS</h2>
             {vectors.length === 0 ? (

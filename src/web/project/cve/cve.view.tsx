@@ -1,5 +1,5 @@
 /**
- * The page of one CVE in a project: description, affected products and versions, triage, why it is in
+ * The page of one CVE in a project: affected products and versions, description, triage, why it is in
  * the project, comments, summary, tags.
  */
 import type { AffectedSource } from '../../../domain/affected.ts';
@@ -190,6 +190,11 @@ export function ProjectCvePage({
       )}
       <div class="two-col project-cve">
         <div class="stack">
+          <AffectedSection
+            affected={(cve.affected ?? []) as AffectedSource[]}
+            configurations={(cve.nvd_configurations ?? []) as NvdConfiguration[]}
+            foldConfigurations
+          />
           <section id="description" aria-labelledby="description-title">
             <h2 id="description-title">Description</h2>
             {cve.description ? (
@@ -200,11 +205,6 @@ export function ProjectCvePage({
               <p class="muted">No description yet.</p>
             )}
           </section>
-          <AffectedSection
-            affected={(cve.affected ?? []) as AffectedSource[]}
-            configurations={(cve.nvd_configurations ?? []) as NvdConfiguration[]}
-            foldConfigurations
-          />
           {triage && (
             <TriageForm ctx={ctx} action={action} triage={triage} form={forms.triage} errors={errors} />
           )}

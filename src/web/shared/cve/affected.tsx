@@ -12,6 +12,9 @@ import {
 import type { NvdConfiguration } from '../../../domain/cve.ts';
 import { Configurations } from './configurations.tsx';
 
+/** NVD's configurations are shown unfolded up to this many CPE matches (Log4Shell's name hundreds). */
+const CONFIGURATION_MATCHES_SHOWN = 12;
+
 /** How many version statements an entry shows before folding the rest (a kernel record lists dozens). */
 const VERSIONS_SHOWN = 8;
 
@@ -167,7 +170,8 @@ function Containers({ affected }: { affected: readonly AffectedSource[] }) {
 
 /**
  * The section of a CVE page: the record's affected table, then NVD's configurations beside it
- * (`foldConfigurations`: folded, for a page where they are not the point).
+ * (folded when long, more than CONFIGURATION_MATCHES_SHOWN CPE matches, or with `foldConfigurations`,
+ * for a page where they are not the point), so the description below stays near the top.
  */
 export function AffectedSection({
   affected,
@@ -178,6 +182,10 @@ export function AffectedSection({
   configurations: readonly NvdConfiguration[];
   foldConfigurations?: boolean;
 }) {
+  const matches = configurations.reduce(
+    (n, c) => n + c.nodes.reduce((m, node) => m + node.cpeMatch.length, 0),
+    0,
+  );
   const tree = (
     <>
       <p class="muted small">The CVE applies where a configuration's conditions all hold.</p>
@@ -200,10 +208,11 @@ export function AffectedSection({
         <h3>NVD's configurations</h3>
         {configurations.length === 0 ? (
           <p class="muted">NVD states no CPE configuration for this CVE.</p>
-        ) : foldConfigurations ? (
+        ) : foldConfigurations || matches > CONFIGURATION_MATCHES_SHOWN ? (
           <details>
             <summary>
-              {configurations.length} configuration{configurations.length === 1 ? '' : 's'}
+              {configurations.length} configuration{configurations.length === 1 ? '' : 's'}, {matches} CPE
+              match{matches === 1 ? '' : 'es'}
             </summary>
             {tree}
           </details>
