@@ -112,10 +112,10 @@ export function AffectedTable({ source }: { source: AffectedSource }) {
                   <td>
                     <Product entry={entry} />
                   </td>
-                  <td>
+                  <td data-label="Versions">
                     <Versions entry={entry} />
                   </td>
-                  <td>
+                  <td data-label="Default status">
                     {entry.defaultStatus ? (
                       <StatusBadge status={entry.defaultStatus} />
                     ) : (
