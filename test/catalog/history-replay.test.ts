@@ -227,7 +227,7 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
     commit: 'bf219de1fc9914924dda8e2892bf71646a1da92a',
     cveId: 'CVE-2023-52447',
     change: {
-      types: ['first_time', 'weaknesses', 'cpes', 'vendors', 'metrics'],
+      types: ['first_time', 'weaknesses', 'cpes', 'vendors', 'metrics', 'affected'],
       data: [
         // The CNA's "Linux" / "Linux" maps to `linux` (a learned alias); the sample's evidence for the
         // product is below the pairs' 90 % share, so CISA-ADP's CPEs bring `linux_kernel` as news.
@@ -263,6 +263,30 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
             },
           },
         },
+        // CISA-ADP's container gains three entries with CPEs (the CNA's ranges, restated).
+        {
+          type: 'affected',
+          details: {
+            old: [],
+            new: [
+              {
+                source: 'adp',
+                provider: 'CISA-ADP',
+                entries: [
+                  expect.objectContaining({ cpes: ['cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*'] }),
+                  {
+                    vendor: 'linux',
+                    product: 'linux_kernel',
+                    defaultStatus: 'affected',
+                    versions: [{ version: '5.9', status: 'affected' }],
+                    cpes: ['cpe:2.3:o:linux:linux_kernel:5.9:*:*:*:*:*:*:*'],
+                  },
+                  expect.objectContaining({ cpes: ['cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*'] }),
+                ],
+              },
+            ],
+          },
+        },
       ],
     },
   },
@@ -271,7 +295,7 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
     commit: '546cfe18640f08eb9dc0a98c1108311e97cb6acb',
     cveId: 'CVE-2024-48792',
     change: {
-      types: ['first_time', 'cpes', 'vendors'],
+      types: ['first_time', 'cpes', 'vendors', 'affected'],
       data: [
         { type: 'first_time', details: ['hideez', 'hideez$PRODUCT$com.hideez_firmware'] },
         {
@@ -281,6 +305,27 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
         {
           type: 'vendors',
           details: { added: ['hideez', 'hideez$PRODUCT$com.hideez_firmware'], removed: [] },
+        },
+        {
+          type: 'affected',
+          details: {
+            old: [],
+            new: [
+              {
+                source: 'adp',
+                provider: 'CISA-ADP',
+                entries: [
+                  {
+                    vendor: 'hideez',
+                    product: 'com.hideez_firmware',
+                    defaultStatus: 'unknown',
+                    versions: [{ version: '2.7.8.3', status: 'affected' }],
+                    cpes: ['cpe:2.3:o:hideez:com.hideez_firmware:2.7.8.3:*:*:*:*:*:*:*'],
+                  },
+                ],
+              },
+            ],
+          },
         },
       ],
     },
