@@ -6,7 +6,6 @@
 import { sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { scoreOf, type MergedCve, type Provider, type SourceDocument } from '../domain/cve.ts';
-import type { AffectedSource } from '../domain/affected.ts';
 import type { ImportedChange, CveChange } from '../domain/cve-change.ts';
 import type { WeaknessRecord } from '../sources/source.ts';
 
@@ -352,7 +351,6 @@ export class CatalogWriteTransaction {
         'references',
         'nvd_configurations',
         'providers',
-        'affected',
         'vendor_sources',
       ])
       .where('cve_id', '=', sql<string>`any(${cveIds}::text[])`)
@@ -372,7 +370,6 @@ export class CatalogWriteTransaction {
         references: r.references as MergedCve['references'],
         nvdConfigurations: r.nvd_configurations as MergedCve['nvdConfigurations'],
         providers: r.providers as Provider[],
-        ...(r.affected ? { affected: r.affected as AffectedSource[] } : {}),
         ...(r.vendor_sources ? { vendorSources: r.vendor_sources } : {}),
       });
     }
@@ -414,15 +411,15 @@ export class CatalogWriteTransaction {
       await sql`
         INSERT INTO cve (cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                          cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
-                         vendor_sources, affected)
+                         vendor_sources)
         SELECT cve_id, state, title, description, created_at, updated_at, metrics, cvss20, cvss30, cvss31,
                cvss40, kev, epss, vendors, weaknesses, cpes, "references", nvd_configurations, providers,
-               vendor_sources, affected
+               vendor_sources
           FROM jsonb_to_recordset(${cvePayload}::jsonb) AS x(
             cve_id text, state text, title text, description text, created_at timestamptz, updated_at timestamptz,
             metrics jsonb, cvss20 float8, cvss30 float8, cvss31 float8, cvss40 float8, kev boolean, epss float8,
             vendors text[], weaknesses text[], cpes text[], "references" jsonb, nvd_configurations jsonb,
-            providers text[], vendor_sources jsonb, affected jsonb)
+            providers text[], vendor_sources jsonb)
         ON CONFLICT (cve_id) DO UPDATE SET
           state = excluded.state, title = excluded.title, description = excluded.description,
           created_at = excluded.created_at, updated_at = excluded.updated_at, metrics = excluded.metrics,
@@ -430,9 +427,7 @@ export class CatalogWriteTransaction {
           kev = excluded.kev, epss = excluded.epss, vendors = excluded.vendors, weaknesses = excluded.weaknesses,
           cpes = excluded.cpes, "references" = excluded."references",
           nvd_configurations = excluded.nvd_configurations, providers = excluded.providers,
-          vendor_sources = excluded.vendor_sources, affected = excluded.affected, modified_at = now()`.execute(
-        tx,
-      );
+          vendor_sources = excluded.vendor_sources, modified_at = now()`.execute(tx);
     }
     // Cached list counts (CountCache) and inventory matching's kept candidates are keyed by this
     // version: it moves with any CVE row, and with any statement (a CNA's `affected[]` may change
@@ -575,6 +570,5 @@ function toRow(cve: MergedCve) {
     nvd_configurations: cve.nvdConfigurations,
     providers: cve.providers,
     vendor_sources: cve.vendorSources ?? null,
-    affected: cve.affected ?? null,
   };
 }

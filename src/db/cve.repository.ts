@@ -28,7 +28,6 @@ const CVE_COLUMNS = [
   'cpes',
   'references',
   'nvd_configurations',
-  'affected',
   'providers',
   'inserted_at',
   'modified_at',

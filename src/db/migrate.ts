@@ -35,7 +35,6 @@ import * as m0033 from './migrations/0033-search-trigrams-again.ts';
 import * as m0034 from './migrations/0034-cna-names.ts';
 import * as m0035 from './migrations/0035-disabled-accounts.ts';
 import * as m0036 from './migrations/0036-account-mail.ts';
-import * as m0041 from './migrations/0041-affected.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -69,7 +68,6 @@ const migrations: Record<string, Migration> = {
   '0034-cna-names': m0034,
   '0035-disabled-accounts': m0035,
   '0036-account-mail': m0036,
-  '0041-affected': m0041,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

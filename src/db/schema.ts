@@ -18,7 +18,6 @@ export type CveTable = Omit<
   | 'metrics'
   | 'references'
   | 'nvd_configurations'
-  | 'affected'
   | 'inserted_at'
   | 'modified_at'
 > & {
@@ -27,7 +26,6 @@ export type CveTable = Omit<
   metrics: Json<CatalogCve['metrics']>;
   references: Json<CatalogCve['references']>;
   nvd_configurations: Json<CatalogCve['nvd_configurations']>;
-  affected: ColumnType<CatalogCve['affected'], string | null | undefined, string | null>;
   inserted_at: Generated<Date>;
   modified_at: Generated<Date>;
   /** Where each vendor key comes from (migration 0032); null for a CVE merged before it. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  affectedComparable,
   affectedSourcesOf,
   diffAffected,
   versionSpans,
@@ -130,22 +131,44 @@ describe('diffAffected', () => {
   });
 });
 
-describe('diffCve: affected', () => {
-  const merged = (affected: AffectedProduct[]) =>
-    mergeCve('CVE-2024-0001', docs([['mitre', { affected, created: '2024-01-01T00:00:00.000Z' }]]));
+describe('affectedComparable', () => {
+  it('holds when every CVE 5 statement keeps its container whole', () => {
+    expect(
+      affectedComparable(
+        docs([
+          ['mitre', { affectedComplete: true }],
+          ['nvd', {}],
+        ]),
+      ),
+    ).toBe(true);
+    expect(affectedComparable(docs([['nvd', {}]]))).toBe(true);
+    // A statement of the parser before cve5/4 (no platforms, no ADP entries): not compared.
+    expect(
+      affectedComparable(
+        docs([
+          ['mitre', { affectedComplete: true }],
+          ['vulnrichment', {}],
+        ]),
+      ),
+    ).toBe(false);
+  });
+});
 
-  it('records an affected change when a range is added', () => {
-    const before = merged([LOG4J]);
-    const after = merged([
+describe('diffCve: affected', () => {
+  const statements = (affected: AffectedProduct[]) =>
+    docs([['mitre', { affected, created: '2024-01-01T00:00:00.000Z' }]]);
+
+  it('records an affected change when a range is added, though the merged view is the same', () => {
+    const before = statements([LOG4J]);
+    const after = statements([
       { ...LOG4J, versions: [...LOG4J.versions, { version: '3.0', status: 'affected' }] },
     ]);
-    const change = diffCve(before, after)!;
+    const view = mergeCve('CVE-2024-0001', before);
+    expect(mergeCve('CVE-2024-0001', after)).toEqual(view);
+    const affected = { before: affectedSourcesOf(before), after: affectedSourcesOf(after) };
+    const change = diffCve(view, view, affected)!;
     expect(change.types).toEqual(['affected']);
-    expect(change.data[0]!.details).toEqual({ old: before.affected, new: after.affected });
-  });
-
-  it('records none against a view stored before the column existed', () => {
-    const { affected: _, ...legacy } = merged([LOG4J]);
-    expect(diffCve(legacy, merged([{ ...LOG4J, platforms: ['x86'] }]))).toBeUndefined();
+    expect(change.data[0]!.details).toEqual({ old: affected.before, new: affected.after });
+    expect(diffCve(view, view, { before: affected.before, after: affected.before })).toBeUndefined();
   });
 });

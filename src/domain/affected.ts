@@ -29,6 +29,21 @@ interface AffectedStatement {
   adpAffected?: readonly AffectedProduct[] | undefined;
   cpeApplicability?: NvdConfiguration[] | undefined;
   assigner?: string | undefined;
+  affectedComplete?: true | undefined;
+}
+
+/** The providers whose statements hold a CVE 5 record's containers. */
+export const CVE5_STATEMENTS: ReadonlySet<string> = new Set(['mitre', 'vulnrichment']);
+
+/**
+ * Whether these statements' affected entries can be compared with others: each CVE 5 statement among
+ * them keeps its container whole (`affectedComplete`, parser `cve5/4` on). An older one lacks fields
+ * the parser keeps now; comparing it would record them as news.
+ */
+export function affectedComparable(statements: ReadonlyMap<string, AffectedStatement>): boolean {
+  for (const [provider, statement] of statements)
+    if (CVE5_STATEMENTS.has(provider) && !statement.affectedComplete) return false;
+  return true;
 }
 
 /** One version statement of an affected entry, as CVE 5 writes it (`versions[]`). */

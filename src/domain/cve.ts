@@ -1,4 +1,4 @@
-import { affectedSourcesOf, type AffectedProduct, type AffectedSource } from './affected.ts';
+import type { AffectedProduct } from './affected.ts';
 import type { NvdConfiguration } from './nvd-configuration.ts';
 import { deriveVendorKeys, type TextMapper, type VendorProvenance } from './vendor-provenance.ts';
 
@@ -110,6 +110,12 @@ export interface SourceDocument {
   /** The container's CVE 5.1 `cpeApplicability` (configurations in NVD's layout). */
   cpeApplicability?: NvdConfiguration[];
   /**
+   * A CVE 5 statement (`mitre`, `vulnrichment`) that keeps its container's affected entries whole
+   * (parser `cve5/4` on). One stored before lacks `platforms`, `packageURL`, `cpeApplicability` and
+   * the ADP's entries, so it is not compared for `affected` changes (docs/catalog.md).
+   */
+  affectedComplete?: true;
+  /**
    * The CNA that wrote the record, by its short name (`intel`): a CVE 5 record's CNA statement. A CNA
    * that is a vendor may name itself only there (affected vendor "n/a"); see docs/catalog.md.
    */
@@ -153,11 +159,6 @@ export interface MergedCve {
   references: Reference[];
   nvdConfigurations: NvdConfiguration[] | null;
   providers: Provider[];
-  /**
-   * What the CNA and CISA-ADP state is affected (domain/affected.ts); absent for a view stored before
-   * migration 0041.
-   */
-  affected?: AffectedSource[];
   /** Where each key of `vendors` comes from; absent for a view stored before migration 0032. */
   vendorSources?: VendorProvenance;
 }
@@ -192,6 +193,7 @@ export function overlayDocument(base: SourceDocument, partial: SourceDocument): 
   if (partial.affected) doc.affected = partial.affected;
   if (partial.adpAffected) doc.adpAffected = partial.adpAffected;
   if (partial.cpeApplicability) doc.cpeApplicability = partial.cpeApplicability;
+  if (partial.affectedComplete) doc.affectedComplete = partial.affectedComplete;
   if (partial.assigner) doc.assigner = partial.assigner;
   return doc;
 }
@@ -291,7 +293,6 @@ export function mergeCve(
     references: mergeReferences(sources),
     nvdConfigurations: nvd?.nvdConfigurations ?? null,
     providers: MERGE_ORDER.filter((p) => sources.has(p)),
-    affected: affectedSourcesOf(sources),
     vendorSources: keys.provenance,
   };
 }

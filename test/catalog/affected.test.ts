@@ -114,12 +114,6 @@ describeEachDatabase('affected products and versions', (use) => {
         cpes: ['cpe:2.3:o:linux:linux_kernel:4.6:*:*:*:*:*:*:*'],
       });
     });
-
-    it('reads a CVE merged before migration 0041 from its statements', async () => {
-      const before = (await get(`/api/v2/cves/${KERNEL}`)).json().affected;
-      await sql`UPDATE cve SET affected = NULL WHERE cve_id = ${KERNEL}`.execute(api.services.database.db);
-      expect((await get(`/api/v2/cves/${KERNEL}`)).json().affected).toEqual(before);
-    });
   });
 
   describe('the CVE pages', () => {
@@ -191,12 +185,28 @@ describeEachDatabase('affected products and versions', (use) => {
       const list = (await get(`/api/v2/cves/${LOG4SHELL}/changes`)).json();
       expect(list.results.map((c: Json) => c.types)).toContainEqual(['affected']);
       const detail = (await get(`/api/v2/cves/${LOG4SHELL}/changes/${change.id}`)).json();
+      expect(detail.types).toEqual(['affected']);
       expect(detail.data[0].details.new[0].entries[0].versions).toContainEqual(added);
       const page = await web.get(`/cves/${LOG4SHELL}`);
       const history = text(page.html.querySelector('#history'));
       expect(history).toContain('Affected products and versions');
       expect(history).toContain('CNA (apache): entries or ranges changed');
       expect(history).toContain('affected from 3.0.0 before 3.0.1');
+    });
+
+    it('records none against a statement an older parser stored (it lacked the fields kept now)', async () => {
+      const before = await changesOf(api.services.database.db, LOG4SHELL);
+      // As parser cve5/3 left it: no affectedComplete (nor platforms, ADP entries, cpeApplicability).
+      await sql`UPDATE cve_source SET data = data - 'affectedComplete'
+                 WHERE cve_id = ${LOG4SHELL} AND provider = 'mitre'`.execute(api.services.database.db);
+      await importLog4Shell((r) => {
+        r.containers.cna.affected[0].platforms = ['x86_64'];
+        r.containers.cna.affected[0].versions.push({ version: '3.1.0', status: 'affected' });
+      });
+      expect(await changesOf(api.services.database.db, LOG4SHELL)).toHaveLength(before.length);
+      // The entries shown are the new statement's.
+      const cve = (await get(`/api/v2/cves/${LOG4SHELL}`)).json();
+      expect(cve.affected[0].entries[0].platforms).toEqual(['x86_64']);
     });
   });
 });

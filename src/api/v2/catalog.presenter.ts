@@ -1,5 +1,6 @@
 /** Response shapes of the catalog (docs/api-v2.md): CVE dates in whole seconds, our own in microseconds. */
 import { Type } from '@fastify/type-provider-typebox';
+import type { AffectedSource } from '../../domain/affected.ts';
 import type { CatalogCve } from '../../domain/cve-facts.ts';
 import { toMicrosZ, toSecondsZ } from '../../domain/timestamps.ts';
 import { Timestamp, Uuid } from './schemas.ts';
@@ -140,7 +141,10 @@ export function cveListItem(row: {
   };
 }
 
-export function cveDetail(row: CatalogCve, include: ReadonlySet<CveInclude>) {
+export function cveDetail(
+  row: CatalogCve & { affected: readonly AffectedSource[] },
+  include: ReadonlySet<CveInclude>,
+) {
   const detail: Record<string, unknown> = {
     ...cveListItem(row),
     title: row.title ?? '',
@@ -148,7 +152,7 @@ export function cveDetail(row: CatalogCve, include: ReadonlySet<CveInclude>) {
     metrics: row.metrics,
     weaknesses: row.weaknesses,
     vendors: row.vendors,
-    affected: row.affected ?? [],
+    affected: row.affected,
   };
   if (include.has('nvd_cpe_configurations')) detail.nvd_cpe_configurations = row.nvd_configurations ?? [];
   if (include.has('references')) detail.references = row.references;

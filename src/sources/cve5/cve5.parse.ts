@@ -197,6 +197,7 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
   const cnaApplicability = cpeApplicabilityOf(cna);
   if (cnaApplicability) mitre.cpeApplicability = cnaApplicability;
   mitre.references = referencesOf(cna);
+  mitre.affectedComplete = true;
   const assigner = asString(asObject(cna?.providerMetadata)?.shortName) ?? asString(meta.assignerShortName);
   if (assigner) mitre.assigner = assigner;
   const records: SourceRecord[] = [{ cveId, provider: 'mitre', doc: mitre }];
@@ -231,6 +232,7 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
       const adpApplicability = cpeApplicabilityOf(adp);
       if (adpApplicability) doc.cpeApplicability = adpApplicability;
       doc.references = referencesOf(adp);
+      doc.affectedComplete = true;
       records.push({ cveId, provider: 'vulnrichment', doc });
     }
   }

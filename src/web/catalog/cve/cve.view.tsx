@@ -4,7 +4,6 @@
  * the description, the summary, every CVSS vector, vendors and products with their subscribe
  * controls, the projects panel, weaknesses, references, the sources and the change history.
  */
-import type { AffectedSource } from '../../../domain/affected.ts';
 import type { NvdConfiguration } from '../../../domain/cve.ts';
 import type { ProjectMatch } from '../../../domain/project-match.ts';
 import type { CvePage } from '../../../services/catalog.service.ts';
@@ -82,10 +81,7 @@ export function CvePageView({
       </nav>
       <div class="two-col cve-detail">
         <div class="stack">
-          <AffectedSection
-            affected={(cve.affected ?? []) as AffectedSource[]}
-            configurations={configurations}
-          />
+          <AffectedSection affected={cve.affected} configurations={configurations} />
           <section id="description" aria-labelledby="description-title">
             <h2 id="description-title">Description</h2>
             {cve.description ? (

@@ -2,7 +2,6 @@
  * The page of one CVE in a project: affected products and versions, description, triage, why it is in
  * the project, comments, summary, tags.
  */
-import type { AffectedSource } from '../../../domain/affected.ts';
 import type { NvdConfiguration } from '../../../domain/cve.ts';
 import type { ProjectMatch } from '../../../domain/project-match.ts';
 import { TRIAGE_STATUSES } from '../../../domain/triage.ts';
@@ -191,7 +190,7 @@ export function ProjectCvePage({
       <div class="two-col project-cve">
         <div class="stack">
           <AffectedSection
-            affected={(cve.affected ?? []) as AffectedSource[]}
+            affected={cve.affected}
             configurations={(cve.nvd_configurations ?? []) as NvdConfiguration[]}
             foldConfigurations
           />
