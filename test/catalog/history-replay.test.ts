@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/schema.ts';
+import { affectedSourcesOf } from '../../src/domain/affected.ts';
 import { diffCve, type CveChange } from '../../src/domain/cve-change.ts';
 import { mergeCve, type MergedCve, type Provider, type SourceDocument } from '../../src/domain/cve.ts';
 import { ImportService } from '../../src/services/import.service.ts';
@@ -83,11 +84,19 @@ function mergedViewOf(record: Json): MergedCve {
  */
 function expectedHistory(base: Json[], lines: HistoryLine[]) {
   const views = new Map<string, MergedCve>();
+  const statements = new Map<string, Map<Provider, SourceDocument>>();
   const changes = new Map<string, CveChange[]>();
   const apply = (record: Json) => {
     const after = mergedViewOf(record);
-    const change = diffCve(views.get(after.cveId), after);
+    // The affected entries are compared statement to statement, as the import does.
+    const docs = new Map<Provider, SourceDocument>(
+      parseCve5Record(record).records.map((r) => [r.provider, r.doc]),
+    );
+    const previous = statements.get(after.cveId);
+    const affected = previous && { before: affectedSourcesOf(previous), after: affectedSourcesOf(docs) };
+    const change = diffCve(views.get(after.cveId), after, affected);
     views.set(after.cveId, after);
+    statements.set(after.cveId, docs);
     if (!changes.has(after.cveId)) changes.set(after.cveId, []);
     if (change) changes.get(after.cveId)!.push(change);
   };
