@@ -209,4 +209,13 @@ describeEachDatabase('affected products and versions', (use) => {
       expect(cve.affected[0].entries[0].platforms).toEqual(['x86_64']);
     });
   });
+
+  describe('the automation builder', () => {
+    it('offers the trigger "Affected versions changed"', async () => {
+      const page = await web.get('/org/acme/projects/web/automations/new');
+      expect(page.status).toBe(200);
+      const box = page.html.querySelector('input[name=triggers][value=affected_changed]');
+      expect(text(box?.parentNode).trim()).toBe('Affected versions changed');
+    });
+  });
 });
