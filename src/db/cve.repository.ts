@@ -6,6 +6,7 @@ import { PreparedQuery } from './prepared.ts';
 import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
 import { cveConditions, sortExpression, type CveFilters } from './cve-list-conditions.ts';
 import { ORDER, type CveOrdering } from '../domain/cve-list.ts';
+import type { SourceDocument } from '../domain/cve.ts';
 
 /** The columns of `CveRow`, named (a prepared statement never selects `*`). */
 const CVE_COLUMNS = [
@@ -100,6 +101,17 @@ export class CveRepository {
       .where('provider', '=', 'nvd')
       .executeTakeFirst();
     return row?.raw ?? undefined;
+  }
+
+  /** The CVE 5 statements of a CVE (`mitre`, `vulnrichment`) by provider: what its affected entries come from. */
+  async cve5Statements(cveId: string): Promise<Map<string, SourceDocument>> {
+    const rows = await this.db
+      .selectFrom('cve_source')
+      .select(['provider', 'data'])
+      .where('cve_id', '=', cveId)
+      .where('provider', 'in', ['mitre', 'vulnrichment'])
+      .execute();
+    return new Map(rows.map((r) => [r.provider, r.data as unknown as SourceDocument]));
   }
 
   /**

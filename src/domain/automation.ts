@@ -21,6 +21,7 @@ export const ALERT_TRIGGERS = [
   'title_changed',
   'new_reference',
   'new_weakness',
+  'affected_changed',
 ] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
@@ -124,6 +125,9 @@ export function eventsOfChange(entries: readonly ChangeEntry[], enters: boolean)
       }
       case 'metrics':
         events.push(...metricEvents(entry.details as MetricsDiff));
+        break;
+      case 'affected':
+        events.push({ type: 'affected_changed', details: entry.details });
         break;
       case 'created': // the entry itself, above
       case 'state':

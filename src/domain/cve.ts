@@ -1,3 +1,5 @@
+import type { AffectedProduct } from './affected.ts';
+import type { NvdConfiguration } from './nvd-configuration.ts';
 import { deriveVendorKeys, type TextMapper, type VendorProvenance } from './vendor-provenance.ts';
 
 /**
@@ -78,37 +80,8 @@ export interface Reference {
   source?: string;
 }
 
-/** NVD CPE configuration in the API 2.0 layout (docs/api-v2.md `nvd_cpe_configurations`). */
-export interface NvdConfiguration {
-  operator?: 'AND' | 'OR';
-  negate?: boolean;
-  nodes: {
-    operator: 'AND' | 'OR';
-    negate: boolean;
-    cpeMatch: {
-      criteria: string;
-      matchCriteriaId: string;
-      vulnerable: boolean;
-      versionStartIncluding?: string;
-      versionStartExcluding?: string;
-      versionEndIncluding?: string;
-      versionEndExcluding?: string;
-    }[];
-  }[];
-}
-
-/** CNA version data of one affected product, kept for version matching. */
-export interface AffectedProduct {
-  vendor?: string;
-  product?: string;
-  defaultStatus?: string;
-  versions?: unknown[];
-  cpes?: string[];
-  /** The package as its ecosystem names it (`xz`, `org.apache.logging.log4j:log4j-core`). */
-  packageName?: string;
-  /** Where that package is published (a registry or repository URL). */
-  collectionURL?: string;
-}
+export type { NvdConfiguration } from './nvd-configuration.ts';
+export type { AffectedProduct } from './affected.ts';
 
 export type CveState = 'PUBLISHED' | 'REJECTED';
 
@@ -127,7 +100,21 @@ export interface SourceDocument {
   weaknesses: string[];
   references: Reference[];
   nvdConfigurations?: NvdConfiguration[];
+  /**
+   * `mitre`: the CNA's `affected[]` entries. `vulnrichment`: only the ADP's entries without CPEs, as
+   * text for the alias table (its whole entries are `adpAffected`).
+   */
   affected?: AffectedProduct[];
+  /** `vulnrichment`: every `affected[]` entry of CISA-ADP's container, as stated (docs/api-v2.md). */
+  adpAffected?: AffectedProduct[];
+  /** The container's CVE 5.1 `cpeApplicability` (configurations in NVD's layout). */
+  cpeApplicability?: NvdConfiguration[];
+  /**
+   * A CVE 5 statement (`mitre`, `vulnrichment`) that keeps its container's affected entries whole
+   * (parser `cve5/4` on). One stored before lacks `platforms`, `packageURL`, `cpeApplicability` and
+   * the ADP's entries, so it is not compared for `affected` changes (docs/catalog.md).
+   */
+  affectedComplete?: true;
   /**
    * The CNA that wrote the record, by its short name (`intel`): a CVE 5 record's CNA statement. A CNA
    * that is a vendor may name itself only there (affected vendor "n/a"); see docs/catalog.md.
@@ -204,6 +191,9 @@ export function overlayDocument(base: SourceDocument, partial: SourceDocument): 
   }
   if (partial.nvdConfigurations) doc.nvdConfigurations = partial.nvdConfigurations;
   if (partial.affected) doc.affected = partial.affected;
+  if (partial.adpAffected) doc.adpAffected = partial.adpAffected;
+  if (partial.cpeApplicability) doc.cpeApplicability = partial.cpeApplicability;
+  if (partial.affectedComplete) doc.affectedComplete = partial.affectedComplete;
   if (partial.assigner) doc.assigner = partial.assigner;
   return doc;
 }

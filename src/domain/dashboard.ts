@@ -31,6 +31,7 @@ export const EVENT_LABELS: Record<string, string> = {
   title_changed: 'title changed',
   new_reference: 'new reference',
   new_weakness: 'new weakness',
+  affected_changed: 'affected versions changed',
 };
 
 export const eventLabel = (type: string): string => EVENT_LABELS[type] ?? type.replaceAll('_', ' ');

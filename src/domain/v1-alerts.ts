@@ -154,6 +154,7 @@ export function v1AlertEvents(cveId: string, changes: readonly { data: unknown[]
         case 'title':
         case 'state':
         case 'vendors':
+        case 'affected': // API v1 has no event for it
           break;
       }
     }

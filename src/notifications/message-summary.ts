@@ -27,6 +27,7 @@ const EVENT_LABELS: Record<string, string> = {
   title_changed: 'title changed',
   new_reference: 'new reference',
   new_weakness: 'new weakness',
+  affected_changed: 'affected versions changed',
 };
 
 export interface CveLine {

@@ -10,6 +10,7 @@ import { VendorRepository } from '../db/vendor.repository.ts';
 import { WeaknessRepository } from '../db/weakness.repository.ts';
 import { AppError } from '../domain/errors.ts';
 import { MERGE_ORDER } from '../domain/cve.ts';
+import { affectedSourcesOf, type AffectedSource } from '../domain/affected.ts';
 import type { CatalogCve } from '../domain/cve-facts.ts';
 import type { ChangeEntry as CveChangeEntry } from '../domain/cve-change.ts';
 import type { ListCache } from './list-cache.ts';
@@ -67,9 +68,12 @@ export interface CveChangeRecord {
   data: CveChangeEntry[];
 }
 
+/** A CVE as its detail shows it: the merged row, the catalog version it was read at, its affected entries. */
+export type CveWithAffected = CatalogCve & { catalog_version: number; affected: AffectedSource[] };
+
 /** What a CVE's page shows (CatalogService.cvePage). */
 export interface CvePage {
-  cve: CatalogCve & { catalog_version: number };
+  cve: CveWithAffected;
   /** The providers with a statement about the CVE, in merge order, with when each was last written. */
   sources: { provider: string; updated_at: Date; metrics: Record<string, unknown> }[];
   /**
@@ -175,10 +179,14 @@ export class CatalogService {
     return { vendor: owner.vendor, product: product.name };
   }
 
-  async getCve(cveId: string) {
-    const cve = await this.cves.findOne(cveId);
+  /**
+   * One CVE as the catalog lists it, with its affected entries read from its CVE 5 statements (they
+   * are not part of the merged row); 404 `not_found` when the catalog does not list it.
+   */
+  async getCve(cveId: string): Promise<CveWithAffected> {
+    const [cve, statements] = await Promise.all([this.cves.findOne(cveId), this.cves.cve5Statements(cveId)]);
     if (!cve) throw new AppError('not_found');
-    return cve;
+    return { ...cve, affected: affectedSourcesOf(statements) };
   }
 
   /**

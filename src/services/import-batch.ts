@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sameJson } from '../domain/canonical-json.ts';
+import { affectedComparable, affectedSourcesOf, CVE5_STATEMENTS } from '../domain/affected.ts';
 import { diffCve, type CveChange } from '../domain/cve-change.ts';
 import { newKeyMerges, type KeyMerge, type TextMapper } from '../domain/vendor-provenance.ts';
 import { CWE_ID_PATTERN } from '../domain/cve-id.ts';
@@ -162,8 +163,8 @@ export async function applyCveBatch(
 
   // Only CVEs with stored statements have a merged view to read, and of their statements only
   // those their first changed version neither brings nor replaces (it brings the rest itself: an
-  // unchanged statement has the hash, so the content, of the stored one). A record of the source
-  // that made every stored statement of its CVE needs none.
+  // unchanged statement has the hash, so the content, of the stored one), and the CVE 5 ones, whose
+  // affected entries are compared (not part of the merged view). A first import reads none.
   const knownIds = [...new Set(pending.map((p) => p.item.cveId))].filter((id) => stored.has(id));
   const wanted = new Map<string, Provider[]>();
   for (const { item } of pending) {
@@ -172,7 +173,7 @@ export async function applyCveBatch(
     const brought = new Set<Provider>([...item.replaces, ...item.records.map((r) => r.provider)]);
     wanted.set(
       item.cveId,
-      storedHere.map((s) => s.provider).filter((p) => !brought.has(p)),
+      storedHere.map((s) => s.provider).filter((p) => !brought.has(p) || CVE5_STATEMENTS.has(p)),
     );
   }
   const documents = await tx.sourceDocuments(wanted);
@@ -218,6 +219,9 @@ async function mergePending(
   for (const { item, upserts, deletes } of pending) {
     let docs = documents.get(item.cveId);
     if (!docs) documents.set(item.cveId, (docs = new Map<Provider, SourceDocument>()));
+    const before = views.get(item.cveId);
+    // The affected entries as the statements before this version state them (a CVE already merged).
+    const affectedBefore = before && affectedComparable(docs) ? affectedSourcesOf(docs) : undefined;
     // Every statement the item brings: an unchanged one is the stored one (same hash), which was
     // not read back (see applyCveBatch).
     for (const r of item.records) docs.set(r.provider, r.doc);
@@ -228,7 +232,6 @@ async function mergePending(
       docs.delete(p);
       statements.set(`${item.cveId} ${p}`, { cveId: item.cveId, provider: p, upsert: null });
     }
-    const before = views.get(item.cveId);
     if (!hasRecord(docs.keys())) {
       // No record yet (a KEV entry, an EPSS score): the statements are kept, and merged in, with the
       // change recorded, when the CVE's record arrives. A CVE once listed stays listed.
@@ -241,18 +244,27 @@ async function mergePending(
       docs.size === item.records.length &&
       item.records.every((r) => docs.get(r.provider) === r.doc);
     const after = alone ? item.merged! : mergeCve(item.cveId, docs, mapText);
-    if (before && sameJson(before, after)) {
+    const affectedAfter = affectedBefore && affectedComparable(docs) ? affectedSourcesOf(docs) : undefined;
+    // A range added moves a statement, not the merged view: a change of its own (`affected`).
+    const affected =
+      affectedBefore && affectedAfter && !sameJson(affectedBefore, affectedAfter)
+        ? { before: affectedBefore, after: affectedAfter }
+        : undefined;
+    const viewMoved = !before || !sameJson(before, after);
+    if (!viewMoved && !affected) {
       counts.unchanged++;
       continue;
     }
-    cves.set(item.cveId, after);
-    views.set(item.cveId, after);
-    merges.push(...newKeyMerges(item.cveId, before?.vendorSources, after.vendorSources));
+    if (viewMoved) {
+      cves.set(item.cveId, after);
+      views.set(item.cveId, after);
+      merges.push(...newKeyMerges(item.cveId, before?.vendorSources, after.vendorSources));
+    }
     if (before) {
       const move = epssMove(before, after);
       if (move) epssMoves.push(move);
     }
-    const change = diffCve(before, after);
+    const change = diffCve(before, after, affected);
     // A CVE that enters the catalog with a history recorded elsewhere (OpenCVE's KB) has that history
     // as its record of changes: its creation here is a migration, not news.
     if (change && !(before === undefined && item.history)) changes.push(change);

@@ -204,6 +204,7 @@ describeEachDatabase('API v2 catalog', (use) => {
       const cve = res.json();
       expect(Object.keys(cve).sort()).toEqual(
         [
+          'affected',
           'created_at',
           'cve_id',
           'description',

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/schema.ts';
+import { affectedSourcesOf } from '../../src/domain/affected.ts';
 import { diffCve, type CveChange } from '../../src/domain/cve-change.ts';
 import { mergeCve, type MergedCve, type Provider, type SourceDocument } from '../../src/domain/cve.ts';
 import { ImportService } from '../../src/services/import.service.ts';
@@ -83,11 +84,19 @@ function mergedViewOf(record: Json): MergedCve {
  */
 function expectedHistory(base: Json[], lines: HistoryLine[]) {
   const views = new Map<string, MergedCve>();
+  const statements = new Map<string, Map<Provider, SourceDocument>>();
   const changes = new Map<string, CveChange[]>();
   const apply = (record: Json) => {
     const after = mergedViewOf(record);
-    const change = diffCve(views.get(after.cveId), after);
+    // The affected entries are compared statement to statement, as the import does.
+    const docs = new Map<Provider, SourceDocument>(
+      parseCve5Record(record).records.map((r) => [r.provider, r.doc]),
+    );
+    const previous = statements.get(after.cveId);
+    const affected = previous && { before: affectedSourcesOf(previous), after: affectedSourcesOf(docs) };
+    const change = diffCve(views.get(after.cveId), after, affected);
     views.set(after.cveId, after);
+    statements.set(after.cveId, docs);
     if (!changes.has(after.cveId)) changes.set(after.cveId, []);
     if (change) changes.get(after.cveId)!.push(change);
   };
@@ -227,7 +236,7 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
     commit: 'bf219de1fc9914924dda8e2892bf71646a1da92a',
     cveId: 'CVE-2023-52447',
     change: {
-      types: ['first_time', 'weaknesses', 'cpes', 'vendors', 'metrics'],
+      types: ['first_time', 'weaknesses', 'cpes', 'vendors', 'metrics', 'affected'],
       data: [
         // The CNA's "Linux" / "Linux" maps to `linux` (a learned alias); the sample's evidence for the
         // product is below the pairs' 90 % share, so CISA-ADP's CPEs bring `linux_kernel` as news.
@@ -263,6 +272,30 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
             },
           },
         },
+        // CISA-ADP's container gains three entries with CPEs (the CNA's ranges, restated).
+        {
+          type: 'affected',
+          details: {
+            old: [],
+            new: [
+              {
+                source: 'adp',
+                provider: 'CISA-ADP',
+                entries: [
+                  expect.objectContaining({ cpes: ['cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*'] }),
+                  {
+                    vendor: 'linux',
+                    product: 'linux_kernel',
+                    defaultStatus: 'affected',
+                    versions: [{ version: '5.9', status: 'affected' }],
+                    cpes: ['cpe:2.3:o:linux:linux_kernel:5.9:*:*:*:*:*:*:*'],
+                  },
+                  expect.objectContaining({ cpes: ['cpe:2.3:o:linux:linux_kernel:*:*:*:*:*:*:*:*'] }),
+                ],
+              },
+            ],
+          },
+        },
       ],
     },
   },
@@ -271,7 +304,7 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
     commit: '546cfe18640f08eb9dc0a98c1108311e97cb6acb',
     cveId: 'CVE-2024-48792',
     change: {
-      types: ['first_time', 'cpes', 'vendors'],
+      types: ['first_time', 'cpes', 'vendors', 'affected'],
       data: [
         { type: 'first_time', details: ['hideez', 'hideez$PRODUCT$com.hideez_firmware'] },
         {
@@ -281,6 +314,27 @@ const HAND_CHECKED: { what: string; commit: string; cveId: string; change: Chang
         {
           type: 'vendors',
           details: { added: ['hideez', 'hideez$PRODUCT$com.hideez_firmware'], removed: [] },
+        },
+        {
+          type: 'affected',
+          details: {
+            old: [],
+            new: [
+              {
+                source: 'adp',
+                provider: 'CISA-ADP',
+                entries: [
+                  {
+                    vendor: 'hideez',
+                    product: 'com.hideez_firmware',
+                    defaultStatus: 'unknown',
+                    versions: [{ version: '2.7.8.3', status: 'affected' }],
+                    cpes: ['cpe:2.3:o:hideez:com.hideez_firmware:2.7.8.3:*:*:*:*:*:*:*'],
+                  },
+                ],
+              },
+            ],
+          },
         },
       ],
     },

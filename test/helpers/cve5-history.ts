@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
+import { affectedSourcesOf } from '../../src/domain/affected.ts';
 import { diffCve } from '../../src/domain/cve-change.ts';
 import { mergeCve, type MergedCve, type Provider, type SourceDocument } from '../../src/domain/cve.ts';
 import { parseCve5Record } from '../../src/sources/cve5/cve5.parse.ts';
@@ -91,16 +92,18 @@ function shippedMapper(): TextMapper {
 export function expectedChanges(versions: Json[]): Map<string, string[]> {
   const mapText = shippedMapper();
   const views = new Map<string, MergedCve>();
+  const statements = new Map<string, Map<Provider, SourceDocument>>();
   const changes = new Map<string, string[]>();
   for (const record of versions) {
     const { cveId, records } = parseCve5Record(record);
-    const after = mergeCve(
-      cveId,
-      new Map<Provider, SourceDocument>(records.map((r) => [r.provider, r.doc])),
-      mapText,
-    );
-    const change = diffCve(views.get(cveId), after);
+    const docs = new Map<Provider, SourceDocument>(records.map((r) => [r.provider, r.doc]));
+    const after = mergeCve(cveId, docs, mapText);
+    // The affected entries are compared statement to statement, as the import does.
+    const previous = statements.get(cveId);
+    const affected = previous && { before: affectedSourcesOf(previous), after: affectedSourcesOf(docs) };
+    const change = diffCve(views.get(cveId), after, affected);
     views.set(cveId, after);
+    statements.set(cveId, docs);
     if (change)
       changes.set(cveId, [...(changes.get(cveId) ?? []), stable({ types: change.types, data: change.data })]);
   }

@@ -226,6 +226,20 @@ describeEachDatabase('alert automations', (use) => {
         cves: [XZ],
       },
       {
+        name: 'the CNA adds an affected range (xz from 5.6.2 before 5.6.3)',
+        run: () => {
+          ((cna().affected as Json[])[0]!.versions as Json[]).push({
+            status: 'affected',
+            version: '5.6.2',
+            lessThan: '5.6.3',
+            versionType: 'semver',
+          });
+          return importRecords(xz);
+        },
+        fires: ['affected_changed'],
+        cves: [XZ],
+      },
+      {
         name: 'the CVSS 3.1 score goes down (10 → 7.5)',
         run: () => {
           cvss().baseScore = 7.5;
@@ -257,7 +271,7 @@ describeEachDatabase('alert automations', (use) => {
           });
           return importRecords(xz);
         },
-        fires: ['new_product'],
+        fires: ['new_product', 'affected_changed'],
         cves: [XZ],
       },
       {
@@ -271,7 +285,7 @@ describeEachDatabase('alert automations', (use) => {
           });
           return importRecords(xz);
         },
-        fires: ['new_vendor', 'new_product'],
+        fires: ['new_vendor', 'new_product', 'affected_changed'],
         cves: [XZ],
         newcomer: true,
       },
@@ -355,13 +369,22 @@ describeEachDatabase('alert automations', (use) => {
       );
       expect(details('new_product')).toHaveLength(2);
       expect(details('new_vendor')).toEqual([{ added: ['tukaani'] }]);
+      // The range added: the CNA's container before and after (the first of three affected changes).
+      const range = details('affected_changed')[0] as { old: Json[]; new: Json[] };
+      expect(range.old[0]!.entries[0].versions).toHaveLength(2);
+      expect(range.new[0]!.entries[0].versions[2]).toEqual({
+        version: '5.6.2',
+        status: 'affected',
+        lessThan: '5.6.3',
+        versionType: 'semver',
+      });
       expect(details('epss_decreased')).toEqual([{ old: 0.5, new: 0.2 }]);
       expect(details('cve_enters_project')).toEqual([{ created: true }]);
       // In the project subscribed to tukaani only, xz enters with the new vendor (not created: it
       // was in the catalog already), and that change's other events come along.
       const newcomer = await reportEvents('newcomer');
       expect(newcomer.map((r) => r.events.map((e) => e.type))).toEqual([
-        ['cve_enters_project', 'new_vendor', 'new_product'],
+        ['cve_enters_project', 'new_vendor', 'new_product', 'affected_changed'],
       ]);
       expect(newcomer[0]!.events[0]).toEqual({ type: 'cve_enters_project', details: { created: false } });
     });

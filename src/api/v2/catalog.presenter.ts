@@ -1,5 +1,6 @@
 /** Response shapes of the catalog (docs/api-v2.md): CVE dates in whole seconds, our own in microseconds. */
 import { Type } from '@fastify/type-provider-typebox';
+import type { AffectedSource } from '../../domain/affected.ts';
 import type { CatalogCve } from '../../domain/cve-facts.ts';
 import { toMicrosZ, toSecondsZ } from '../../domain/timestamps.ts';
 import { Timestamp, Uuid } from './schemas.ts';
@@ -14,6 +15,46 @@ export const CveListItem = Type.Object({
 const MetricSchema = Type.Object({
   data: Type.Union([Type.Object({}, { additionalProperties: true }), Type.String(), Type.Null()]),
   provider: Type.Union([Type.String(), Type.Null()]),
+});
+
+const OptionalText = (description: string) => Type.Optional(Type.String({ description }));
+
+const AffectedVersion = Type.Object({
+  version: Type.String({ description: 'The version, or the start of the range (`0`: from the first).' }),
+  status: Type.String({ description: '`affected`, `unaffected` or `unknown`.' }),
+  lessThan: OptionalText('The range ends before this version (`*`: no end).'),
+  lessThanOrEqual: OptionalText('The range ends with this version (`*`: no end).'),
+  versionType: OptionalText('How versions compare (`semver`, `git`, `custom`…).'),
+  changes: Type.Optional(
+    Type.Array(Type.Object({ at: Type.String(), status: Type.String() }), {
+      description: 'Status changes inside the range, in order.',
+    }),
+  ),
+});
+
+const AffectedEntry = Type.Object({
+  vendor: Type.Optional(Type.String()),
+  product: Type.Optional(Type.String()),
+  packageName: Type.Optional(Type.String()),
+  collectionURL: Type.Optional(Type.String()),
+  packageURL: OptionalText('CVE 5.2: the package as a Package URL.'),
+  platforms: Type.Optional(Type.Array(Type.String())),
+  defaultStatus: OptionalText('The status of versions no range names.'),
+  versions: Type.Array(AffectedVersion),
+  cpes: Type.Optional(Type.Array(Type.String())),
+});
+
+export const AffectedSourceSchema = Type.Object({
+  source: Type.Union([Type.Literal('cna'), Type.Literal('adp')]),
+  provider: Type.Union([Type.String(), Type.Null()], {
+    description: "The container's provider by its short name (`apache`, `CISA-ADP`).",
+  }),
+  entries: Type.Array(AffectedEntry),
+  cpeApplicability: Type.Optional(
+    Type.Array(Type.Object({}, { additionalProperties: true }), {
+      description: "CVE 5.1: the container's configurations, in NVD's layout.",
+    }),
+  ),
 });
 
 export const CveDetail = Type.Object({
@@ -37,6 +78,10 @@ export const CveDetail = Type.Object({
   vendors: Type.Array(Type.String()),
   nvd_cpe_configurations: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
   references: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  affected: Type.Array(AffectedSourceSchema, {
+    description:
+      'What the CVE record states is affected, per container: the CNA first, then each ADP (docs/api-v2.md).',
+  }),
 });
 
 export const CveChangeItem = Type.Object({
@@ -96,7 +141,10 @@ export function cveListItem(row: {
   };
 }
 
-export function cveDetail(row: CatalogCve, include: ReadonlySet<CveInclude>) {
+export function cveDetail(
+  row: CatalogCve & { affected: readonly AffectedSource[] },
+  include: ReadonlySet<CveInclude>,
+) {
   const detail: Record<string, unknown> = {
     ...cveListItem(row),
     title: row.title ?? '',
@@ -104,6 +152,7 @@ export function cveDetail(row: CatalogCve, include: ReadonlySet<CveInclude>) {
     metrics: row.metrics,
     weaknesses: row.weaknesses,
     vendors: row.vendors,
+    affected: row.affected,
   };
   if (include.has('nvd_cpe_configurations')) detail.nvd_cpe_configurations = row.nvd_configurations ?? [];
   if (include.has('references')) detail.references = row.references;

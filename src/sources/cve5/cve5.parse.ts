@@ -9,6 +9,7 @@ import {
   emptyDocument,
   type AffectedProduct,
   type CvssData,
+  type NvdConfiguration,
   type Reference,
   type SourceDocument,
   type SourceMetrics,
@@ -106,9 +107,57 @@ function affectedOf(container: Json): { cpes: string[]; vendors: string[]; affec
     if (itemCpes.length) entry.cpes = itemCpes;
     if (asString(item.packageName)) entry.packageName = String(item.packageName);
     if (asString(item.collectionURL)) entry.collectionURL = String(item.collectionURL);
+    if (asString(item.packageURL)) entry.packageURL = String(item.packageURL);
+    const platforms = asArray(item.platforms).filter((p): p is string => typeof p === 'string' && p !== '');
+    if (platforms.length) entry.platforms = platforms;
     affected.push(entry);
   }
   return { cpes: [...cpes].sort(), vendors: [...vendors].sort(), affected };
+}
+
+/**
+ * A container's CVE 5.1 `cpeApplicability`: configurations in NVD's layout (operator, negate, nodes of
+ * `cpeMatch`), each match with its CPE (`criteria`); undefined when there is none.
+ */
+function cpeApplicabilityOf(container: Json): NvdConfiguration[] | undefined {
+  const operator = (v: unknown) => (v === 'AND' ? 'AND' : 'OR');
+  const configurations: NvdConfiguration[] = [];
+  for (const c of asArray(container.cpeApplicability).map(asObject)) {
+    if (!c) continue;
+    const nodes: NvdConfiguration['nodes'] = [];
+    for (const n of asArray(c.nodes).map(asObject)) {
+      if (!n) continue;
+      const cpeMatch: NvdConfiguration['nodes'][number]['cpeMatch'] = [];
+      for (const m of asArray(n.cpeMatch).map(asObject)) {
+        const criteria = asString(m?.criteria);
+        if (!m || !criteria) continue;
+        const match: NvdConfiguration['nodes'][number]['cpeMatch'][number] = {
+          criteria,
+          matchCriteriaId: asString(m.matchCriteriaId) ?? '',
+          vulnerable: m.vulnerable !== false,
+        };
+        for (const key of [
+          'versionStartIncluding',
+          'versionStartExcluding',
+          'versionEndIncluding',
+          'versionEndExcluding',
+        ] as const) {
+          const v = asString(m[key]);
+          if (v) match[key] = v;
+        }
+        cpeMatch.push(match);
+      }
+      if (cpeMatch.length)
+        nodes.push({ operator: operator(n.operator), negate: n.negate === true, cpeMatch });
+    }
+    if (nodes.length)
+      configurations.push({
+        ...(c.operator ? { operator: operator(c.operator) } : {}),
+        ...(c.negate === true ? { negate: true } : {}),
+        nodes,
+      });
+  }
+  return configurations.length ? configurations : undefined;
 }
 
 /** Parses one CVE 5 record into its provider statements. Throws RecordError when it is not one. */
@@ -145,7 +194,10 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
   mitre.cpes = cnaAffected.cpes;
   mitre.vendors = cnaAffected.vendors;
   if (cnaAffected.affected.length) mitre.affected = cnaAffected.affected;
+  const cnaApplicability = cpeApplicabilityOf(cna);
+  if (cnaApplicability) mitre.cpeApplicability = cnaApplicability;
   mitre.references = referencesOf(cna);
+  mitre.affectedComplete = true;
   const assigner = asString(asObject(cna?.providerMetadata)?.shortName) ?? asString(meta.assignerShortName);
   if (assigner) mitre.assigner = assigner;
   const records: SourceRecord[] = [{ cveId, provider: 'mitre', doc: mitre }];
@@ -176,7 +228,11 @@ export function parseCve5Record(value: unknown): { cveId: string; records: Sourc
           ...(e.product ? { product: e.product } : {}),
         }));
       if (text.length) doc.affected = text;
+      if (a.affected.length) doc.adpAffected = a.affected;
+      const adpApplicability = cpeApplicabilityOf(adp);
+      if (adpApplicability) doc.cpeApplicability = adpApplicability;
       doc.references = referencesOf(adp);
+      doc.affectedComplete = true;
       records.push({ cveId, provider: 'vulnrichment', doc });
     }
   }

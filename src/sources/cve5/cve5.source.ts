@@ -10,7 +10,7 @@ import { cve5Item } from './cve5.parse.ts';
  * or the domain code it calls: CPE and vendor names, CWE ids, timestamps): stored fingerprints then no
  * longer match, and the next import parses every record again instead of skipping it unchanged.
  */
-export const CVE5_PARSER_VERSION = 'cve5/3';
+export const CVE5_PARSER_VERSION = 'cve5/4';
 
 const META_KEY = '"cveMetadata"';
 const ID_KEY = '"cveId"';

@@ -1,7 +1,8 @@
 /**
- * A CVE's page: title and description, the summary, every CVSS vector, vendors and products with
- * their subscribe controls, the projects panel, weaknesses, references, NVD's configurations, the
- * sources and the change history.
+ * A CVE's page: title, the affected products and versions first (the record's table, NVD's
+ * configurations beside it: what a reader asks first, above the fold even under a long description),
+ * the description, the summary, every CVSS vector, vendors and products with their subscribe
+ * controls, the projects panel, weaknesses, references, the sources and the change history.
  */
 import type { NvdConfiguration } from '../../../domain/cve.ts';
 import type { ProjectMatch } from '../../../domain/project-match.ts';
@@ -14,7 +15,7 @@ import { Layout } from '../../kit/layout.tsx';
 import type { PageContext } from '../../kit/context.ts';
 import { projectPath } from '../../kit/paths.ts';
 import { ProjectsPanel } from '../../shared/project-match-panel.tsx';
-import { Configurations } from '../../shared/cve/configurations.tsx';
+import { AffectedSection } from '../../shared/cve/affected.tsx';
 import { CvssBreakdown, vectorStatements } from '../../shared/cve/cvss.tsx';
 import { Summary } from '../../shared/cve/summary.tsx';
 import { History, References, Sources, Weaknesses } from './sections.view.tsx';
@@ -22,12 +23,13 @@ import { Vendors } from './vendors.view.tsx';
 
 const SECTIONS = [
   ['summary', 'Summary'],
+  ['affected', 'Affected'],
+  ['configurations', 'Configurations'],
   ['description', 'Description'],
   ['cvss', 'CVSS'],
   ['vendors', 'Vendors and products'],
   ['weaknesses', 'Weaknesses'],
   ['references', 'References'],
-  ['configurations', 'Configurations'],
   ['sources', 'Sources'],
   ['history', 'History'],
 ] as const;
@@ -79,6 +81,7 @@ export function CvePageView({
       </nav>
       <div class="two-col cve-detail">
         <div class="stack">
+          <AffectedSection affected={cve.affected} configurations={configurations} />
           <section id="description" aria-labelledby="description-title">
             <h2 id="description-title">Description</h2>
             {cve.description ? (
@@ -116,19 +119,6 @@ export function CvePageView({
           )}
           <Weaknesses page={page} />
           <References page={page} />
-          <section id="configurations" aria-labelledby="configurations-title">
-            <h2 id="configurations-title">Configurations</h2>
-            {configurations.length === 0 ? (
-              <p class="muted">NVD states no CPE configuration for this CVE.</p>
-            ) : (
-              <>
-                <p class="muted small">
-                  NVD's configurations: the CVE applies where a configuration's conditions all hold.
-                </p>
-                <Configurations configurations={configurations} />
-              </>
-            )}
-          </section>
           <Sources ctx={ctx} page={page} />
           <History ctx={ctx} page={page} historyPage={historyPage} />
         </div>

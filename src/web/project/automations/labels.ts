@@ -53,6 +53,7 @@ export const TRIGGER_LABELS: Record<(typeof ALERT_TRIGGERS)[number], string> = {
   title_changed: 'Title changed',
   new_reference: 'New reference',
   new_weakness: 'New weakness',
+  affected_changed: 'Affected versions changed',
 };
 
 /** A trigger's label, or the trigger itself when it has none (an old or unknown one). */

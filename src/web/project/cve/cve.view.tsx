@@ -1,4 +1,8 @@
-/** The page of one CVE in a project: description, triage, why it is in the project, comments, summary, tags. */
+/**
+ * The page of one CVE in a project: affected products and versions, description, triage, why it is in
+ * the project, comments, summary, tags.
+ */
+import type { NvdConfiguration } from '../../../domain/cve.ts';
 import type { ProjectMatch } from '../../../domain/project-match.ts';
 import { TRIAGE_STATUSES } from '../../../domain/triage.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
@@ -8,6 +12,7 @@ import { statusLabel } from '../../kit/format.ts';
 import type { FormErrors } from '../../kit/input.ts';
 import { Csrf } from '../../kit/layout.tsx';
 import { projectPath } from '../../kit/paths.ts';
+import { AffectedSection } from '../../shared/cve/affected.tsx';
 import { Summary } from '../../shared/cve/summary.tsx';
 import { MatchExplanation } from '../../shared/project-match-panel.tsx';
 import { ProjectPage } from '../project-page.tsx';
@@ -184,6 +189,11 @@ export function ProjectCvePage({
       )}
       <div class="two-col project-cve">
         <div class="stack">
+          <AffectedSection
+            affected={cve.affected}
+            configurations={(cve.nvd_configurations ?? []) as NvdConfiguration[]}
+            foldConfigurations
+          />
           <section id="description" aria-labelledby="description-title">
             <h2 id="description-title">Description</h2>
             {cve.description ? (

@@ -7,6 +7,8 @@ import type { Reference } from '../../../domain/cve.ts';
 import { splitVendorKey } from '../../../domain/cpe.ts';
 import { wordDiff } from '../../../domain/word-diff.ts';
 import type { ChangeEntry } from '../../../domain/cve-change.ts';
+import type { AffectedSource } from '../../../domain/affected.ts';
+import { AffectedTable, sourceLabel } from './affected.tsx';
 import { asCvss, METRIC_LABELS, SafeLink } from './labels.tsx';
 
 /** Words removed struck through, words added highlighted, as `<del>` and `<ins>`. */
@@ -128,6 +130,37 @@ function MetricsChange({ details }: { details: unknown }) {
   );
 }
 
+/** An `affected` change: per container, what it states now, with what it stated before folded. */
+function AffectedChange({ details }: { details: Record<string, unknown> }) {
+  const before = asList(details.old) as AffectedSource[];
+  const after = asList(details.new) as AffectedSource[];
+  const key = (s: AffectedSource) => `${s.source} ${s.provider ?? ''}`;
+  const keys = [...new Set([...before, ...after].map(key))];
+  return (
+    <>
+      {keys.map((k) => {
+        const old = before.find((s) => key(s) === k);
+        const now = after.find((s) => key(s) === k);
+        const label = sourceLabel((now ?? old)!);
+        return (
+          <div class="affected-change">
+            <p>
+              {label}: {!old ? 'entries added' : !now ? 'entries removed' : 'entries or ranges changed'}
+            </p>
+            {now && <AffectedTable source={now} />}
+            {old && (
+              <details>
+                <summary>Before</summary>
+                <AffectedTable source={old} />
+              </details>
+            )}
+          </div>
+        );
+      })}
+    </>
+  );
+}
+
 const CHANGE_TITLES: Record<string, string> = {
   created: 'Entered the catalog',
   state: 'State',
@@ -139,6 +172,7 @@ const CHANGE_TITLES: Record<string, string> = {
   vendors: 'Vendors and products',
   metrics: 'Metrics',
   first_time: 'Vendors or products seen for the first time',
+  affected: 'Affected products and versions',
 };
 
 /** One entry of a change (what one aspect of the CVE became). */
@@ -198,6 +232,9 @@ export function ChangeEntryView({ entry }: { entry: ChangeEntry }) {
       break;
     case 'metrics':
       body = <MetricsChange details={details} />;
+      break;
+    case 'affected':
+      body = <AffectedChange details={d} />;
       break;
     default:
       body = <pre class="raw-json">{JSON.stringify(details, null, 2)}</pre>;
