@@ -114,6 +114,7 @@ export function mapCnaKeysWithOverrides(
     for (const lookup of lookups) {
       for (const o of (lookup && byLookup.get(lookup)) || []) {
         if (o.action !== 'add' || mapped.evidence[o.key]) continue;
+        dropMinted(mapped, entry, o);
         const text =
           o.productText === undefined ? entry.vendor : `${entry.vendor} / ${String(entry.product)}`;
         mapped.evidence[o.key] = { source: 'cna-text', rule: 'operator', text };
@@ -122,4 +123,33 @@ export function mapCnaKeysWithOverrides(
     }
   }
   return mapped;
+}
+
+/**
+ * An operator's alias stands in for the key the mapper minted from the same text (rule `cna-name`):
+ * a vendor alias drops the minted vendor and the products minted under it, a product alias the
+ * product minted from the same (vendor, product) text.
+ */
+function dropMinted(mapped: MappedKeys, entry: AffectedEntry, o: AliasOverride): void {
+  const label = `${String(entry.vendor)} / ${String(entry.product)}`;
+  const minted = Object.entries(mapped.evidence).filter(
+    ([, e]) => e.source === 'cna-text' && e.rule === 'cna-name',
+  );
+  const drop = new Set<string>();
+  if (o.productText === undefined) {
+    for (const [key, e] of minted) {
+      if (e.source === 'cna-text' && e.text === entry.vendor && splitVendorKey(key).product === undefined)
+        drop.add(key);
+    }
+    for (const [key] of minted) if (drop.has(splitVendorKey(key).vendor)) drop.add(key);
+  } else {
+    for (const [key, e] of minted) {
+      if (e.source === 'cna-text' && e.text === label && splitVendorKey(key).product !== undefined)
+        drop.add(key);
+    }
+  }
+  if (drop.size === 0) return;
+  for (const key of drop) delete mapped.evidence[key];
+  mapped.vendors = mapped.vendors.filter((k) => !drop.has(k));
+  mapped.products = mapped.products.filter((k) => !drop.has(k));
 }
