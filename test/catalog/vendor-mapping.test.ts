@@ -7,7 +7,7 @@
  * and regreSSHion records, whose upstream entries name no vendor, get their Red Hat keys only.
  * Log4Shell (`apache`, `apache$PRODUCT$log4j`) is in import-real-records.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { VendorProvenance } from '../../src/domain/vendor-provenance.ts';
 import { sources } from '../../src/sources/index.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
