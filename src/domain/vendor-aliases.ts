@@ -47,16 +47,17 @@ export interface Threshold {
 const CNA_THRESHOLD: Threshold = { minSupport: 5, minShare: 0.8 };
 
 /**
- * 2 records and 70 % for a vendor text, 2 and 90 % for a (vendor, product) pair: each the loosest
+ * 2 records and 70 % for a vendor text, 2 and 80 % for a (vendor, product) pair: each the loosest
  * setting whose marginal keys were at least 80 % right on the bench (vendor keys between 70 and 75 %:
- * 84.5 % right; between 65 and 70 %: 74 %; product keys between 80 and 90 %: 75 %), as a wrong key
- * is worse than none.
+ * 84.5 % right; between 65 and 70 %: 74 %; since pairs are learned per affected entry (issue 30),
+ * product keys between 80 and 90 %: 82 % right, between 70 and 80 %: 73 %), as a wrong key is worse
+ * than none.
  */
 export const DEFAULT_THRESHOLD: Threshold = {
   minSupport: 2,
   minShare: 0.7,
   productMinSupport: 2,
-  productMinShare: 0.9,
+  productMinShare: 0.8,
 };
 
 /** Counts for one text: in how many learning records it appeared, and with which keys how often. */
