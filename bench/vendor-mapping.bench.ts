@@ -309,7 +309,7 @@ export async function run(args: string[]): Promise<void> {
 
   const pct = (n: number) => `${fixed(n * 100)} %`;
   const verdict = (value: number, target: number) =>
-    `${pct(value)} ${value >= target ? '✅' : '❌'} (≥ ${target * 100} %)`;
+    `${pct(value)} ${value >= target ? '✅' : '❌'} (≥ ${Math.round(target * 100)} %)`;
   const machine = machineInfo();
   const row = (name: string, s: Score) => [
     name,

@@ -5,10 +5,13 @@
  *
  * The mapping is learned, not guessed: every record that has both CNA text and CPEs (an ADP's, such
  * as CISA-ADP's, the CNA's own, or NVD's when given) is evidence that "this text means this key". The
- * table keeps the counts; a text maps to a key only when the evidence is strong enough (see
- * `DEFAULT_THRESHOLD`), and a vendor key is only ever one that some CPE in the learning data named
- * (a product key may be spelled from the text under such a vendor: see `spelledProductKey`). Rules
- * and measured quality: docs/catalog.md, bench/RESULTS-vendor-mapping.md. Pure: no I/O.
+ * table keeps the counts, per affected entry (an entry is paired with the CPE keys of its own
+ * product: `entryTeachings`); a text maps to a learned key only when the evidence is strong enough
+ * (see `DEFAULT_THRESHOLD`), else to a key of the CPE vocabulary spelled like it (candidates: joined
+ * words, hyphens, legal suffixes, the vendor's prefix and a trailing version dropped), else to a key
+ * minted from the name by the CPE naming conventions (rule `cna-name`: `mintedName`,
+ * `mintedProductName`). Rules and measured quality: docs/catalog.md,
+ * bench/RESULTS-vendor-mapping.md. Pure: no I/O.
  */
 import { normalizeName, splitVendorKey, vendorKey, vendorKeysOfCpe } from './cpe.ts';
 import { memoized } from './memo.ts';
@@ -526,7 +529,8 @@ export function confidentKeys(
 /**
  * Maps one record's CNA container to catalog keys. An entry with its own CPEs gives their keys;
  * otherwise its vendor text gives the keys learned for it, or (when the text was never seen) the
- * key a CPE spells the same way; its product text likewise within the chosen vendors.
+ * key a CPE spells the same way, or (neither, and the text not ambiguous) a key minted from the
+ * name; its product text likewise within the chosen vendors.
  */
 export function mapCnaKeys(
   table: AliasTable,
