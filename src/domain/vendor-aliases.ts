@@ -510,6 +510,17 @@ function productOnlyText(entry: AffectedEntry): string | undefined {
   return p ? `?${p}` : undefined;
 }
 
+/**
+ * `confidentKeys` answers, per evidence object, kind and threshold, as of the evidence's record count
+ * (a learner's live evidence grows; keys and records grow together). The CNA rule and the
+ * description rule ask about the same texts record after record, some with thousands of keys
+ * ("@vuldb"): this was most of the mapper's time.
+ */
+const confidentCache = new WeakMap<
+  AliasEvidence,
+  Map<string, { records: number; threshold: Threshold; value: [string, number][] }>
+>();
+
 /** The keys a text's evidence supports under the table's threshold, most supported first. */
 export function confidentKeys(
   table: AliasTable,
@@ -517,8 +528,24 @@ export function confidentKeys(
   kind: 'vendor' | 'product' | 'cna' = 'vendor',
 ): [string, number][] {
   if (!evidence) return [];
+  let byKind = confidentCache.get(evidence);
+  const cached = byKind?.get(kind);
+  if (cached && cached.records === evidence.records && cached.threshold === table.threshold) {
+    return cached.value;
+  }
+  const value = readConfidentKeys(table, evidence, kind);
+  if (!byKind) confidentCache.set(evidence, (byKind = new Map()));
+  byKind.set(kind, { records: evidence.records, threshold: table.threshold, value });
+  return value;
+}
+
+function readConfidentKeys(
+  table: AliasTable,
+  evidence: AliasEvidence,
+  kind: 'vendor' | 'product' | 'cna',
+): [string, number][] {
   const t = table.threshold;
-  if (kind === 'cna') return confidentKeys({ ...table, threshold: CNA_THRESHOLD }, evidence);
+  if (kind === 'cna') return readConfidentKeys({ ...table, threshold: CNA_THRESHOLD }, evidence, 'vendor');
   const minSupport = kind === 'product' ? (t.productMinSupport ?? t.minSupport) : t.minSupport;
   const minShare = kind === 'product' ? (t.productMinShare ?? t.minShare) : t.minShare;
   return Object.entries(evidence.keys)
