@@ -44,6 +44,19 @@ export function nvdCpesBefore(before: string): {
   records: string[][];
   byCve: Map<string, string[]>;
 } {
+  return nvdCpes((published) => published < before);
+}
+
+/** The same, per CVE published on or after `from`: NVD's CPEs as the truth for later records. */
+export function nvdCpesFrom(from: string): Map<string, string[]> {
+  return nvdCpes((published) => published >= from).byCve;
+}
+
+function nvdCpes(wanted: (published: string) => boolean): {
+  files: string[];
+  records: string[][];
+  byCve: Map<string, string[]>;
+} {
   const dir = nvdFeedDir();
   const byCve = new Map<string, string[]>();
   if (!fs.existsSync(dir)) return { files: [], records: [], byCve };
@@ -54,7 +67,7 @@ export function nvdCpesBefore(before: string): {
       zlib.gunzipSync(fs.readFileSync(path.join(dir, file))).toString('utf8'),
     ) as Feed11;
     for (const item of feed.CVE_Items ?? []) {
-      if (!item.publishedDate || item.publishedDate >= before) continue;
+      if (!item.publishedDate || !wanted(item.publishedDate)) continue;
       const cpes: string[] = [];
       collect(item.configurations?.nodes, cpes);
       if (!cpes.length) continue;

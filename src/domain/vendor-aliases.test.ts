@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   alphanumericRuns,
   AliasLearner,
+  mintedName,
+  mintedProductName,
   compactTable,
   DEFAULT_THRESHOLD,
   mapCnaKeys,
+  PAIR,
   phraseTextKey,
   productTextKey,
   vendorTextKey,
@@ -117,21 +120,39 @@ describe('vendor-aliases', () => {
     });
   });
 
-  it('gives no key for a vendor no CPE has named, nor for a text below the threshold', () => {
+  it('mints a key for a vendor no CPE has named, and none for an ambiguous text', () => {
     const table = learn([
       record([{ vendor: 'Acme', product: 'Widget' }], ['cpe:2.3:a:acme_corp:widget:*:*:*:*:*:*:*:*']),
       // "Tenda" seen twice with two different keys: 50 % each, under the 70 % share.
       record([{ vendor: 'Tenda', product: 'AC6' }], ['cpe:2.3:o:tenda:ac6_firmware:*:*:*:*:*:*:*:*']),
       record([{ vendor: 'Tenda', product: 'AC6' }], ['cpe:2.3:o:tendacn:ac6_firmware:*:*:*:*:*:*:*:*']),
     ]);
-    expect(mapCnaKeys(table, record([{ vendor: 'Never Seen Ltd', product: 'Thing' }]))).toEqual({
+    expect(mapCnaKeys(table, record([{ vendor: 'Never Seen Ltd', product: 'Thing 2' }]))).toEqual({
+      vendors: ['never_seen'],
+      products: ['never_seen$PRODUCT$thing'],
+      evidence: {
+        never_seen: { source: 'cna-text', rule: 'cna-name', text: 'Never Seen Ltd' },
+        never_seen$PRODUCT$thing: { source: 'cna-text', rule: 'cna-name', text: 'Never Seen Ltd / Thing 2' },
+      },
+    });
+    // One record is below the two-record support, and not a CPE vendor's spelling: minted.
+    expect(mapCnaKeys(table, record([{ vendor: 'Acme', product: 'Widget' }])).vendors).toEqual(['acme']);
+    // Two records, two keys: ambiguous, so neither a learned key nor a minted one.
+    expect(mapCnaKeys(table, record([{ vendor: 'Tenda', product: 'AC6' }])).vendors).toEqual([]);
+    // A placeholder mints nothing.
+    expect(mapCnaKeys(table, record([{ vendor: 'n/a', product: 'n/a' }]))).toEqual({
       vendors: [],
       products: [],
       evidence: {},
     });
-    // One record is below the two-record support; the text is not a CPE vendor's spelling either.
-    expect(mapCnaKeys(table, record([{ vendor: 'Acme', product: 'Widget' }])).vendors).toEqual([]);
-    expect(mapCnaKeys(table, record([{ vendor: 'Tenda', product: 'AC6' }])).vendors).toEqual([]);
+    // Without minting (the bench's comparison), the unseen name gives nothing.
+    expect(
+      mapCnaKeys(table, record([{ vendor: 'Never Seen Ltd', product: 'Thing' }]), { mint: false }),
+    ).toEqual({
+      vendors: [],
+      products: [],
+      evidence: {},
+    });
   });
 
   it('uses a CPE vendor of the same spelling for a text never learned, and a product key seen within it', () => {
@@ -210,7 +231,7 @@ describe('vendor-aliases: records whose CNA names no vendor', () => {
   it('reads the description only when no affected entry names a vendor', () => {
     const containers = described('', 'A flaw in Tenda AC6');
     (containers.cna as { affected: unknown }).affected = [{ vendor: 'Never Seen', product: 'x' }];
-    expect(mapCnaKeys(table, containers).vendors).toEqual([]);
+    expect(mapCnaKeys(table, containers).vendors).toEqual(['never_seen']);
   });
 });
 
@@ -320,21 +341,24 @@ describe('vendor-aliases: rules measured on the vulnrichment corpus (issue 20)',
       rule: 'spelling',
       text: 'code-projects / Pharmacy Management System',
     });
-    // Apple's keys are not its product texts ("iOS and iPadOS" → `iphone_os`): nothing is spelled.
+    // Apple's keys are not its product texts ("iOS and iPadOS" → `iphone_os`): nothing is spelled
+    // by the learned rule; the product is minted from its name.
     const apple = learn([
       ...times(2, record([{ vendor: 'Apple', product: 'iOS and iPadOS' }], [cpe('apple', 'iphone_os', 'o')])),
       ...times(2, record([{ vendor: 'Apple', product: 'macOS' }], [cpe('apple', 'macos', 'o')])),
       ...times(2, record([{ vendor: 'Apple', product: 'Safari' }], [cpe('apple', 'safari')])),
     ]);
-    expect(mapCnaKeys(apple, record([{ vendor: 'Apple', product: 'visionOS' }])).products).toEqual([]);
+    const vision = mapCnaKeys(apple, record([{ vendor: 'Apple', product: 'visionOS' }]));
+    expect(vision.products).toEqual(['apple$PRODUCT$visionos']);
+    expect(vision.evidence['apple$PRODUCT$visionos']).toMatchObject({ rule: 'cna-name' });
   });
 
-  it('needs 90 % of a pair’s records for a product key (70 % for a vendor)', () => {
-    expect(DEFAULT_THRESHOLD).toMatchObject({ minSupport: 2, minShare: 0.7, productMinShare: 0.9 });
-    // "Mozilla / Firefox" records also named Thunderbird 4 times of 5: the vendor, not Thunderbird.
+  it('needs 80 % of a pair’s records for a product key (70 % for a vendor)', () => {
+    expect(DEFAULT_THRESHOLD).toMatchObject({ minSupport: 2, minShare: 0.7, productMinShare: 0.8 });
+    // "Mozilla / Firefox" records also named Thunderbird 3 times of 4: the vendor, not Thunderbird.
     const firefox = (keys: string[]) => record([{ vendor: 'Mozilla', product: 'Firefox' }], keys);
     const table = learn([
-      ...times(4, firefox([cpe('mozilla', 'firefox'), cpe('mozilla', 'thunderbird')])),
+      ...times(3, firefox([cpe('mozilla', 'firefox'), cpe('mozilla', 'thunderbird')])),
       firefox([cpe('mozilla', 'firefox')]),
     ]);
     expect(mapCnaKeys(table, firefox([]))).toMatchObject({
@@ -427,5 +451,111 @@ describe('vendor-aliases: rules measured on the vulnrichment corpus (issue 20)',
     for (const r of [...records, record([{ vendor: 'ACME', product: 'Widget' }])]) {
       expect(mapCnaKeys(compact, r)).toEqual(mapCnaKeys(table, r));
     }
+  });
+});
+
+describe('vendor-aliases: candidates, minting and per-entry learning (issue 30)', () => {
+  it('checks candidate spellings against the CPE vocabulary', () => {
+    const table = learn(
+      [],
+      [
+        [cpe('dlink', 'dir-605l_firmware', 'o')],
+        [cpe('qnap', 'qts', 'o')],
+        [cpe('apache', 'log4j')],
+        [cpe('paloaltonetworks', 'pan-os', 'o')],
+        [cpe('redhat', 'enterprise_linux', 'o')],
+      ],
+    );
+    const map = (vendor: string, product: string) => mapCnaKeys(table, record([{ vendor, product }]));
+    // Hyphen dropped; the device's firmware.
+    expect(map('D-Link', 'DIR-605L')).toMatchObject({
+      vendors: ['dlink'],
+      products: ['dlink$PRODUCT$dir-605l_firmware'],
+    });
+    // Legal form and generic words dropped.
+    expect(map('QNAP Systems Inc.', 'QTS').vendors).toEqual(['qnap']);
+    // Words joined.
+    expect(map('Palo Alto Networks', 'PAN-OS').products).toEqual(['paloaltonetworks$PRODUCT$pan-os']);
+    // The vendor's own prefix and the trailing version dropped: Apache Log4j2 → log4j2 → log4j.
+    const log4j = map('Apache Software Foundation', 'Apache Log4j2');
+    expect(log4j.vendors).toEqual(['apache']);
+    expect(log4j.products).toEqual(['apache$PRODUCT$log4j']);
+    expect(log4j.evidence['apache$PRODUCT$log4j']).toMatchObject({ rule: 'name' });
+    // Trailing version words dropped.
+    expect(map('Red Hat', 'Red Hat Enterprise Linux 9').products).toEqual([
+      'redhat$PRODUCT$enterprise_linux',
+    ]);
+  });
+
+  it('mints names by the CPE conventions', () => {
+    expect(mintedName('QNAP Systems Inc.')).toBe('qnap_systems');
+    expect(mintedName('D-Link')).toBe('d-link');
+    expect(mintedName('Zyxel Co., Ltd')).toBe('zyxel');
+    expect(mintedName('The Wikimedia Foundation')).toBe('wikimedia_foundation');
+    expect(mintedName('Hewlett Packard Enterprise (HPE)')).toBe('hewlett_packard_enterprise');
+    expect(mintedName('goTenna')).toBe('gotenna');
+    expect(mintedName('Node.js')).toBe('node.js');
+    expect(mintedName('n/a')).toBeUndefined();
+    expect(mintedName('  ')).toBeUndefined();
+    expect(mintedProductName('Apache Log4j2', 'Apache Software Foundation', 'apache')).toBe('log4j');
+    expect(mintedProductName('Red Hat Enterprise Linux 9', 'Red Hat', 'redhat')).toBe('enterprise_linux');
+    expect(mintedProductName('OpenPLC_v3', 'OpenPLC', 'openplc')).toBe('openplc_v3');
+    // A device's model keeps its digits; a glued version goes only after a name with digits.
+    expect(mintedProductName('Halo9', 'Alpine', 'alpine')).toBe('halo9');
+    expect(mintedProductName('AC1200 T8', 'TOTOLINK', 'totolink')).toBe('ac1200_t8');
+    expect(mintedProductName('DIR-878', 'D-Link', 'd-link')).toBe('dir-878');
+    expect(mintedProductName('Radio Player – Live Shoutcast for WordPress', 'x', 'x')).toBe('radio_player');
+  });
+
+  it('learns each affected entry with its own product: a FortiOS-only record gets no FortiProxy key', () => {
+    // Records shaped like Fortinet's: FortiOS and FortiProxy listed together, CISA-ADP naming both.
+    const both = record(
+      [
+        { vendor: 'Fortinet', product: 'FortiOS' },
+        { vendor: 'Fortinet', product: 'FortiProxy' },
+      ],
+      [cpe('fortinet', 'fortios', 'o'), cpe('fortinet', 'fortiproxy')],
+    );
+    const table = learn(times(3, both));
+    expect(table.products[`fortinet${PAIR}fortios`]).toEqual({
+      records: 3,
+      keys: { fortinet$PRODUCT$fortios: 3 },
+    });
+    const fortios = mapCnaKeys(table, record([{ vendor: 'Fortinet', product: 'FortiOS' }]));
+    expect(fortios.vendors).toEqual(['fortinet']);
+    expect(fortios.products).toEqual(['fortinet$PRODUCT$fortios']);
+    // A record with one product text still teaches every key of the record ("Acrobat Reader").
+    const acrobat = learn(
+      times(
+        2,
+        record(
+          [{ vendor: 'Adobe', product: 'Acrobat Reader' }],
+          [cpe('adobe', 'acrobat_dc'), cpe('adobe', 'acrobat_reader_dc')],
+        ),
+      ),
+    );
+    expect(mapCnaKeys(acrobat, record([{ vendor: 'Adobe', product: 'Acrobat Reader' }])).products).toEqual([
+      'adobe$PRODUCT$acrobat_dc',
+      'adobe$PRODUCT$acrobat_reader_dc',
+    ]);
+    // The one entry no CPE spells like gets the keys no other entry took.
+    const windows = learn(
+      times(
+        2,
+        record(
+          [
+            { vendor: 'Microsoft', product: 'Windows Server 2022' },
+            { vendor: 'Microsoft', product: 'Windows 11 version 23H2' },
+          ],
+          [cpe('microsoft', 'windows_server_2022', 'o'), cpe('microsoft', 'windows_11_23h2', 'o')],
+        ),
+      ),
+    );
+    expect(
+      mapCnaKeys(windows, record([{ vendor: 'Microsoft', product: 'Windows Server 2022' }])).products,
+    ).toEqual(['microsoft$PRODUCT$windows_server_2022']);
+    expect(
+      mapCnaKeys(windows, record([{ vendor: 'Microsoft', product: 'Windows 11 version 23H2' }])).products,
+    ).toEqual(['microsoft$PRODUCT$windows_11_23h2']);
   });
 });

@@ -5,10 +5,13 @@
  *
  * The mapping is learned, not guessed: every record that has both CNA text and CPEs (an ADP's, such
  * as CISA-ADP's, the CNA's own, or NVD's when given) is evidence that "this text means this key". The
- * table keeps the counts; a text maps to a key only when the evidence is strong enough (see
- * `DEFAULT_THRESHOLD`), and a vendor key is only ever one that some CPE in the learning data named
- * (a product key may be spelled from the text under such a vendor: see `spelledProductKey`). Rules
- * and measured quality: docs/catalog.md, bench/RESULTS-vendor-mapping.md. Pure: no I/O.
+ * table keeps the counts, per affected entry (an entry is paired with the CPE keys of its own
+ * product: `entryTeachings`); a text maps to a learned key only when the evidence is strong enough
+ * (see `DEFAULT_THRESHOLD`), else to a key of the CPE vocabulary spelled like it (candidates: joined
+ * words, hyphens, legal suffixes, the vendor's prefix and a trailing version dropped), else to a key
+ * minted from the name by the CPE naming conventions (rule `cna-name`: `mintedName`,
+ * `mintedProductName`). Rules and measured quality: docs/catalog.md,
+ * bench/RESULTS-vendor-mapping.md. Pure: no I/O.
  */
 import { normalizeName, splitVendorKey, vendorKey, vendorKeysOfCpe } from './cpe.ts';
 import { memoized } from './memo.ts';
@@ -47,16 +50,17 @@ export interface Threshold {
 const CNA_THRESHOLD: Threshold = { minSupport: 5, minShare: 0.8 };
 
 /**
- * 2 records and 70 % for a vendor text, 2 and 90 % for a (vendor, product) pair: each the loosest
+ * 2 records and 70 % for a vendor text, 2 and 80 % for a (vendor, product) pair: each the loosest
  * setting whose marginal keys were at least 80 % right on the bench (vendor keys between 70 and 75 %:
- * 84.5 % right; between 65 and 70 %: 74 %; product keys between 80 and 90 %: 75 %), as a wrong key
- * is worse than none.
+ * 84.5 % right; between 65 and 70 %: 74 %; since pairs are learned per affected entry (issue 30),
+ * product keys between 80 and 90 %: 82 % right, between 70 and 80 %: 73 %), as a wrong key is worse
+ * than none.
  */
 export const DEFAULT_THRESHOLD: Threshold = {
   minSupport: 2,
   minShare: 0.7,
   productMinSupport: 2,
-  productMinShare: 0.9,
+  productMinShare: 0.8,
 };
 
 /** Counts for one text: in how many learning records it appeared, and with which keys how often. */
@@ -108,6 +112,15 @@ const PLACEHOLDER = /^(n\/?a|na|unknown|unspecified|none|other|various|multiple|
 /** Legal-entity and organisation words that CPE vendor names leave out, in any order at the end. */
 const LEGAL_SUFFIX =
   /(_(inc|incorporated|corp|corporation|co|company|ltd|limited|llc|llp|lp|gmbh|ag|sa|sas|srl|spa|bv|nv|ab|as|oy|plc|pty|pvt|private|kg|kk|se|software_foundation|foundation|group|project|team|org|community|technologies|technology|software|systems|international|holdings))+$/;
+
+/**
+ * The legal forms alone, which a minted vendor name drops: CISA-ADP and NVD keep "Software" or
+ * "Systems" in a new vendor's key more often than not (measured on the 228 multi-word vendor names
+ * after the cut that no CPE had named: the whole name was the key 74 times, the name without
+ * `LEGAL_SUFFIX`'s words 59 times).
+ */
+const LEGAL_FORM =
+  /(_(inc|incorporated|corp|corporation|co|company|ltd|limited|llc|llp|lp|gmbh|ag|sa|sas|srl|spa|bv|nv|ab|as|oy|plc|pty|pvt|kg|kk|se))+$/;
 
 /**
  * Texts already read into words: the same vendor and product names come back record after record,
@@ -181,7 +194,7 @@ function productSpellings(raw: unknown, rawVendor: unknown): string[] {
     if (kept)
       spellings.push(kept, ...(p && w && kept.endsWith(p.replace(/_/g, '-')) ? [p.replace(/_/g, '-')] : []));
   }
-  const all = unique(spellings);
+  const all = unique(spellings.flatMap((s) => [s, ...withoutVersion(s)]));
   // Devices: CPE names the firmware (`dlink:dir-605l_firmware`, beside the hardware `dir-605l`)
   // where the CNA names the device; vulnerabilities are in the firmware.
   return all.flatMap((s) => [`${s}_firmware`, s]);
@@ -189,6 +202,64 @@ function productSpellings(raw: unknown, rawVendor: unknown): string[] {
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
+}
+
+/**
+ * A product spelling without the version it ends with, as CPE names leave versions out: trailing
+ * number words ("Enterprise Linux 9" → `enterprise_linux`) and one digit glued to a name
+ * that already holds a digit and ends in a letter ("Log4j2" → `log4j`; not "Halo9" nor "AC1200 T8").
+ */
+function withoutVersion(spelling: string): string[] {
+  const out: string[] = [];
+  const spaced = spelling.replace(/(_\d+)+$/, '');
+  if (spaced && spaced !== spelling) out.push(spaced);
+  const glued = /^([a-z]+\d[a-z0-9]*[a-z])\d$/.exec(spaced || spelling)?.[1];
+  if (glued) out.push(glued);
+  return out;
+}
+
+/**
+ * A name spelled by the CPE naming conventions, for a key no CPE has named (rule `cna-name`): lower
+ * case, a parenthesized abbreviation dropped, blanks and commas as `_`, hyphens, dots and `+` kept
+ * within words, legal-entity suffixes dropped ("QNAP Systems Inc." → `qnap`, "D-Link" → `d-link`,
+ * "Hewlett Packard Enterprise (HPE)" → `hewlett_packard_enterprise`). Undefined for placeholders.
+ */
+export function mintedName(raw: unknown, legal = true): string | undefined {
+  if (typeof raw !== 'string' || !words(raw)) return undefined;
+  const name = raw
+    .replace(/\(.*?\)/g, ' ')
+    .replace(/&/g, ' and ')
+    .toLowerCase()
+    .replace(/[,;:/\\'’"!?*()[\]{}|<>=@#$%^~`]+/g, ' ')
+    .replace(/\.(?=\s|$)/g, ' ')
+    .trim()
+    .replace(/\s+/g, '_')
+    .replace(/[^a-z0-9_.+-]/g, '')
+    .replace(/_+/g, '_')
+    .replace(/^[_.+-]+|[_.+-]+$/g, '');
+  if (!name || !/[a-z0-9]/.test(name) || PLACEHOLDER.test(name)) return undefined;
+  const stripped = legal ? name.replace(/^the_/, '').replace(LEGAL_FORM, '') || name : name;
+  return stripped.length <= 100 ? stripped : undefined;
+}
+
+/**
+ * A product name minted from the CNA's product text under `vendor`: `mintedName` without the
+ * vendor's own leading words ("Apache Log4j2" under "Apache Software Foundation" or `apache` →
+ * `log4j2`, then without its version → `log4j`) and without a trailing version.
+ */
+export function mintedProductName(raw: unknown, rawVendor: unknown, vendor: string): string | undefined {
+  const name = mintedName(typeof raw === 'string' ? raw.split(/\s[–—-]\s|:\s|\s\(/)[0] : raw, false);
+  if (!name) return undefined;
+  let product = name;
+  const prefixes = unique([mintedName(rawVendor), words(rawVendor)?.replace(LEGAL_SUFFIX, ''), vendor]);
+  for (const prefix of prefixes) {
+    // Not when a version is all that is left ("OpenPLC_v3").
+    if (prefix && product.startsWith(`${prefix}_`) && !/^v?\d/.test(product.slice(prefix.length + 1))) {
+      product = product.slice(prefix.length + 1);
+      break;
+    }
+  }
+  return withoutVersion(product).at(-1) ?? product;
 }
 
 function entries(containers: Cve5Containers | undefined): AffectedEntry[] {
@@ -259,26 +330,19 @@ export class AliasLearner {
    * `sourcecodester`), so the bench leaves it off unless `--nvd-teaches`.
    */
   learn(containers: Cve5Containers | undefined, otherCpes: Iterable<string> = []): boolean {
-    const { vendors, products } = keysOfCpes([...adpCpes(containers), ...cnaCpes(containers), ...otherCpes]);
+    const pool = [...adpCpes(containers), ...otherCpes];
+    const { vendors, products } = keysOfCpes([...pool, ...cnaCpes(containers)]);
     if (vendors.size === 0) return false;
     for (const key of vendors) this.table.vendorKeys[key] = (this.table.vendorKeys[key] ?? 0) + 1;
     for (const key of products) this.table.productKeys[key] = (this.table.productKeys[key] ?? 0) + 1;
-    const vendorTexts = new Set<string>();
-    const pairs = new Set<string>();
-    for (const entry of entries(containers)) {
-      const v = vendorTextKey(entry.vendor) ?? productOnlyText(entry);
-      if (!v) continue;
-      vendorTexts.add(v);
-      const p = productTextKey(entry.product, entry.vendor);
-      if (p) pairs.add(`${v}${PAIR}${p}`);
-    }
+    const taught = entryTeachings(entries(containers), keysOfCpes(pool));
     this.table.learned = (this.table.learned ?? 0) + 1;
-    for (const v of vendorTexts) bump(this.table.vendors, v, vendors);
-    for (const pair of pairs) bump(this.table.products, pair, products);
+    for (const [v, keys] of taught.vendors) bump(this.table.vendors, v, keys);
+    for (const [pair, keys] of taught.products) bump(this.table.products, pair, keys);
     // A record that names no vendor teaches what its CNA stands for.
     const cna = entries(containers).some((e) => vendorTextKey(e.vendor)) ? undefined : cnaText(containers);
     if (cna) bump(this.table.vendors, cna, vendors);
-    return vendorTexts.size > 0 || cna !== undefined;
+    return taught.vendors.size > 0 || cna !== undefined;
   }
 
   /**
@@ -294,6 +358,114 @@ export class AliasLearner {
   toJSON(): AliasTable {
     return this.table;
   }
+}
+
+/** What one learning record teaches: each vendor text and (vendor, product) text pair with its keys. */
+interface Teachings {
+  vendors: Map<string, Set<string>>;
+  products: Map<string, Set<string>>;
+}
+
+/** A key's product or vendor name without the punctuation CPE spellings of one name differ by. */
+const bare = (name: string) => name.replace(/[-_.]/g, '');
+
+/**
+ * Pairs each affected entry with the CPE keys of its own product, so that a record listing many
+ * products (Windows, FortiOS and FortiProxy) does not teach every product to every text (issue 30):
+ * the entry's own `cpes`; else, when the record holds one (vendor, product) text, every key of the
+ * record; else the record's product keys whose name is one of the entry's product spellings (exact,
+ * then one a prefix of the other); else, for the one entry left unmatched, the product keys no other
+ * entry took. A vendor text is taught the vendors of its entries' keys, or every vendor of the record
+ * when it is the record's only vendor text.
+ */
+function entryTeachings(
+  list: AffectedEntry[],
+  pool: { vendors: Set<string>; products: Set<string> },
+): Teachings {
+  const out: Teachings = { vendors: new Map(), products: new Map() };
+  const texts = list.flatMap((e) => {
+    const v = vendorTextKey(e.vendor) ?? productOnlyText(e);
+    return v ? [{ entry: e, v, p: productTextKey(e.product, e.vendor) }] : [];
+  });
+  if (texts.length === 0) return out;
+  const pairOf = (t: { v: string; p: string | undefined }) => (t.p ? `${t.v}${PAIR}${t.p}` : undefined);
+  const pairs = new Set(texts.map(pairOf));
+  const vendorTexts = new Set(texts.map((t) => t.v));
+  const all = { vendors: new Set(pool.vendors), products: new Set(pool.products) };
+  for (const t of texts) for (const k of keysOfCpes(cpesOf(t.entry)).vendors) all.vendors.add(k);
+  const claimed = new Set<string>();
+  const found: { v: string; pair: string | undefined; vendors: Set<string>; products: Set<string> }[] = [];
+  const pending: typeof texts = [];
+  for (const t of texts) {
+    const own = keysOfCpes(cpesOf(t.entry));
+    let keys: { vendors: Set<string>; products: Set<string> } | undefined;
+    if (own.vendors.size > 0) keys = own;
+    else if (pairs.size === 1) keys = all;
+    else {
+      const matched = matchingProducts(t.entry, pool.products);
+      if (matched.size > 0) keys = { vendors: vendorsOf(matched), products: matched };
+    }
+    if (!keys) {
+      pending.push(t);
+      continue;
+    }
+    for (const k of keys.products) claimed.add(k);
+    found.push({ v: t.v, pair: pairOf(t), ...keys });
+  }
+  const pendingPairs = new Set(pending.map(pairOf));
+  for (const t of pending) {
+    const left = [...pool.products].filter((k) => !claimed.has(k));
+    if (pendingPairs.size === 1 && left.length > 0) {
+      const products = new Set(left);
+      found.push({ v: t.v, pair: pairOf(t), vendors: vendorsOf(products), products });
+    } else {
+      found.push({
+        v: t.v,
+        pair: undefined,
+        vendors: matchingVendors(t.entry, pool.vendors),
+        products: new Set(),
+      });
+    }
+  }
+  for (const f of found) {
+    const vendors = vendorTexts.size === 1 ? all.vendors : f.vendors;
+    if (vendors.size > 0) addAll(out.vendors, f.v, vendors);
+    if (f.pair && f.products.size > 0) addAll(out.products, f.pair, f.products);
+  }
+  return out;
+}
+
+function addAll(map: Map<string, Set<string>>, text: string, keys: Iterable<string>): void {
+  const set = map.get(text) ?? new Set<string>();
+  for (const k of keys) set.add(k);
+  map.set(text, set);
+}
+
+function vendorsOf(products: Iterable<string>): Set<string> {
+  return new Set([...products].map((k) => splitVendorKey(k).vendor));
+}
+
+/** The product keys whose product name is a spelling of the entry's product text (exact, else by prefix). */
+function matchingProducts(entry: AffectedEntry, products: Set<string>): Set<string> {
+  const spellings = productSpellings(entry.product, entry.vendor).map(bare);
+  if (spellings.length === 0) return new Set();
+  const wanted = new Set(spellings);
+  const exact = [...products].filter((k) => wanted.has(bare(splitVendorKey(k).product ?? '')));
+  if (exact.length > 0) return new Set(exact);
+  const main = bare(productTextKey(entry.product, entry.vendor) ?? '');
+  if (main.length < 4) return new Set();
+  return new Set(
+    [...products].filter((k) => {
+      const name = bare(splitVendorKey(k).product ?? '');
+      return name.length >= 4 && (name.startsWith(main) || main.startsWith(name));
+    }),
+  );
+}
+
+/** The vendor keys spelled like the entry's vendor text. */
+function matchingVendors(entry: AffectedEntry, vendors: Set<string>): Set<string> {
+  const wanted = new Set(vendorSpellings(entry.vendor).map(bare));
+  return new Set([...vendors].filter((k) => wanted.has(bare(k))));
 }
 
 /**
@@ -338,6 +510,17 @@ function productOnlyText(entry: AffectedEntry): string | undefined {
   return p ? `?${p}` : undefined;
 }
 
+/**
+ * `confidentKeys` answers, per evidence object, kind and threshold, as of the evidence's record count
+ * (a learner's live evidence grows; keys and records grow together). The CNA rule and the
+ * description rule ask about the same texts record after record, some with thousands of keys
+ * ("@vuldb"): this was most of the mapper's time.
+ */
+const confidentCache = new WeakMap<
+  AliasEvidence,
+  Map<string, { records: number; threshold: Threshold; value: [string, number][] }>
+>();
+
 /** The keys a text's evidence supports under the table's threshold, most supported first. */
 export function confidentKeys(
   table: AliasTable,
@@ -345,8 +528,24 @@ export function confidentKeys(
   kind: 'vendor' | 'product' | 'cna' = 'vendor',
 ): [string, number][] {
   if (!evidence) return [];
+  let byKind = confidentCache.get(evidence);
+  const cached = byKind?.get(kind);
+  if (cached && cached.records === evidence.records && cached.threshold === table.threshold) {
+    return cached.value;
+  }
+  const value = readConfidentKeys(table, evidence, kind);
+  if (!byKind) confidentCache.set(evidence, (byKind = new Map()));
+  byKind.set(kind, { records: evidence.records, threshold: table.threshold, value });
+  return value;
+}
+
+function readConfidentKeys(
+  table: AliasTable,
+  evidence: AliasEvidence,
+  kind: 'vendor' | 'product' | 'cna',
+): [string, number][] {
   const t = table.threshold;
-  if (kind === 'cna') return confidentKeys({ ...table, threshold: CNA_THRESHOLD }, evidence);
+  if (kind === 'cna') return readConfidentKeys({ ...table, threshold: CNA_THRESHOLD }, evidence, 'vendor');
   const minSupport = kind === 'product' ? (t.productMinSupport ?? t.minSupport) : t.minSupport;
   const minShare = kind === 'product' ? (t.productMinShare ?? t.minShare) : t.minShare;
   return Object.entries(evidence.keys)
@@ -357,9 +556,15 @@ export function confidentKeys(
 /**
  * Maps one record's CNA container to catalog keys. An entry with its own CPEs gives their keys;
  * otherwise its vendor text gives the keys learned for it, or (when the text was never seen) the
- * key a CPE spells the same way; its product text likewise within the chosen vendors.
+ * key a CPE spells the same way, or (neither, and the text not ambiguous) a key minted from the
+ * name; its product text likewise within the chosen vendors.
  */
-export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undefined): MappedKeys {
+export function mapCnaKeys(
+  table: AliasTable,
+  containers: Cve5Containers | undefined,
+  /** `mint: false`: no `cna-name` key (the bench's "without minting" rows). */
+  options: { mint?: boolean } = {},
+): MappedKeys {
   const out: MappedKeys = { vendors: [], products: [], evidence: {} };
   const add = (key: string, evidence: KeyEvidence) => {
     if (out.evidence[key]) return;
@@ -373,7 +578,10 @@ export function mapCnaKeys(table: AliasTable, containers: Cve5Containers | undef
       for (const cpe of cpes) for (const key of vendorKeysOfCpe(cpe)) add(key, { source: 'cpe:cna', cpe });
       continue;
     }
-    for (const [key, evidence] of entryTextKeys(table, entry)) add(key, evidence);
+    for (const [key, evidence] of entryTextKeys(table, entry)) {
+      if (options.mint === false && evidence.source === 'cna-text' && evidence.rule === 'cna-name') continue;
+      add(key, evidence);
+    }
   }
   if (out.vendors.length === 0 && !entries(containers).some((e) => vendorTextKey(e.vendor))) {
     const cna = cnaText(containers);
@@ -453,6 +661,11 @@ function readEntryTextKeys(table: AliasTable, entry: AffectedEntry): [string, Ke
       ]);
     }
   }
+  // A vendor no CPE has named: minted from the name (rule `cna-name`), unless the text is ambiguous.
+  if (vendors.length === 0 && !text.startsWith('?') && !isAmbiguous(table, text)) {
+    const minted = mintedName(entry.vendor);
+    if (minted) vendors.push([minted, { source: 'cna-text', rule: 'cna-name', text: vendorText }]);
+  }
   out.push(...vendors);
   if (!p) return out;
   const chosen = confidentKeys(table, learned, 'product').filter(([key]) =>
@@ -477,9 +690,25 @@ function readEntryTextKeys(table: AliasTable, entry: AffectedEntry): [string, Ke
       continue;
     }
     const spelled = spelledProductKey(table, v, p);
-    if (spelled) out.push([spelled, { source: 'cna-text', rule: 'spelling', text: label }]);
+    if (spelled) {
+      out.push([spelled, { source: 'cna-text', rule: 'spelling', text: label }]);
+      continue;
+    }
+    const minted = mintedProductName(entry.product, entry.vendor, v);
+    if (minted) out.push([vendorKey(v, minted), { source: 'cna-text', rule: 'cna-name', text: label }]);
   }
   return out;
+}
+
+/**
+ * Whether a vendor text was seen often enough without a confident key to be ambiguous ("Samsung
+ * Mobile": `samsung` in 31 of 48 records): such a text mints no key.
+ */
+function isAmbiguous(table: AliasTable, text: string): boolean {
+  const learned = table.vendors[text];
+  return (
+    !!learned && learned.records >= table.threshold.minSupport && confidentKeys(table, learned).length === 0
+  );
 }
 
 /** Words of the CNA's title and English description, in order, as CPE-style lower-case tokens. */

@@ -108,10 +108,11 @@ describeEachDatabase('ImportService with real records', (use) => {
       expect(row.epss).toBeNull();
       expect(row.weaknesses).toEqual(['CWE-20', 'CWE-400', 'CWE-502']);
       // No CPEs anywhere in the record: the vendor key comes from the CNA's own text mapped by the
-      // alias table ("Apache Software Foundation" → `apache`, a learned alias; "Apache Log4j2" is a
-      // product no CPE of the learning data names, so it gives none; SPEC §3.2 beyond).
+      // alias table shipped with the sample ("Apache Software Foundation" → `apache`, a learned
+      // alias; "Apache Log4j2", a product no CPE of the sample names, minted without the vendor's
+      // prefix and its version: `log4j`, issue 30; SPEC §3.2 beyond).
       expect(row.cpes).toEqual([]);
-      expect(row.vendors).toEqual(['apache']);
+      expect(row.vendors).toEqual(['apache', 'apache$PRODUCT$log4j']);
       expect(row.created_at.toISOString()).toBe('2021-12-10T00:00:00.000Z');
       expect(row.updated_at.toISOString()).toBe('2025-07-28T19:48:17.130Z');
       // 53 CNA references and the CVE Program container's copies: 51 distinct URLs.
@@ -131,7 +132,7 @@ describeEachDatabase('ImportService with real records', (use) => {
         .select(['vendor.name as vendor', 'product.name as product'])
         .where('vendor.name', '=', 'apache')
         .execute();
-      expect(product).toEqual([]);
+      expect(product).toEqual([{ vendor: 'apache', product: 'log4j' }]);
       expect(await db.selectFrom('vendor').select('name').where('name', '=', 'apache').execute()).toEqual([
         { name: 'apache' },
       ]);

@@ -140,9 +140,9 @@ describeEachDatabase('compileCveQuery', (use) => {
     ['product=debian_linux', ['CVE-2022-20698', 'CVE-2023-4863']],
     ['product:enterprise_linux', ['CVE-2024-3094', 'CVE-2024-6387']],
     ['product="Enterprise Linux"', ['CVE-2024-3094', 'CVE-2024-6387']],
-    // Log4Shell's CNA names "Apache Log4j2", a product no CPE of the learning data names (NVD's is
-    // `log4j`, not in these fixtures): the alias table gives it the vendor key only.
-    ['product:log4j', []],
+    // Log4Shell's CNA names "Apache Log4j2", a product no CPE of the learning data names: the key is
+    // minted from the name without the vendor's prefix and its version, `log4j` (issue 30).
+    ['product:log4j', ['CVE-2021-44228']],
     [
       'product!=debian_linux AND cvss31>=8.8',
       ['CVE-2011-0611', 'CVE-2021-44228', 'CVE-2024-3094', 'CVE-2024-4577'],

@@ -77,13 +77,11 @@ describeEachDatabase('vendor aliases', (use) => {
     expect(report).toMatchObject({ origin: 'learned', read: 5, learnedFrom: 5 });
     expect(progress.at(-1)).toBe(5);
     const explained = await api.services.vendorAliases.explain('QNAP Systems Inc.', 'QTS');
-    // CVE-2024-27127 and -27128 name QTS with CISA-ADP's qnap:qts CPE (and quts_hero, from the same records).
+    // CVE-2024-27127 and -27128 name QTS with CISA-ADP's qnap:qts CPE; quts_hero, from the same
+    // records, is taught to their "QuTS hero" entries only (learning per affected entry, issue 30).
     expect(explained.evidence).toEqual({
       records: 2,
-      keys: [
-        { key: 'qnap$PRODUCT$qts', records: 2, confident: true },
-        { key: 'qnap$PRODUCT$quts_hero', records: 2, confident: true },
-      ],
+      keys: [{ key: 'qnap$PRODUCT$qts', records: 2, confident: true }],
     });
     expect(explained.mapped.products).toContain('qnap$PRODUCT$qts');
     const vendor = await api.services.vendorAliases.explain('Palo Alto Networks');

@@ -114,7 +114,7 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
       await importAndProcess('cve5', fixture('cve5/cves/2021/44xxx/CVE-2021-44228.json'));
       const row = await mustCveRow(use().db, LOG4SHELL);
       expect(row.providers).toEqual(['mitre', 'vulnrichment']);
-      expect(row.vendors).toEqual(['apache']);
+      expect(row.vendors).toEqual(['apache', 'apache$PRODUCT$log4j']);
       expect(await provenance(LOG4SHELL)).toEqual({
         keys: {
           apache: [
@@ -127,12 +127,21 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
               provider: 'mitre',
             },
           ],
+          // No CPE of the learning records names the product: minted from the CNA's name (issue 30).
+          apache$PRODUCT$log4j: [
+            {
+              source: 'cna-text',
+              rule: 'cna-name',
+              text: 'Apache Software Foundation / Apache Log4j2',
+              provider: 'mitre',
+            },
+          ],
         },
       });
       const [created] = await changesOf(use().db, LOG4SHELL);
       expect(created!.data).toEqual([
         { type: 'created', details: { state: 'PUBLISHED' } },
-        { type: 'first_time', details: ['apache'] },
+        { type: 'first_time', details: ['apache', 'apache$PRODUCT$log4j'] },
       ]);
       expect(await executions()).toEqual({ logging: 1, middleware: 0, tasks: 0 });
       expect(await reportEvents('logging')).toEqual([
@@ -264,15 +273,32 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
         batchSize: 2,
         onProgress: (p) => progress.push(p.examined),
       });
-      // Log4Shell loses apache (one change); WebLogic keeps its keys, which NVD's CPEs give, and
-      // CVE-2024-2555 its own: only their provenance moves (no text evidence, nothing retracted).
+      // A table that knows nothing mints every name (issue 30). Log4Shell's keys become the minted
+      // ones (one change); WebLogic keeps its keys, which NVD's CPEs give and the minted names
+      // confirm; CVE-2024-2555 its own, the minted SourceCodester keys retracted again.
       expect(report).toMatchObject({ examined: 3, total: 3, remapped: 3, changes: 1 });
-      expect((await provenance(WEBLOGIC)).keys.oracle!.map((o) => o.source)).toEqual(['cpe:nvd']);
-      expect((await provenance(TASKS)).retracted).toBeUndefined();
+      expect(
+        (await provenance(WEBLOGIC)).keys.oracle!.map((o) => [o.source, 'rule' in o ? o.rule : null]),
+      ).toEqual([
+        ['cpe:nvd', null],
+        ['cna-text', 'cna-name'],
+      ]);
+      expect(Object.keys((await provenance(TASKS)).retracted ?? {})).toEqual([
+        'sourcecodester',
+        'sourcecodester$PRODUCT$employee_task_management_system',
+      ]);
       expect(progress).toEqual([2, 3]);
-      expect((await mustCveRow(use().db, LOG4SHELL)).vendors).toEqual([]);
+      const minted = ['apache_software_foundation', 'apache_software_foundation$PRODUCT$log4j'];
+      expect((await mustCveRow(use().db, LOG4SHELL)).vendors).toEqual(minted);
       const last = (await changesOf(use().db, LOG4SHELL)).at(-1)!;
-      expect(last.data).toEqual([{ type: 'vendors', details: { added: [], removed: ['apache'] } }]);
+      expect(last.data).toEqual([
+        { type: 'first_time', details: minted },
+        { type: 'vendors', details: { added: minted, removed: ['apache', 'apache$PRODUCT$log4j'] } },
+      ]);
+      // The first run found the minted SourceCodester keys merging into NVD's (oretnom23) and the
+      // catalog remembered it as an alias: the second run rewrites that CVE's provenance (the alias
+      // now reads the text) and records no change; a third changes nothing.
+      expect(await api.services.imports.remapVendorKeys()).toMatchObject({ remapped: 1, changes: 0 });
       expect(await api.services.imports.remapVendorKeys()).toMatchObject({ remapped: 0, changes: 0 });
     });
 
@@ -291,7 +317,7 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
       ]);
       expect(report.counts.unchanged).toBe(2);
       await api.services.events.processPending();
-      expect((await mustCveRow(use().db, LOG4SHELL)).vendors).toEqual(['apache']);
+      expect((await mustCveRow(use().db, LOG4SHELL)).vendors).toEqual(['apache', 'apache$PRODUCT$log4j']);
       const { rows } = await sql<{ origin: string | null; data: Json[] }>`
         SELECT origin, data FROM cve_change WHERE cve_id = ${LOG4SHELL} ORDER BY seq DESC LIMIT 1`.execute(
         use().db,
@@ -299,8 +325,11 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
       expect(rows[0]).toEqual({
         origin: 'vendor-remap',
         data: [
-          { type: 'first_time', details: ['apache'] },
-          { type: 'vendors', details: { added: ['apache'], removed: ['apache_software_foundation'] } },
+          { type: 'first_time', details: ['apache', 'apache$PRODUCT$log4j'] },
+          {
+            type: 'vendors',
+            details: { added: ['apache', 'apache$PRODUCT$log4j'], removed: ['apache_software_foundation'] },
+          },
         ],
       });
       // The project subscribed to apache lists Log4Shell again, without an alert.
@@ -318,16 +347,21 @@ describeEachDatabase('vendor keys from CNA text, with their provenance', (use) =
         configuration: { triggers: ['cve_enters_project'], actions: [{ type: 'generate_report' }] },
       });
       expect(automation.statusCode, automation.body).toBe(201);
+      const pendingRemaps = async () =>
+        (
+          await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM job WHERE name = ${REMAP_VENDOR_KEYS_JOB} AND status = 'pending'`.execute(
+            use().db,
+          )
+        ).rows[0]!.n;
+      // Merges the catalog remembered in the tests above queued theirs.
+      const before = await pendingRemaps();
       // WebLogic came from BEA Systems: an operator files Oracle's records under `bea` as well.
       await api.services.vendorAliases.setOverride(
         { vendorText: 'Oracle', key: 'bea', action: 'add' },
         { commandLine: 'ops' },
       );
-      const { rows: queued } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM job WHERE name = ${REMAP_VENDOR_KEYS_JOB} AND status = 'pending'`.execute(
-        use().db,
-      );
-      expect(queued[0]!.n).toBe(1);
+      expect(await pendingRemaps()).toBe(before + 1);
       expect((await mustCveRow(use().db, WEBLOGIC)).vendors).not.toContain('bea');
 
       const remap = jobHandlers({ vendorAliases: api.services.vendorAliases } as never)[
