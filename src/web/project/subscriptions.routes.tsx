@@ -7,6 +7,7 @@
  * `subscription.update`, like API v2's subscription items) and ProjectKeywordService (`keyword.update`,
  * like API v2's keywords PUT).
  */
+import { KeywordsField } from './keywords-field.tsx';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { splitVendorKey } from '../../domain/cpe.ts';
 import { AppError, validationError } from '../../domain/errors.ts';
@@ -71,26 +72,7 @@ function KeywordsCard({
       {access.isOwner ? (
         <form method="post" action={`${base}/keywords`} class="stacked">
           <Csrf ctx={ctx} />
-          <div class={problems.length ? 'field has-error' : 'field'}>
-            <label for="f-keywords">Keywords, one per line</label>
-            <textarea
-              id="f-keywords"
-              name="keywords"
-              rows={Math.min(12, Math.max(3, keywords.length + 1))}
-              aria-invalid={problems.length ? 'true' : undefined}
-              aria-describedby={`f-keywords-hint${problems.length ? ' f-keywords-error' : ''}`}
-            >
-              {typed ?? keywords.join('\n')}
-            </textarea>
-            <div class="hint" id="f-keywords-hint">
-              At most 100, each 2 to 100 characters. Saved in lower case.
-            </div>
-            {problems.length > 0 && (
-              <div class="error" id="f-keywords-error">
-                {problems.join(' ')}
-              </div>
-            )}
-          </div>
+          <KeywordsField keywords={keywords} typed={typed} problems={problems} />
           <div class="form-actions">
             <button type="submit" class="btn-primary">
               Save keywords

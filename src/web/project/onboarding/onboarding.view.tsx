@@ -1,4 +1,5 @@
 /** The onboarding's pages: the frame with its three steps, step 1 (name) and step 2 (vendors and products). */
+import { KeywordsField } from '../keywords-field.tsx';
 import type { ComponentChildren } from 'preact';
 import { Field, FormProblems } from '../../kit/fields.tsx';
 import type { FormErrors } from '../../kit/input.ts';
@@ -182,26 +183,7 @@ export function VendorsStep({
         </p>
         <form method="post" action={orgPath(org, 'new-project/keywords')} class="stacked">
           <Csrf ctx={ctx} />
-          <div class={problems.length ? 'field has-error' : 'field'}>
-            <label for="f-keywords">Keywords, one per line</label>
-            <textarea
-              id="f-keywords"
-              name="keywords"
-              rows={Math.min(12, Math.max(3, keywords.length + 1))}
-              aria-invalid={problems.length ? 'true' : undefined}
-              aria-describedby={`f-keywords-hint${problems.length ? ' f-keywords-error' : ''}`}
-            >
-              {typedKeywords ?? keywords.join('\n')}
-            </textarea>
-            <div class="hint" id="f-keywords-hint">
-              At most 100, each 2 to 100 characters.
-            </div>
-            {problems.length > 0 && (
-              <div class="error" id="f-keywords-error">
-                {problems.join(' ')}
-              </div>
-            )}
-          </div>
+          <KeywordsField keywords={keywords} typed={typedKeywords} problems={problems} />
           <div class="form-actions">
             <button type="submit">Save keywords</button>
           </div>
