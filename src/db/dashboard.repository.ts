@@ -323,17 +323,6 @@ export class DashboardRepository {
     return rows;
   }
 
-  /** The project's watched keywords, sorted. */
-  async keywords(projectId: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('project_keyword')
-      .select('keyword')
-      .where('project_id', '=', projectId)
-      .orderBy('keyword')
-      .execute();
-    return rows.map((r) => r.keyword);
-  }
-
   /** The user's feed of the project, if they made one. */
   async feed(projectId: string, userId: string): Promise<{ nonce: string; created_at: Date } | undefined> {
     return this.db

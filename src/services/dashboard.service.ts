@@ -9,6 +9,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { DashboardRepository, type FeedOwner } from '../db/dashboard.repository.ts';
+import { KeywordRepository } from '../db/keyword.repository.ts';
 import { ProjectRepository } from '../db/project.repository.ts';
 import { ReportRepository } from '../db/report.repository.ts';
 import { CVSS_LEVELS, type CvssLevel } from '../domain/cvss.ts';
@@ -78,6 +79,7 @@ export class DashboardService {
   private readonly dashboards: DashboardRepository;
   private readonly projects: ProjectRepository;
   private readonly reports: ReportRepository;
+  private readonly keywords: KeywordRepository;
   private readonly cache = new Map<string, Promise<unknown>>();
   private cachedVersion: number | undefined;
 
@@ -88,6 +90,7 @@ export class DashboardService {
     this.dashboards = new DashboardRepository(db);
     this.projects = new ProjectRepository(db);
     this.reports = new ReportRepository(db);
+    this.keywords = new KeywordRepository(db);
   }
 
   /**
@@ -109,7 +112,7 @@ export class DashboardService {
       VISIT_GAP_MS,
     );
     const version = await this.dashboards.catalogVersion();
-    const keywords = project.hasKeywords ? await this.dashboards.keywords(project.id) : [];
+    const keywords = project.hasKeywords ? await this.keywords.keywords(project.id) : [];
     const [changes, catalogCells, statusCells, assignees, openKev, reports, atom] = await Promise.all([
       this.cached(
         version,
