@@ -11,6 +11,29 @@ export type DeliveryKind = 'alert' | 'report' | 'test';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
 
+/**
+ * Where a notification stands, in one place for every page that shows it: an email notification on a
+ * server without SMTP_URL can send nothing, not even its confirmation, whatever else it says.
+ */
+export type NotificationState =
+  'no_email_server' | 'awaiting_confirmation' | 'unsubscribed' | 'active' | 'disabled';
+
+export function notificationState(
+  n: { type: string; is_enabled: boolean; email_status: EmailStatus | null },
+  emailConfigured: boolean,
+): NotificationState {
+  if (n.type === 'email') {
+    if (!emailConfigured) return 'no_email_server';
+    if (n.email_status === 'pending') return 'awaiting_confirmation';
+    if (n.email_status === 'unsubscribed') return 'unsubscribed';
+  }
+  return n.is_enabled ? 'active' : 'disabled';
+}
+
+/** The sentence a page shows when nothing can be sent, for the states that need one. */
+export const NO_EMAIL_SERVER =
+  'Email is not configured on this server (SMTP_URL is not set): an email notification can send nothing, not even its confirmation. Ask the operator to set SMTP_URL, or use a webhook, Slack or Teams.';
+
 /** A notification: what may be shown in `configuration`, the rest sealed in `secrets`. */
 export interface NotificationRow<Type extends string = string> {
   id: string;

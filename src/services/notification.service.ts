@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { NotificationRepository, type NotificationRow } from '../db/notification.repository.ts';
-import type { DeliveryRow, DeliveryStatus } from '../domain/notification.ts';
+import { NO_EMAIL_SERVER, type DeliveryRow, type DeliveryStatus } from '../domain/notification.ts';
 import { newSigningSecret } from '../notifications/channel-sender.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TrackerRepository } from '../db/tracker.repository.ts';
@@ -263,6 +263,11 @@ export class NotificationService {
    * Sends a sample payload now (the project's most recently updated CVE, as if it had just entered the
    * project; no CVE when the project has none yet); the attempt is recorded as a `test` delivery.
    */
+  /** Whether email can be sent at all (SMTP_URL set): `notificationState` reads it. */
+  get emailConfigured(): boolean {
+    return this.email.sender !== undefined;
+  }
+
   async sendTest(
     organizationId: string,
     organizationName: string,
@@ -421,6 +426,8 @@ export class NotificationService {
     actor: Actor,
   ): Promise<void> {
     const current = await this.find(organizationId, projectName, name);
+    if (current.type === 'email' && !this.emailConfigured)
+      throw validationError({ email: [NO_EMAIL_SERVER] });
     if (current.type !== 'email' || current.email_status !== 'pending')
       throw validationError({ email: ['This address is not awaiting its confirmation.'] });
     await this.db.transaction().execute(async (tx) => {
@@ -500,12 +507,14 @@ export class NotificationService {
     actor: Actor,
     recipient: string,
   ): Promise<void> {
-    if (this.email.sender)
-      await (this.email.limit ?? DEFAULT_LIMIT).reserve(tx, {
-        kind: 'email_confirmation',
-        sender: actor,
-        recipient,
-      });
+    // Without SMTP the job could only fail in the log: the pages say why nothing is sent instead, and
+    // "Resend the confirmation email" queues it once the operator has set SMTP_URL.
+    if (!this.email.sender) return;
+    await (this.email.limit ?? DEFAULT_LIMIT).reserve(tx, {
+      kind: 'email_confirmation',
+      sender: actor,
+      recipient,
+    });
     await new JobRepository(tx).enqueue([
       { name: CONFIRM_EMAIL_JOB, payload: { notification: id }, dedupeKey: `confirm:${id}:${Date.now()}` },
     ]);

@@ -7,6 +7,7 @@
  */
 import type { Actor } from '../domain/actor.ts';
 import type { AutomationInput } from './automation.service.ts';
+import { NO_EMAIL_SERVER } from '../domain/notification.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { subscriptionsOfKeys } from '../domain/subscriptions.ts';
 import type { AutomationService } from './automation.service.ts';
@@ -49,7 +50,7 @@ const CRITICAL_OR_KEV = {
 export class OnboardingService {
   constructor(
     private readonly projects: Pick<ProjectService, 'create' | 'delete'>,
-    private readonly notifications: Pick<NotificationService, 'checkInput' | 'create'>,
+    private readonly notifications: Pick<NotificationService, 'checkInput' | 'create' | 'emailConfigured'>,
     private readonly automations: Pick<AutomationService, 'create'>,
     private readonly keywords: Pick<ProjectKeywordService, 'replace'>,
   ) {}
@@ -62,6 +63,9 @@ export class OnboardingService {
    */
   async createProject(organizationId: string, draft: OnboardingDraft, actor: Actor): Promise<ProjectDetail> {
     const notification = draft.alert && notificationOf(draft.alert);
+    // An email alert on a server that cannot send email would wait for its confirmation forever.
+    if (notification?.type === 'email' && !this.notifications.emailConfigured)
+      throw validationError({ alert: [NO_EMAIL_SERVER] });
     if (notification) {
       try {
         this.notifications.checkInput(notification);

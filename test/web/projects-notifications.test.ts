@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
+import { startSink } from '../notifications/smtp-sink.ts';
 import { signedIn, type WebClient } from '../helpers/web.ts';
 import { startReceiver, type Answer, type Receiver } from '../notifications/receivers.ts';
 
@@ -387,43 +388,48 @@ describeEachDatabase('web: project notifications', (use) => {
   });
 
   describe('email', () => {
-    it('confirms a member at once; an outside address awaits confirmation, with a resend', async () => {
+    const jobs = async (app: TestApi) =>
+      (
+        await app.services.database.db
+          .selectFrom('job')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('name', '=', 'notifications.confirm-email')
+          .executeTakeFirstOrThrow()
+      ).n;
+
+    it('says on every page that nothing can be sent when the server has no SMTP_URL, and queues no email', async () => {
       await browser.get(`${base}/new?type=email`);
       const mine = await browser.post(base, { type: 'email', name: 'me', email: owner.user.email });
-      expect(mine.location).toBe(`${base}/me?done=created`);
-      expect((await browser.follow(mine)).html.querySelector('h2 .badge')?.text).toBe('active');
+      expect(mine.location).toBe(`${base}/me?done=created-no-email`);
+      const created = await browser.follow(mine);
+      expect(created.html.querySelector('h2 .badge')?.text).toBe('cannot send: no email server');
+      expect(created.text).toContain('Email is not configured on this server (SMTP_URL is not set)');
 
       const outside = await browser.post(base, {
         type: 'email',
         name: 'partner',
         email: 'Sec@Partner.example',
       });
-      expect(outside.location).toBe(`${base}/partner?done=created-pending`);
+      expect(outside.location).toBe(`${base}/partner?done=created-no-email`);
       const page = await browser.follow(outside);
-      expect(page.text).toContain('A confirmation email is on its way');
-      expect(page.html.querySelector('h2 .badge')?.text).toBe('awaiting confirmation');
-      expect(page.text).toContain('sec@partner.example has not confirmed yet');
-      const jobs = async () =>
-        (
-          await api.services.database.db
-            .selectFrom('job')
-            .select(sql<number>`count(*)::int`.as('n'))
-            .where('name', '=', 'notifications.confirm-email')
-            .executeTakeFirstOrThrow()
-        ).n;
-      const queued = await jobs();
-      const resent = await browser.post(`${base}/partner/resend-confirmation`);
-      expect(resent.location).toBe(`${base}/partner?done=resent`);
-      expect(await jobs()).toBe(queued + 1);
-      // Not awaiting: nothing is sent, and the page says so.
-      const none = await browser.post(`${base}/me/resend-confirmation`);
-      expect(none.location).toBe(`${base}/me?done=not-pending`);
-      expect(await jobs()).toBe(queued + 1);
-      // Try by email without an SMTP server: the sentence saying so, and the address it was for.
-      const tried = await browser.follow(await browser.post(`${base}/me/try`));
-      expect(tried.text).toContain(`Email to ${owner.user.email}.`);
-      expect(tried.text).toContain('Email cannot be sent: no SMTP server is configured (set SMTP_URL).');
-      // The list shows each status.
+      expect(page.html.querySelector('h2 .badge')?.text).toBe('cannot send: no email server');
+      // Not "awaiting confirmation": no confirmation can go out, and none is queued to fail in the log.
+      expect(page.text).not.toContain('has not confirmed yet');
+      expect(page.text).not.toContain('A confirmation email is on its way');
+      expect(await jobs(api)).toBe(0);
+      const resend = await browser.post(`${base}/partner/resend-confirmation`);
+      expect(resend.location).toBe(`${base}/partner?done=no-email-server`);
+      expect(await jobs(api)).toBe(0);
+
+      // Try: a failure, said as one (not "The test was sent"), with the reason on the attempt.
+      const tried = await browser.post(`${base}/me/try`);
+      expect(tried.location).toMatch(/\/deliveries\/[0-9a-f-]+\?done=try-failed$/);
+      const attempt = await browser.follow(tried);
+      expect(attempt.text).toContain('The test failed: nothing was delivered.');
+      expect(attempt.text).not.toContain('The test was sent');
+      expect(attempt.text).toContain(`Email to ${owner.user.email}.`);
+      expect(attempt.text).toContain('Email cannot be sent: no SMTP server is configured (set SMTP_URL).');
+
       const list = await browser.get(base);
       const statuses = Object.fromEntries(
         list.html
@@ -431,10 +437,49 @@ describeEachDatabase('web: project notifications', (use) => {
           .map((tr) => [tr.querySelector('a')!.text, tr.querySelector('.badge')!.text]),
       );
       expect(statuses).toMatchObject({
-        me: 'active',
-        partner: 'awaiting confirmation',
+        me: 'cannot send: no email server',
+        partner: 'cannot send: no email server',
         'team-hook': 'active',
       });
+    });
+
+    it('with SMTP: confirms a member at once; an outside address awaits confirmation, with a resend', async () => {
+      const sink = await startSink();
+      const mail = await buildTestApi(use(), { SMTP_URL: sink.url });
+      try {
+        const web = await signedIn(mail, owner.user.username, PASSWORD);
+        const mine = await web.post(base, { type: 'email', name: 'me-mail', email: owner.user.email });
+        expect(mine.location).toBe(`${base}/me-mail?done=created`);
+        expect((await web.follow(mine)).html.querySelector('h2 .badge')?.text).toBe('active');
+        const queued = await jobs(mail);
+        const outside = await web.post(base, {
+          type: 'email',
+          name: 'partner-mail',
+          email: 'Sec@Partner.example',
+        });
+        expect(outside.location).toBe(`${base}/partner-mail?done=created-pending`);
+        const page = await web.follow(outside);
+        expect(page.text).toContain('A confirmation email is on its way');
+        expect(page.html.querySelector('h2 .badge')?.text).toBe('awaiting confirmation');
+        expect(page.text).toContain('sec@partner.example has not confirmed yet');
+        expect(await jobs(mail)).toBe(queued + 1);
+        const resent = await web.post(`${base}/partner-mail/resend-confirmation`);
+        expect(resent.location).toBe(`${base}/partner-mail?done=resent`);
+        expect(await jobs(mail)).toBe(queued + 2);
+        // Not awaiting: nothing is sent, and the page says so.
+        const none = await web.post(`${base}/me-mail/resend-confirmation`);
+        expect(none.location).toBe(`${base}/me-mail?done=not-pending`);
+        expect(await jobs(mail)).toBe(queued + 2);
+        // Try reaches the SMTP server: said as sent.
+        const tried = await web.post(`${base}/me-mail/try`);
+        expect(tried.location).toMatch(/\?done=tried$/);
+        expect((await web.follow(tried)).text).toContain('The test was sent.');
+        expect(sink.messages.map((m) => m.to)).toContainEqual([owner.user.email]);
+        for (const name of ['me-mail', 'partner-mail']) await web.post(`${base}/${name}/delete`);
+      } finally {
+        await mail.close();
+        await sink.close();
+      }
     });
   });
 

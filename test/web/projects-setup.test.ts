@@ -150,6 +150,17 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       const page = await owner.get('/org/acme/new-project/alerts');
       expect(page.status).toBe(200);
       expect(page.text).toContain('apache');
+      // This server has no SMTP_URL: email is offered as unavailable, with why, and refused if sent.
+      expect(page.html.querySelector('input[name=alert][value=email]')?.hasAttribute('disabled')).toBe(true);
+      expect(page.html.querySelector('#no-email-server')?.text).toContain('SMTP_URL is not set');
+      const noSmtp = await owner.post('/org/acme/new-project/alerts', {
+        alert: 'email',
+        alert_target: 'security@acme.example',
+      });
+      expect(noSmtp.status).toBe(400);
+      expect(noSmtp.html.querySelector('.form-problems, .error')?.text ?? noSmtp.text).toContain(
+        'Email is not configured on this server',
+      );
       const empty = await owner.post('/org/acme/new-project/alerts', { alert: 'email', alert_target: '' });
       expect(empty.status).toBe(400);
       expect(empty.html.querySelector('#f-alert_target-error')?.text).toMatch(/Type the email address/);

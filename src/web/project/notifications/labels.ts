@@ -1,4 +1,5 @@
 /** The fixed texts and the URLs of the notification pages: each channel's label and hint, the `?done=` notices. */
+import { NO_EMAIL_SERVER } from '../../../domain/notification.ts';
 import { projectPath } from '../../kit/paths.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
 import type { ChannelType } from './channel.form.ts';
@@ -23,6 +24,8 @@ export const DONE: Record<string, string> = {
   created: 'The notification was created.',
   'created-pending':
     'The notification was created. A confirmation email is on its way: it stays disabled until the address confirms.',
+  'created-no-email': `The notification was created. ${NO_EMAIL_SERVER}`,
+  'no-email-server': NO_EMAIL_SERVER,
   saved: 'The notification was saved.',
   enabled: 'The notification was enabled.',
   disabled: 'The notification was disabled: nothing is sent until it is enabled again.',
@@ -31,6 +34,7 @@ export const DONE: Record<string, string> = {
   'not-pending': 'This address is not awaiting its confirmation: nothing was sent.',
   retried: 'The delivery was queued for one more attempt, now.',
   tried: 'The test was sent. Here is what went out and what came back.',
+  'try-failed': 'The test failed: nothing was delivered. The attempt below says why.',
 };
 
 /** The project's notifications page, or a page under it (`rest`). */

@@ -1,5 +1,5 @@
 /** One notification: its settings, recent deliveries, the edit form and the owner's actions. */
-import type { DeliveryRow } from '../../../domain/notification.ts';
+import { NO_EMAIL_SERVER, type DeliveryRow } from '../../../domain/notification.ts';
 import { CopyField, Field, FormProblems, Notice, Time } from '../../kit/fields.tsx';
 import type { FormErrors } from '../../kit/input.ts';
 import { Csrf } from '../../kit/layout.tsx';
@@ -78,7 +78,8 @@ export function NotificationPage({
         {n.name} <StatusBadge n={n} />
       </h2>
       {secret && <SigningSecret secret={secret.value} rotated={secret.rotated} />}
-      {n.type === 'email' && n.email_status === 'pending' && (
+      {n.state === 'no_email_server' && <Notice kind="error">{NO_EMAIL_SERVER}</Notice>}
+      {n.state === 'awaiting_confirmation' && (
         <Notice kind="warn">
           {String(n.configuration.email)} has not confirmed yet: nothing is sent to it until it follows the
           link of the confirmation email.

@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.ts';
+import { notificationState } from '../../../domain/notification.ts';
 import { shownTarget, webhookHeaderNames } from '../../../services/notification.service.ts';
 import { doneText, field, formStatusOf, pageNumber } from '../../kit/input.ts';
 import { sendPage } from '../../kit/layout.tsx';
@@ -31,13 +32,6 @@ import { DeliveriesPage, DeliveryPage } from './delivery.view.tsx';
 
 const doneOf = (request: FastifyRequest) => doneText(DONE, request.query);
 
-/** A notification with what its pages show of its configuration. */
-const shown = (n: NotificationRow): ShownNotification => ({
-  ...n,
-  target: shownTarget(n),
-  headerNames: webhookHeaderNames(n),
-});
-
 const base = '/org/:org/projects/:project/notifications';
 
 /** A validation error of an action without a form: its sentences become the error page's. */
@@ -56,6 +50,13 @@ const LOG_PAGE_SIZE = 25;
 
 export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   const { notifications } = services;
+  /** A notification with what its pages show of its configuration, and where it stands. */
+  const shown = (n: NotificationRow): ShownNotification => ({
+    ...n,
+    target: shownTarget(n),
+    headerNames: webhookHeaderNames(n),
+    state: notificationState(n, notifications.emailConfigured),
+  });
   type Params = { org: string; project: string; notification: string };
   type DeliveryParams = Params & { delivery: string };
   const orgId = (access: ProjectAccess) => access.membership.organizationId;
@@ -131,7 +132,13 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
         });
         return sendPage(reply, page, 201);
       }
-      const done = created.notification.email_status === 'pending' ? 'created-pending' : 'created';
+      const state = notificationState(created.notification, notifications.emailConfigured);
+      const done =
+        state === 'no_email_server'
+          ? 'created-no-email'
+          : state === 'awaiting_confirmation'
+            ? 'created-pending'
+            : 'created';
       return reply.redirect(`${notificationPath(access, created.notification.name)}?done=${done}`, 303);
     } catch (err) {
       const errors = channelErrors(err);
@@ -209,8 +216,9 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
       access.project.name,
       request.params.notification,
     );
+    const done = delivery.status === 'succeeded' ? 'tried' : 'try-failed';
     return reply.redirect(
-      `${notificationPath(access, request.params.notification, `/deliveries/${delivery.id}`)}?done=tried`,
+      `${notificationPath(access, request.params.notification, `/deliveries/${delivery.id}`)}?done=${done}`,
       303,
     );
   });
@@ -237,16 +245,18 @@ export const projectNotificationsRoutes: FastifyPluginAsync<WebOptions> = async 
   app.post<{ Params: Params }>(`${base}/:notification/resend-confirmation`, async (request, reply) => {
     const access = await projectAccess(services, request);
     assertCanConfigure(access);
-    const done = await notifications
-      .resendConfirmation(orgId(access), access.project.name, request.params.notification, access.actor)
-      .then(
-        () => 'resent',
-        (err: unknown) => {
-          // Confirmed (or changed) since the page was shown: nothing to send.
-          if (err instanceof AppError && err.code === 'validation_error') return 'not-pending';
-          throw err;
-        },
-      );
+    const done = !notifications.emailConfigured
+      ? 'no-email-server'
+      : await notifications
+          .resendConfirmation(orgId(access), access.project.name, request.params.notification, access.actor)
+          .then(
+            () => 'resent',
+            (err: unknown) => {
+              // Confirmed (or changed) since the page was shown: nothing to send.
+              if (err instanceof AppError && err.code === 'validation_error') return 'not-pending';
+              throw err;
+            },
+          );
     return reply.redirect(`${notificationPath(access, request.params.notification)}?done=${done}`, 303);
   });
 

@@ -1,5 +1,5 @@
 /** What the notification pages share: the notification as they draw it, its state, a delivery's, an attempt's answer. */
-import type { DeliveryAttemptRecord, DeliveryRow } from '../../../domain/notification.ts';
+import type { DeliveryAttemptRecord, DeliveryRow, NotificationState } from '../../../domain/notification.ts';
 import type { NotificationRow } from './channel.form.ts';
 
 /** A notification with what may be shown of its configuration (never a secret), as the routes hand it to the views. */
@@ -8,15 +8,22 @@ export type ShownNotification = NotificationRow & {
   target: string;
   /** A webhook's extra header names (their values are secret). */
   headerNames: string[];
+  /** Where it stands (`notificationState`). */
+  state: NotificationState;
 };
 
-/** A notification's state: awaiting confirmation, unsubscribed, active or disabled. */
-export function StatusBadge({ n }: { n: NotificationRow }) {
-  if (n.type === 'email' && n.email_status === 'pending')
-    return <span class="badge warn">awaiting confirmation</span>;
-  if (n.type === 'email' && n.email_status === 'unsubscribed')
-    return <span class="badge neutral">unsubscribed</span>;
-  return n.is_enabled ? <span class="badge ok">active</span> : <span class="badge neutral">disabled</span>;
+const STATE_BADGE: Record<NotificationState, [string, string]> = {
+  no_email_server: ['badge kev', 'cannot send: no email server'],
+  awaiting_confirmation: ['badge warn', 'awaiting confirmation'],
+  unsubscribed: ['badge neutral', 'unsubscribed'],
+  active: ['badge ok', 'active'],
+  disabled: ['badge neutral', 'disabled'],
+};
+
+/** A notification's state as a badge. */
+export function StatusBadge({ n }: { n: ShownNotification }) {
+  const [css, text] = STATE_BADGE[n.state];
+  return <span class={css}>{text}</span>;
 }
 
 const DELIVERY_BADGE: Record<DeliveryRow['status'], string> = {

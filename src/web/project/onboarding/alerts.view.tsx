@@ -6,6 +6,7 @@ import { orgPath } from '../../kit/paths.ts';
 import type { OrgAccess } from '../../kit/access.ts';
 import { OnboardingPage } from './onboarding.view.tsx';
 import type { ProjectDraft } from './onboarding.form.ts';
+import { NO_EMAIL_SERVER } from '../../../domain/notification.ts';
 
 /** Step 3: the alert, the weekly report and a summary of the draft, with "Create project". */
 export function AlertsStep({
@@ -13,11 +14,14 @@ export function AlertsStep({
   access,
   draft,
   errors,
+  emailConfigured,
 }: {
   ctx: PageContext;
   access: OrgAccess;
   draft: ProjectDraft;
   errors?: FormErrors | undefined;
+  /** SMTP_URL is set: without it, email is offered as unavailable, with why. */
+  emailConfigured: boolean;
 }) {
   const org = access.membership.name;
   const targetErrors = errors?.alert_target ?? [];
@@ -54,11 +58,23 @@ export function AlertsStep({
                 ] as const
               ).map(([value, label]) => (
                 <label>
-                  <input type="radio" name="alert" value={value} checked={draft.alertType === value} />{' '}
+                  <input
+                    type="radio"
+                    name="alert"
+                    value={value}
+                    checked={draft.alertType === value}
+                    disabled={value === 'email' && !emailConfigured}
+                    aria-describedby={value === 'email' && !emailConfigured ? 'no-email-server' : undefined}
+                  />{' '}
                   {label}
                 </label>
               ))}
             </div>
+            {!emailConfigured && (
+              <p class="hint" id="no-email-server">
+                {NO_EMAIL_SERVER}
+              </p>
+            )}
             {typeErrors.length > 0 && <div class="error">{typeErrors.join(' ')}</div>}
           </fieldset>
           <div class={targetErrors.length ? 'field has-error' : 'field'}>

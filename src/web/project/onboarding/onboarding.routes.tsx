@@ -90,6 +90,7 @@ async function sendVendorsStep(
 }
 
 export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
+  const emailConfigured = () => services.notifications.emailConfigured;
   app.get('/org/:org/new-project', async (request, reply) => {
     const access = await ownerAccess(services, request);
     const draft = draftOf(request, access.membership.name);
@@ -164,7 +165,10 @@ export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (ap
     const access = await ownerAccess(services, request);
     const draft = draftOf(request, access.membership.name);
     if (!draft.name) return reply.redirect(orgPath(access.membership.name, 'new-project'), 303);
-    return sendPage(reply, <AlertsStep ctx={request.page} access={access} draft={draft} />);
+    return sendPage(
+      reply,
+      <AlertsStep ctx={request.page} access={access} draft={draft} emailConfigured={emailConfigured()} />,
+    );
   });
 
   /** Creates the project with everything the draft holds, then its dashboard. */
@@ -182,7 +186,13 @@ export const projectOnboardingRoutes: FastifyPluginAsync<WebOptions> = async (ap
       const errors = placeAlertErrors(formErrorsOf(err), draft);
       return sendPage(
         reply,
-        <AlertsStep ctx={request.page} access={access} draft={draft} errors={errors} />,
+        <AlertsStep
+          ctx={request.page}
+          access={access}
+          draft={draft}
+          errors={errors}
+          emailConfigured={emailConfigured()}
+        />,
         formStatusOf(err, reply),
       );
     }
