@@ -162,7 +162,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
   // A new alias table re-maps the catalog (imports take their mapper from here, hence the closure).
   const keyMerges = new KeyMergeService(database.db);
   const vendorAliases: VendorAliasService = new VendorAliasService(database.db, {
-    remap: (onProgress): Promise<RemapReport> => imports.remapVendorKeys({ onProgress }),
+    remap: (onProgress, keys): Promise<RemapReport> => imports.remapVendorKeys({ onProgress, keys }),
   });
   const imports = new ImportService(
     database.db,

@@ -85,6 +85,9 @@ export interface OpenWriteTransaction {
   rollback(): Promise<void>;
 }
 
+/** Which CVEs a re-map reads (`cveIdsAfter`). */
+export type CveScope = 'all' | 'legacy' | { keys: readonly string[] };
+
 export class CatalogWriteRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -212,25 +215,39 @@ export class CatalogWriteRepository {
   }
 
   /**
-   * Up to `limit` CVE ids of the catalog after `after`, in id order (`legacy`: only those merged
-   * before migration 0032, without vendor provenance, read through its partial index).
+   * Up to `limit` CVE ids of the catalog after `after`, in id order: all of them, only those merged
+   * before migration 0032 (`legacy`: without vendor provenance, read through its partial index), or
+   * only those carrying one of `keys` (read through `cve_vendor`'s key index).
    */
-  async cveIdsAfter(after: string, limit: number, legacy: boolean): Promise<string[]> {
-    const { rows } = legacy
-      ? await sql<{ cve_id: string }>`
+  async cveIdsAfter(after: string, limit: number, scope: CveScope): Promise<string[]> {
+    const { rows } =
+      scope === 'legacy'
+        ? await sql<{ cve_id: string }>`
           SELECT cve_id FROM cve WHERE vendor_sources IS NULL AND cve_id > ${after}
            ORDER BY cve_id LIMIT ${limit}`.execute(this.db)
-      : await sql<{ cve_id: string }>`
-          SELECT cve_id FROM cve WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(this.db);
+        : scope === 'all'
+          ? await sql<{ cve_id: string }>`
+          SELECT cve_id FROM cve WHERE cve_id > ${after} ORDER BY cve_id LIMIT ${limit}`.execute(this.db)
+          : await sql<{ cve_id: string }>`
+          SELECT DISTINCT cve_id FROM cve_vendor
+           WHERE vendor_key = any(${[...scope.keys]}::text[]) AND cve_id > ${after}
+           ORDER BY cve_id LIMIT ${limit}`.execute(this.db);
     return rows.map((r) => r.cve_id);
   }
 
-  /** How many CVEs were merged before migration 0032 (no vendor provenance), and how many in all. */
-  async vendorProvenanceCounts(): Promise<{ legacy: number; total: number }> {
-    const { rows } = await sql<{ legacy: number; total: number }>`
-      SELECT (SELECT count(*)::int FROM cve WHERE vendor_sources IS NULL) AS legacy,
-             (SELECT count(*)::int FROM cve) AS total`.execute(this.db);
-    return rows[0] ?? { legacy: 0, total: 0 };
+  /** How many CVEs a scope of `cveIdsAfter` holds. */
+  async cveScopeCount(scope: CveScope): Promise<number> {
+    const { rows } =
+      scope === 'legacy'
+        ? await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve WHERE vendor_sources IS NULL`.execute(
+            this.db,
+          )
+        : scope === 'all'
+          ? await sql<{ n: number }>`SELECT count(*)::int AS n FROM cve`.execute(this.db)
+          : await sql<{ n: number }>`
+          SELECT count(DISTINCT cve_id)::int AS n FROM cve_vendor
+           WHERE vendor_key = any(${[...scope.keys]}::text[])`.execute(this.db);
+    return rows[0]?.n ?? 0;
   }
 
   /** Whether any CVE was merged before migration 0032 (an index lookup). */

@@ -113,8 +113,11 @@ export class VendorAliasRepository {
     const rows = await this.db
       .selectFrom('vendor_alias_override')
       .selectAll()
+      // Made together (one transaction, one time): by text, then key.
       .orderBy('created_at')
-      .orderBy('id')
+      .orderBy('vendor_text')
+      .orderBy(sql`product_text NULLS FIRST`)
+      .orderBy('key')
       .execute();
     return rows.map((r) => ({
       id: r.id,
@@ -133,38 +136,54 @@ export class VendorAliasRepository {
    * enqueues, in the same transaction, the jobs `then` gives for the new revision.
    */
   async saveOverride(override: NewOverride, then?: (revision: string) => NewJob[]): Promise<StoredOverride> {
+    return (await this.saveOverrides([override], then))[0]!;
+  }
+
+  /**
+   * `saveOverride` for several overrides in one transaction: one new revision, so one set of jobs
+   * (the catalog's merges of a whole import re-map once, not once per text).
+   */
+  async saveOverrides(
+    overrides: readonly NewOverride[],
+    then?: (revision: string) => NewJob[],
+  ): Promise<StoredOverride[]> {
+    if (!overrides.length) return [];
     return this.db.transaction().execute(async (tx) => {
-      const row = await tx
-        .insertInto('vendor_alias_override')
-        .values({
-          vendor_text: override.vendorText,
-          product_text: override.productText,
-          key: override.key,
-          action: override.action,
-          lookup: override.lookup,
-          created_by: override.createdBy,
-        })
-        .onConflict((oc) =>
-          oc.columns(['lookup', 'key']).doUpdateSet({
-            action: override.action,
+      const saved: StoredOverride[] = [];
+      for (const override of overrides) {
+        const row = await tx
+          .insertInto('vendor_alias_override')
+          .values({
             vendor_text: override.vendorText,
             product_text: override.productText,
+            key: override.key,
+            action: override.action,
+            lookup: override.lookup,
             created_by: override.createdBy,
-            created_at: sql`now()`,
-          }),
-        )
-        .returningAll()
-        .executeTakeFirstOrThrow();
+          })
+          .onConflict((oc) =>
+            oc.columns(['lookup', 'key']).doUpdateSet({
+              action: override.action,
+              vendor_text: override.vendorText,
+              product_text: override.productText,
+              created_by: override.createdBy,
+              created_at: sql`now()`,
+            }),
+          )
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        saved.push({
+          id: row.id,
+          vendorText: row.vendor_text,
+          productText: row.product_text,
+          key: row.key,
+          action: row.action,
+          createdBy: row.created_by,
+          createdAt: row.created_at,
+        });
+      }
       await bumpRevision(tx, then);
-      return {
-        id: row.id,
-        vendorText: row.vendor_text,
-        productText: row.product_text,
-        key: row.key,
-        action: row.action,
-        createdBy: row.created_by,
-        createdAt: row.created_at,
-      };
+      return saved;
     });
   }
 

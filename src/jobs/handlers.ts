@@ -168,8 +168,10 @@ export function handleLearnVendorAliases(deps: Pick<JobHandlerDeps, 'vendorAlias
 /** `vendors.remap`: the catalog merged again with the current alias table and overrides (after an override's change). */
 export function handleRemapVendorKeys(deps: Pick<JobHandlerDeps, 'vendorAliases' | 'logger'>): JobHandler {
   const logger = deps.logger ?? pino({ level: 'silent' });
-  return async (_payload, context) => {
-    const report = await deps.vendorAliases.remapCatalog();
+  return async (payload, context) => {
+    // A merge's re-map reads only the CVEs carrying the minted keys; an override's, the whole catalog.
+    const keys = Array.isArray(payload.keys) ? payload.keys.filter((k) => typeof k === 'string') : undefined;
+    const report = await deps.vendorAliases.remapCatalog(undefined, keys);
     logger.info(
       { job: context.id, examined: report?.examined, remapped: report?.remapped, changes: report?.changes },
       'catalog re-mapped with the vendor aliases',

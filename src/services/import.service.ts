@@ -17,6 +17,7 @@ import type { Kysely } from 'kysely';
 import {
   CatalogWriteRepository,
   type CatalogWriteTransaction,
+  type CveScope,
   type OpenWriteTransaction,
 } from '../db/catalog-write.repository.ts';
 import { ImportRunRepository } from '../db/import-run.repository.ts';
@@ -73,6 +74,8 @@ export interface RemapOptions {
   batchSize?: number;
   /** Only CVEs merged before migration 0032 (no provenance stored). */
   legacyOnly?: boolean;
+  /** Only CVEs carrying one of these keys (the minted keys an import's merges retire). */
+  keys?: readonly string[];
   /**
    * Every change recorded as history (`origin = 'vendor-remap'`), alerting nobody. Changes of CVEs
    * merged before migration 0032 are always recorded so (their keys followed the old text rule).
@@ -131,19 +134,18 @@ export class ImportService {
   async remapVendorKeys(options: RemapOptions = {}): Promise<RemapReport> {
     const started = Date.now();
     const mapper = await this.vendorAliases.mapper();
-    const legacy = options.legacyOnly ?? false;
+    const scope: CveScope = options.legacyOnly ? 'legacy' : options.keys ? { keys: options.keys } : 'all';
     const batchSize = options.batchSize ?? 500;
-    const counts = await this.catalog.vendorProvenanceCounts();
     const progress: RemapProgress = {
       examined: 0,
-      total: legacy ? counts.legacy : counts.total,
+      total: await this.catalog.cveScopeCount(scope),
       remapped: 0,
       changes: 0,
     };
     let after = '';
     const merges: KeyMerge[] = [];
     for (;;) {
-      const ids = await this.catalog.cveIdsAfter(after, batchSize, legacy);
+      const ids = await this.catalog.cveIdsAfter(after, batchSize, scope);
       if (!ids.length) break;
       after = ids.at(-1)!;
       const done = await this.catalog.inWriteTransaction((tx) =>

@@ -2,16 +2,16 @@
  * Remembers, catalog-wide, that a key minted from a CNA's name merged into the key a CPE later named
  * for the same text (docs/catalog.md, "Merging minted keys"): the import finds the merge as it merges
  * a CVE (`deriveVendorKeys`, `KeyMerge`); here the text becomes an alias override made by `catalog`
- * (so the CVEs already carrying the minted key move, through the `vendors.remap` job it queues, and
- * future records with that text map to the merged key; an operator vetoes or redirects it with the
- * existing override commands), and every project subscribed to the minted key is subscribed to the
+ * (so the CVEs already carrying the minted key move, through one `vendors.remap` job per call that
+ * reads only the CVEs carrying the minted keys, and future records with that text map to the merged
+ * key; an operator vetoes or redirects it with the existing override commands), and every project subscribed to the minted key is subscribed to the
  * merged one too, with an audit entry by the `catalog` actor.
  */
 import type { Kysely } from 'kysely';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { ProjectRepository } from '../db/project.repository.ts';
 import type { DB } from '../db/schema.ts';
-import { VendorAliasRepository } from '../db/vendor-alias.repository.ts';
+import { VendorAliasRepository, type NewOverride } from '../db/vendor-alias.repository.ts';
 import { CATALOG_ACTOR } from '../domain/actor.ts';
 import { aliasLookup } from '../domain/vendor-alias-overrides.ts';
 import { mergeText, type KeyMerge } from '../domain/vendor-provenance.ts';
@@ -57,6 +57,8 @@ export class KeyMergeService {
       (await this.aliases.overrides()).map((o) => aliasLookup(o.vendorText, o.productText ?? undefined)),
     );
     const seen = new Set<string>();
+    const kept: KeyMerge[] = [];
+    const saved: NewOverride[] = [];
     for (const merge of merges) {
       const text = mergeText(merge.from, merge.text);
       if (!text || seen.has(text.lookup)) continue;
@@ -65,25 +67,26 @@ export class KeyMergeService {
         report.skipped++;
         continue;
       }
-      await this.aliases.saveOverride(
-        {
-          vendorText: text.vendorText,
-          productText: text.productText ?? null,
-          key: merge.into,
-          action: 'add',
-          lookup: text.lookup,
-          createdBy: CATALOG_OVERRIDE_AUTHOR,
-        },
-        remapJob,
-      );
+      kept.push(merge);
+      saved.push({
+        vendorText: text.vendorText,
+        productText: text.productText ?? null,
+        key: merge.into,
+        action: 'add',
+        lookup: text.lookup,
+        createdBy: CATALOG_OVERRIDE_AUTHOR,
+      });
       report.remembered.push({
         vendorText: text.vendorText,
         ...(text.productText === undefined ? {} : { productText: text.productText }),
         from: merge.from,
         into: merge.into,
       });
-      report.projects += await this.moveSubscriptions(merge);
     }
+    // One revision for them all: one re-map, of the CVEs carrying the minted keys only.
+    const minted = [...new Set(kept.map((m) => m.from))];
+    await this.aliases.saveOverrides(saved, (revision) => remapJob(revision, minted));
+    for (const merge of kept) report.projects += await this.moveSubscriptions(merge);
     return report;
   }
 

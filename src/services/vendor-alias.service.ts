@@ -48,10 +48,23 @@ export const LEARN_VENDOR_ALIASES_JOB = 'vendors.learn';
 /** The job that merges the catalog again with the current table and overrides (queued by an override's change). */
 export const REMAP_VENDOR_KEYS_JOB = 'vendors.remap';
 
-/** One re-map per revision an override made: two changes in a row queue two, the second finding less to do. */
-export const remapJob = (revision: string) => [
-  { name: REMAP_VENDOR_KEYS_JOB, dedupeKey: `${REMAP_VENDOR_KEYS_JOB}:${revision}` },
+/**
+ * One re-map per revision an override made: two changes in a row queue two, the second finding less to
+ * do. `keys`: only the CVEs carrying one of them need it (the minted keys of the catalog's merges).
+ */
+export const remapJob = (revision: string, keys?: readonly string[]) => [
+  {
+    name: REMAP_VENDOR_KEYS_JOB,
+    dedupeKey: `${REMAP_VENDOR_KEYS_JOB}:${revision}`,
+    ...(keys ? { payload: { keys: [...keys] } } : {}),
+  },
 ];
+
+/** Merges the catalog's CVEs (or only those carrying one of `keys`) again with the current table. */
+export type RemapCatalog = (
+  progress: (line: RemapProgress) => void,
+  keys?: readonly string[],
+) => Promise<RemapReport>;
 
 /** The table learned from the bundled sample (`npm run learn-sample-aliases` writes it). */
 export const SHIPPED_ALIASES = path.join(SAMPLE_DIR, 'vendor-aliases.json.gz');
@@ -162,7 +175,7 @@ export class VendorAliasService {
 
   private readonly shippedFile: string;
   private readonly mapTable: TableMapping | undefined;
-  private readonly remap: ((progress: (line: RemapProgress) => void) => Promise<RemapReport>) | undefined;
+  private readonly remap: RemapCatalog | undefined;
 
   /**
    * `remap`: merges the catalog's CVEs again with the table just learned (`ImportService`'s
@@ -173,7 +186,7 @@ export class VendorAliasService {
     private readonly db: Kysely<DB>,
     options: {
       shippedFile?: string;
-      remap?: (progress: (line: RemapProgress) => void) => Promise<RemapReport>;
+      remap?: RemapCatalog;
       mapTable?: TableMapping;
     } = {},
   ) {
@@ -310,10 +323,13 @@ export class VendorAliasService {
    * Merges the catalog's CVEs again with the current table and overrides (the `vendors.remap` job an
    * override's change queues): a CVE whose text an alias now maps gets the key (a project it enters
    * hears of it), one a veto takes it from loses it (recorded, no alert). Null when this process
-   * cannot re-map (no importer wired).
+   * cannot re-map (no importer wired). `keys`: only the CVEs carrying one of them.
    */
-  async remapCatalog(progress?: (line: RemapProgress) => void): Promise<RemapReport | null> {
-    return this.remap ? this.remap(progress ?? (() => {})) : null;
+  async remapCatalog(
+    progress?: (line: RemapProgress) => void,
+    keys?: readonly string[],
+  ): Promise<RemapReport | null> {
+    return this.remap ? this.remap(progress ?? (() => {}), keys) : null;
   }
 
   /** What the table holds for a text, and the keys a record naming it gets now. */
