@@ -126,8 +126,9 @@ describeEachDatabase('web: the project tracker', (use, backend) => {
           ['j', 'Next CVE'],
           ['k', 'Previous CVE'],
           ['x', 'Select or unselect the CVE'],
-          ['s', "Change the CVE's status"],
-          ['a', "Change the CVE's assignee"],
+          ['s', "Change the CVE's status (arrows choose, Enter saves)"],
+          ['a', "Change the CVE's assignee (arrows choose, Enter saves)"],
+          ['0–9', 'In a status or assignee: save that choice at once (0 is none)'],
           ['o', 'Open the CVE (or Enter)'],
         ]),
       );
