@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { sources } from '../sources/index.ts';
 import type { Source, SourceName } from '../sources/source.ts';
 import type { ImportReport } from '../domain/import-report.ts';
-import type { ImportOptions } from './import.service.ts';
 
 export const SAMPLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../data/sample');
 
@@ -19,7 +18,11 @@ export const SAMPLE_FILES: readonly [SourceName, string][] = [
 
 /** What loading needs of `ImportService` (named by shape: the alias service, which imports use, reads `SAMPLE_DIR`). */
 interface SampleImporter {
-  importInputs(source: Source, targets: string[], options: ImportOptions): Promise<ImportReport>;
+  importInputs(
+    source: Source,
+    targets: string[],
+    options: { atomic: { beforeCommit(): Promise<void> }; signal?: AbortSignal },
+  ): Promise<ImportReport>;
 }
 
 /** The sample's load, when `signal` stopped it (`serve` stopping): what loaded stays, the file being read is undone. */
