@@ -46,6 +46,7 @@ const ROUTES: WalkRoute[] = [
   { method: 'POST', url: '/org/:org/new-project', ownerOnly: true, form: { name: 'walk-onboarded' } },
   { method: 'GET', url: '/org/:org/new-project/vendors', ownerOnly: true },
   { method: 'POST', url: '/org/:org/new-project/vendors', ownerOnly: true },
+  { method: 'POST', url: '/org/:org/new-project/keywords', ownerOnly: true, form: { keywords: 'xz' } },
   { method: 'GET', url: '/org/:org/new-project/alerts', ownerOnly: true },
   { method: 'POST', url: '/org/:org/new-project/alerts', ownerOnly: true, form: { weekly_report: 'on' } },
 
