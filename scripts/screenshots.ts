@@ -148,7 +148,7 @@ try {
   await page.getByLabel('Password').fill('correct horse battery');
   await page.getByLabel('Organization').fill('acme');
   await page.getByRole('button', { name: 'Create and sign in' }).click();
-  await page.waitForURL(/\/cves/);
+  await page.waitForURL(/\/org\/acme\/overview$/);
   // A pending invitation and a token, so the members, tokens and audit pages have rows.
   await page.goto(`${server.baseUrl}/org/acme/members`);
   await page.getByLabel('Email').fill('bob@example.com');

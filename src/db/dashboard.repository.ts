@@ -9,7 +9,14 @@ import type { DB } from './schema.ts';
 import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { CLOSED_STATUSES } from '../domain/triage.ts';
-import type { AssigneeCount, CatalogCell, CountCell, FeedCveFacts, OpenKevCve } from '../domain/dashboard.ts';
+import type {
+  AssignedCve,
+  AssigneeCount,
+  CatalogCell,
+  CountCell,
+  FeedCveFacts,
+  OpenKevCve,
+} from '../domain/dashboard.ts';
 
 /** A recorded change of a CVE carrying one of the keys, with the CVE's state and keys now. */
 export interface RecentChangeRow {
@@ -284,6 +291,29 @@ export class DashboardRepository {
        ORDER BY open DESC, u.email
        LIMIT ${limit}`.execute(this.db);
     return rows;
+  }
+
+  /**
+   * The open CVEs assigned to `userId` across the organization's active projects, most severe first
+   * (KEV, then CVSS 3.1), at most `limit`, and how many there are in all: counted as
+   * `organizationAssignees` counts them, so the two agree.
+   */
+  async assignedTo(
+    organizationId: string,
+    userId: string,
+    limit: number,
+  ): Promise<{ total: number; cves: AssignedCve[] }> {
+    const { rows } = await sql<AssignedCve & { total: number }>`
+      SELECT p.name AS project, c.cve_id AS "cveId", c.title, c.cvss31, c.kev, te.status,
+             count(*) OVER ()::int AS total
+        FROM tracker_entry te
+        JOIN project p ON p.id = te.project_id AND p.organization_id = ${organizationId} AND p.active
+        JOIN cve c ON c.cve_id = te.cve_id
+       WHERE te.assignee_id = ${userId} AND ${openEntry} AND c.state <> 'REJECTED'
+         AND c.vendors && ARRAY(SELECT s.vendor_key FROM project_subscription s WHERE s.project_id = p.id)
+       ORDER BY c.kev DESC, c.cvss31 DESC NULLS LAST, c.cve_id DESC, p.name
+       LIMIT ${limit}`.execute(this.db);
+    return { total: rows[0]?.total ?? 0, cves: rows.map(({ total: _, ...cve }) => cve) };
   }
 
   /** The user's feed of the project, if they made one. */

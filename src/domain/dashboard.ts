@@ -171,6 +171,16 @@ export interface AssigneeCount {
   open: number;
 }
 
+/** An open CVE assigned to the member looking, in one of the organization's active projects. */
+export interface AssignedCve {
+  project: string;
+  cveId: string;
+  title: string | null;
+  cvss31: number | null;
+  kev: boolean;
+  status: string | null;
+}
+
 /** A KEV CVE of the project not yet fixed. */
 export interface OpenKevCve extends FeedCveFacts {
   status: string | null;

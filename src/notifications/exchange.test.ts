@@ -2,18 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { maskedExchange, maskUrl } from './exchange.ts';
 
 describe('maskUrl', () => {
-  it('keeps scheme, host, port and path words; masks tokens and query values', () => {
+  it('keeps scheme, host, port and query names; hides the path and query values, as the settings do', () => {
     expect(maskUrl('https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX')).toBe(
-      'https://hooks.slack.com/services/***/***/***',
+      'https://hooks.slack.com/***',
     );
     expect(
       maskUrl(
         'https://prod-12.westus.logic.azure.com:443/workflows/0a1b2c/triggers/manual/paths/invoke?api-version=2016-06-01&sig=s3cr3t',
       ),
     ).toBe(
-      'https://prod-12.westus.logic.azure.com/workflows/***/triggers/manual/paths/invoke?api-version=***&sig=***',
+      'https://prod-12.westus.logic.azure.com/***?api-version=***&sig=***',
     );
-    expect(maskUrl('http://127.0.0.1:8080/hooks/vulntrack')).toBe('http://127.0.0.1:8080/hooks/vulntrack');
+    // A path of words may name a private channel: hidden too, as the notification's page says.
+    expect(maskUrl('http://127.0.0.1:8080/hooks/security-team')).toBe('http://127.0.0.1:8080/***');
+    expect(maskUrl('https://example.org/')).toBe('https://example.org/');
     expect(maskUrl('not a url')).toBe('***');
   });
 });
@@ -42,7 +44,7 @@ describe('maskedExchange', () => {
         truncated: false,
       },
     });
-    expect(masked.request.url).toBe('https://example.org/in/***?token=***');
+    expect(masked.request.url).toBe('https://example.org/***?token=***');
     expect(Object.fromEntries(masked.request.headers)).toEqual({
       'user-agent': 'vulntrack-notifications/1',
       authorization: '***',

@@ -4,8 +4,9 @@
  * notification's secrets are its URL (a Slack or Teams URL is a credential, and a webhook URL may
  * carry one), its extra header values and its signing secret; none of them is kept in clear.
  *
- * - URL: scheme, host and port stay; in the path, words (`services`, `hooks`, `workflows`) stay and
- *   every other segment becomes `***`; every query value becomes `***` (Teams' `sig=`).
+ * - URL: scheme, host and port stay; the path becomes `/***`, as the notification's page says "URL
+ *   path hidden" (a path of words may still name a private channel); every query value becomes `***`
+ *   (Teams' `sig=`), its names stay.
  * - Request headers: those vulntrack sets itself stay (user-agent, content-type, content-length,
  *   webhook-id, webhook-timestamp); `webhook-signature` keeps `v1,` and its first 6 characters; any
  *   other (the user's extra headers) is masked whole.
@@ -26,10 +27,7 @@ const SHOWN_REQUEST_HEADERS = new Set([
   'webhook-timestamp',
 ]);
 const MASKED_RESPONSE_HEADERS = new Set(['set-cookie', 'authorization', 'proxy-authenticate']);
-/** A path segment that reads as a word, not a token. */
-const WORD = /^[a-z]{1,20}([-_][a-z]{1,20}){0,3}$/;
-
-/** The URL with its path tokens and query values masked. */
+/** The URL with its path and query values masked (scheme, host, port and query names stay). */
 export function maskUrl(url: string): string {
   let parsed: URL;
   try {
@@ -37,10 +35,7 @@ export function maskUrl(url: string): string {
   } catch {
     return MASK;
   }
-  const path = parsed.pathname
-    .split('/')
-    .map((segment) => (segment === '' || WORD.test(segment) ? segment : MASK))
-    .join('/');
+  const path = parsed.pathname === '/' ? '/' : `/${MASK}`;
   const query = [...parsed.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${MASK}`);
   return `${parsed.protocol}//${parsed.host}${path}${query.length ? `?${query.join('&')}` : ''}`;
 }

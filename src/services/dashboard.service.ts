@@ -21,6 +21,7 @@ import {
   foldChanges,
   levelOf,
   VISIT_GAP_MS,
+  type AssignedCve,
   type AssigneeCount,
   type DashboardCounts,
   type DashboardFeed,
@@ -41,6 +42,8 @@ const TOP_ASSIGNEES = 5;
 const OPEN_KEV_SHOWN = 10;
 const LAST_REPORTS = 5;
 const ORG_ASSIGNEES = 10;
+/** Open CVEs listed under "Assigned to you" on the organization's home. */
+const ASSIGNED_SHOWN = 10;
 /** A feed secret: 32 random bytes' HMAC, base64url (43 characters). */
 /** Results kept per catalog version (least recently used first out). */
 const CACHE_MAX = 500;
@@ -69,6 +72,8 @@ export interface AtomFeedContent {
 export interface OrganizationOverview {
   projects: ProjectOverview[];
   assignees: AssigneeCount[];
+  /** The open CVEs assigned to the member looking (the first ASSIGNED_SHOWN), and how many in all. */
+  assignedToMe: { total: number; cves: AssignedCve[] };
   /** Where "this week" starts. */
   weekStart: Date;
 }
@@ -169,20 +174,25 @@ export class DashboardService {
    * last FEED_DAYS days) and who holds the most open CVEs: a few grouped statements whatever the
    * number of projects; the catalog's part (a pass over each project's CVEs) kept per catalog version.
    */
-  async organizationOverview(organizationId: string, now = new Date()): Promise<OrganizationOverview> {
+  async organizationOverview(
+    organizationId: string,
+    userId: string,
+    now = new Date(),
+  ): Promise<OrganizationOverview> {
     // The week starts on an hour, so that the catalog's part is kept for an hour at most.
     const weekStart = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS - FEED_DAYS * DAY_MS);
     const [version, projects] = await Promise.all([
       this.dashboards.catalogVersion(),
       this.dashboards.activeProjects(organizationId),
     ]);
-    const [cells, closed, assignees] = await Promise.all([
+    const [cells, closed, assignees, assignedToMe] = await Promise.all([
       // Kept per version, the projects and their subscriptions (list versions) and the week.
       this.cached(version, JSON.stringify(['overview', organizationId, projects, weekStart]), () =>
         this.dashboards.overviewCells(organizationId, weekStart),
       ),
       this.dashboards.overviewClosedCells(organizationId),
       this.dashboards.organizationAssignees(organizationId, ORG_ASSIGNEES),
+      this.dashboards.assignedTo(organizationId, userId, ASSIGNED_SHOWN),
     ]);
     const byName = new Map<string, ProjectOverview>();
     for (const cell of cells) {
@@ -210,7 +220,7 @@ export class DashboardService {
       p.openBySeverity[levelOf(cell.cvss31)] -= cell.count;
       if (cell.kev) p.kevOpen -= cell.count;
     }
-    return { projects: [...byName.values()], assignees, weekStart };
+    return { projects: [...byName.values()], assignees, assignedToMe, weekStart };
   }
 
   /**

@@ -101,13 +101,16 @@ function notificationOf(alert: NonNullable<OnboardingDraft['alert']>): Notificat
   };
 }
 
-/** On a CVE entering the project, critical or KEV: send the alert notification. */
+/**
+ * On a CVE entering the project, added to KEV or its CVSS raised, when it is then critical or in KEV:
+ * send the alert notification (a tracked CVE that becomes exploited or critical is the alert that matters most).
+ */
 function alertAutomation(): AutomationInput {
   return {
     name: ONBOARDING_NAMES.alert,
     trigger_type: 'alert',
     configuration: {
-      triggers: ['cve_enters_project'],
+      triggers: ['cve_enters_project', 'kev_added', 'cvss_increased'],
       conditions: CRITICAL_OR_KEV,
       actions: [{ type: 'send_notification', value: ONBOARDING_NAMES.notification }],
     },

@@ -39,7 +39,7 @@ describe.skipIf(!chromium)('browser journeys', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
     await expect(page.locator('#account-menu .menu-name').textContent()).resolves.toBe('alice');
 
     await page.locator('#account-menu').click();
@@ -48,7 +48,10 @@ describe.skipIf(!chromium)('browser journeys', () => {
     await page.getByLabel('Username or email').fill('alice@example.com');
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    // Signing in lands on the organization's home, not the whole catalog.
+    await page.waitForURL(/\/org\/acme\/overview$/);
+    await expect(page.locator('h1').textContent()).resolves.toBe('acme');
+    await expect(page.locator('#org-assigned').textContent()).resolves.toBe('Assigned to you');
   });
 
   it('shows the statistics of the sample, computed once it has loaded', async () => {

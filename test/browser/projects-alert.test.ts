@@ -44,7 +44,7 @@ describe.skipIf(!chromium)('browser journey: from onboarding to the alert of a n
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
   }, 300_000);
   afterAll(async () => {
     await browser?.close();

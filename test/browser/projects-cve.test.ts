@@ -35,7 +35,7 @@ describe.skipIf(!chromium)('browser: a CVE in a project', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
     // The project, through API v2 with a token made on the tokens page.
     await page.goto(`${server.baseUrl}/org/acme/tokens`);
     await page.getByLabel('Name').fill('setup');

@@ -45,7 +45,7 @@ describe.skipIf(!chromium)('browser: the project dashboard', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
     const created = await runCli(['project', 'create', 'acme', 'jira', '--vendor', 'atlassian'], env());
     expect(created.code, created.stderr).toBe(0);
   }, 300_000);

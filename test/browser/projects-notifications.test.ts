@@ -45,7 +45,7 @@ describe.skipIf(!chromium)('browser: project notifications and reports', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
     // A project and a weekly report automation, through API v2 with a token made on its page.
     await page.goto(`${server.baseUrl}/org/acme/tokens`);
     await page.getByLabel('Name').fill('setup');

@@ -48,7 +48,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await page.waitForURL(/\/org\/acme\/new-project$/);
     await expect(page.locator('h1').textContent()).resolves.toBe('New project');
@@ -119,7 +119,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
     await tab.getByLabel('Username or email').fill('alice');
     await tab.getByLabel('Password').fill('correct horse battery');
     await tab.getByRole('button', { name: 'Sign in' }).click();
-    await tab.waitForURL(/\/cves/);
+    await tab.waitForURL(/\/org\/acme\/overview$/);
     // A second draft, so that every step of the onboarding opens.
     await tab.goto(`${server.baseUrl}/org/acme/new-project`);
     await tab.getByLabel('Name', { exact: true }).fill('Second');

@@ -43,7 +43,7 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByLabel('Organization').fill('acme');
     await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/cves/);
+    await page.waitForURL(/\/org\/acme\/overview$/);
     // The project through API v2 (its onboarding pages are another area's).
     await page.goto(`${server.baseUrl}/org/acme/tokens`);
     await page.getByLabel('Name').fill('setup');

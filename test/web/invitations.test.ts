@@ -82,7 +82,7 @@ describeEachDatabase('web: invitations', (use) => {
       email: 'other@evil.example',
     });
     expect(joined.status).toBe(303);
-    expect(joined.location).toBe('/org/globex?done=joined');
+    expect(joined.location).toBe('/org/globex/overview?done=joined');
     const welcome = await visitor.follow(joined);
     expect(welcome.text).toContain('you joined the organization');
     expect(welcome.html.querySelector('#account-menu .menu-name')?.text).toBe('newperson');

@@ -555,6 +555,44 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       expect(holders).toEqual([[`${acme.user.username} ${acme.user.email}`, '1']]);
     });
 
+    it('is the home: / sends a member there (a user of no organization to the catalog)', async () => {
+      const home = await owner.get('/');
+      expect(home.status).toBe(302);
+      expect(home.location).toBe('/org/acme/overview');
+      const loner = await api.services.accounts.createUser({
+        username: 'loner',
+        email: 'loner@example.org',
+        password: PASSWORD,
+      });
+      const lonerBrowser = await signedIn(api, loner.username, PASSWORD);
+      expect((await lonerBrowser.get('/')).location).toBe('/cves');
+    });
+
+    it('lists the open CVEs assigned to the member looking, and to nobody else', async () => {
+      const mine = (page: PageResponse) =>
+        page.html
+          .querySelectorAll('section[aria-labelledby=org-assigned] tbody tr')
+          .map((tr) => [tr.querySelector('th a')!.text, tr.querySelectorAll('td a')[0]!.text]);
+      const page = await owner.get('/org/acme/overview');
+      // As "who holds the most" counts them: CVE-2024-9380 open in watch; CVE-2024-28125 is resolved.
+      expect(mine(page)).toEqual([['CVE-2024-9380', 'watch']]);
+      expect(
+        page.html.querySelector('section[aria-labelledby=org-assigned] th a')!.getAttribute('href'),
+      ).toBe('/org/acme/projects/watch/cves/CVE-2024-9380');
+      // A member who joins now holds nothing.
+      const newcomer = await api.services.accounts.createUser({
+        username: 'newcomer',
+        email: 'newcomer@acme.example',
+        password: PASSWORD,
+      });
+      await api.services.members.invite(acme.org.id, { email: 'newcomer@acme.example' }, acme.actor);
+      await api.services.accounts.acceptInvitation(newcomer.id, 'acme');
+      const theirs = await (await signedIn(api, 'newcomer', PASSWORD)).get('/org/acme/overview');
+      expect(theirs.status).toBe(200);
+      expect(mine(theirs)).toEqual([]);
+      expect(theirs.text).toContain("No open CVE of this organization's projects is assigned to you.");
+    });
+
     it('follows triage at once (the catalog part is kept, the statuses are read each time)', async () => {
       const watchRow = async () => {
         const page = await owner.get('/org/acme/overview');
@@ -587,7 +625,7 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       const published = await sql<{ created_at: Date }>`
         SELECT created_at FROM cve WHERE cve_id = 'CVE-2024-38817'`.execute(db());
       const now = new Date(new Date(published.rows[0]!.created_at).getTime() + 86_400_000);
-      const overview = await api.services.dashboards.organizationOverview(acme.org.id, now);
+      const overview = await api.services.dashboards.organizationOverview(acme.org.id, acme.user.id, now);
       const expected = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM cve WHERE vendors && ${KEYS}::text[] AND state <> 'REJECTED'
            AND created_at >= ${overview.weekStart}`.execute(db());

@@ -214,7 +214,7 @@ describeEachDatabase('web: project notifications', (use) => {
       const lines = page.html
         .querySelectorAll('.exchange-line')
         .map((p) => p.text.replace(/\s+/g, ' ').trim());
-      expect(lines[0]).toBe(`POST http://127.0.0.1:${receiver.port}/hook/***?token=***`);
+      expect(lines[0]).toBe(`POST http://127.0.0.1:${receiver.port}/***?token=***`);
       expect(lines[1]).toMatch(/^HTTP 202 · \d+ ms$/);
       const headers = Object.fromEntries(
         page.html
@@ -325,7 +325,7 @@ describeEachDatabase('web: project notifications', (use) => {
         expect(list.body).not.toContain('XXSECRETXX');
         const tried = await browser.follow(await browser.post(`${base}/${type}-alerts/try`));
         expect(tried.html.querySelector('.exchange-line')?.text.trim()).toBe(
-          `POST http://127.0.0.1:${receiver.port}/services/***/***/***`,
+          `POST http://127.0.0.1:${receiver.port}/***`,
         );
         expect(tried.body).not.toContain('SECRET');
       }

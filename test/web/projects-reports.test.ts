@@ -178,10 +178,16 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       expect(page.text).toContain('No CVE entered or changed this week.');
     });
 
-    it('defaults to the last complete week, and refuses a week that does not exist beside the field', async () => {
+    it('opens the current week so far (not last week, all zeros on day one), and refuses a week that does not exist beside the field', async () => {
       const page = await browser.get('/org/acme/reports');
       expect(page.status).toBe(200);
-      expect(page.html.querySelector('#f-week')?.getAttribute('value')).toMatch(/^\d{4}-W\d{2}$/);
+      const week = formatIsoWeek(isoWeekOf(new Date()));
+      expect(page.html.querySelector('#f-week')?.getAttribute('value')).toBe(week);
+      expect(page.html.querySelector('.report-doc h2')?.text).toMatch(
+        new RegExp(`^Weekly report, ${week}: .*, so far$`),
+      );
+      const web = page.html.querySelectorAll('.report-doc > .table-wrap table tbody tr')[1]!;
+      expect(Number(web.querySelectorAll('td')[1]!.text.trim())).toBeGreaterThan(0);
       const bad = await browser.get('/org/acme/reports?week=2025-W53');
       expect(bad.status).toBe(400);
       expect(bad.html.querySelector('#f-week-error')?.text).toMatch(/Give a week as YYYY-Www/);

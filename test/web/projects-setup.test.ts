@@ -181,7 +181,8 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       const alert = await api.services.automations.get(acme.org.id, 'Payments', ONBOARDING_NAMES.alert);
       expect(alert.trigger_type).toBe('alert');
       expect(alert.configuration).toMatchObject({
-        triggers: ['cve_enters_project'],
+        // A tracked CVE added to KEV or raised to critical alerts too, not only a CVE entering.
+        triggers: ['cve_enters_project', 'kev_added', 'cvss_increased'],
         conditions: {
           operator: 'OR',
           children: [

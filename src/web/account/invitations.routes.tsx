@@ -147,7 +147,7 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
   app.post<{ Params: { token: string } }>('/invitations/:token', async (request, reply) => {
     const accepted = await invitations.accept(request.params.token, request.page.user!.id, request.ip);
     request.session.orgName = accepted.organization;
-    return reply.redirect(`${orgPath(accepted.organization)}?done=joined`, 303);
+    return reply.redirect(`${orgPath(accepted.organization, 'overview')}?done=joined`, 303);
   });
 
   app.post<{ Params: { token: string } }>('/invitations/:token/signup', open, async (request, reply) => {
@@ -161,7 +161,7 @@ export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { se
       );
       await startSession(request, accepted.user.id);
       request.session.orgName = accepted.organization;
-      return reply.redirect(`${orgPath(accepted.organization)}?done=joined`, 303);
+      return reply.redirect(`${orgPath(accepted.organization, 'overview')}?done=joined`, 303);
     } catch (err) {
       // Another sign-up used the link a moment ago: its own page (409), as the form is gone.
       if (err instanceof AppError && err.code === 'conflict') throw err;

@@ -1,5 +1,6 @@
 /**
- * The start page, and the global search box: a CVE id opens the CVE, a vendor's exact name the
+ * The start page (`/`: the organization's home for a member of one, else the catalog), and the global
+ * search box: a CVE id opens the CVE, a vendor's exact name the
  * vendor, `vendor$PRODUCT$product` or "vendor product" the product's CVEs; anything else searches the
  * CVE list. As you type, htmx asks `/search/suggest` for a few matching CVE ids, vendors and products.
  */
@@ -7,9 +8,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import { sendFragment } from '../kit/layout.tsx';
 import type { WebOptions } from '../kit/context.ts';
 import { queryText } from '../kit/input.ts';
+import { orgPath } from '../kit/paths.ts';
 
 export const searchRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
-  app.get('/', async (_request, reply) => reply.redirect('/cves'));
+  // Home: the organization's (last visited, else the first), where the morning starts; else the catalog.
+  app.get('/', async (request, reply) => {
+    const org = request.page.currentOrg;
+    return reply.redirect(org ? orgPath(org.name, 'overview') : '/cves');
+  });
 
   app.get('/search', async (request, reply) => {
     const text = queryText(request.query, 'q', 200);

@@ -1,30 +1,91 @@
 /**
- * `/org/<org>/overview`: every active project of the organization side by side (CVEs published this
- * week, open CVEs by severity, KEV CVEs not yet fixed) and the members holding the most open CVEs,
- * for every member. Two grouped queries whatever the number of projects (DashboardService).
+ * `/org/<org>/overview`, the organization's home (where `/` and sign-in land, and a member who just
+ * joined): the open CVEs assigned to the member looking, every active project of the organization side
+ * by side (CVEs published this week, open CVEs by severity, KEV CVEs not yet fixed, each project one
+ * click away) and the members holding the most open CVEs, for every member. Grouped queries whatever
+ * the number of projects (DashboardService).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { CVSS_LEVELS, type CvssLevel } from '../../domain/cvss.ts';
 import type { OrganizationOverview } from '../../services/dashboard.service.ts';
-import { Time } from '../kit/fields.tsx';
+import { Notice, Time } from '../kit/fields.tsx';
 import { Layout, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { orgPath, projectPath } from '../kit/paths.ts';
 import { orgAccess, type OrgAccess } from '../kit/access.ts';
-import { CVSS_LEVEL_LABELS } from '../kit/severity.tsx';
+import { CVSS_LEVEL_LABELS, SeverityBadge } from '../kit/severity.tsx';
+import { statusLabel } from '../kit/format.ts';
+import { doneNotice } from './org-page.tsx';
 
 /** Severity columns, critical first; "no score" last. */
 const LEVELS: CvssLevel[] = [...CVSS_LEVELS].reverse();
 const num = (n: number) => n.toLocaleString('en');
 
+/** The open CVEs assigned to the member looking, most severe first, each a link to its tracker page. */
+function AssignedToMe({ org, assigned }: { org: string; assigned: OrganizationOverview['assignedToMe'] }) {
+  return (
+    <section class="card" aria-labelledby="org-assigned">
+      <h2 id="org-assigned">Assigned to you</h2>
+      {assigned.total === 0 ? (
+        <p class="muted small">No open CVE of this organization's projects is assigned to you.</p>
+      ) : (
+        <>
+          <table class="data dash-assigned">
+            <caption class="visually-hidden">Open CVEs assigned to you</caption>
+            <thead>
+              <tr>
+                <th scope="col">CVE</th>
+                <th scope="col">Project</th>
+                <th scope="col">Severity</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {assigned.cves.map((c) => (
+                <tr>
+                  <th scope="row">
+                    <a href={projectPath(org, c.project, `cves/${c.cveId}`)}>{c.cveId}</a>
+                    {c.kev && (
+                      <>
+                        {' '}
+                        <span class="badge kev">KEV</span>
+                      </>
+                    )}
+                    {c.title && <div class="muted small">{c.title}</div>}
+                  </th>
+                  <td>
+                    <a href={projectPath(org, c.project)}>{c.project}</a>
+                  </td>
+                  <td>
+                    <SeverityBadge score={c.cvss31} version="3.1" />
+                  </td>
+                  <td>{statusLabel(c.status)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {assigned.total > assigned.cves.length && (
+            <p class="muted small">
+              The {assigned.cves.length} most severe of {num(assigned.total)}: each project's tracker lists
+              them all (filter "assigned to me").
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
 function OverviewPage({
   ctx,
   access,
   overview,
+  done,
 }: {
   ctx: PageContext;
   access: OrgAccess;
   overview: OrganizationOverview;
+  done?: string | undefined;
 }) {
   const org = access.membership.name;
   const { projects, assignees } = overview;
@@ -36,13 +97,15 @@ function OverviewPage({
           <div class="crumbs">
             <a href={orgPath(org, 'projects')}>{org} projects</a>
           </div>
-          <h1>Overview</h1>
+          <h1>{org}</h1>
           <p class="muted">
             Every project of {org}; open means without a status, or with one other than resolved, not
             applicable or risk accepted.
           </p>
         </div>
       </div>
+      {done && <Notice>{done}</Notice>}
+      <AssignedToMe org={org} assigned={overview.assignedToMe} />
       <div class="grid dash-stats">
         <div class="card dash-stat">
           <span class="stat">{num(projects.length)}</span>
@@ -70,7 +133,14 @@ function OverviewPage({
         <Time date={overview.weekStart} style={ctx.dateStyle} />. A CVE in several projects counts in each.
       </p>
       {projects.length === 0 ? (
-        <p class="muted">This organization has no active project yet.</p>
+        <p class="muted">
+          This organization has no active project yet.{' '}
+          {access.isOwner ? (
+            <a href={orgPath(org, 'new-project')}>Create the first project</a>
+          ) : (
+            'An owner of the organization creates them.'
+          )}
+        </p>
       ) : (
         <div class="table-wrap dash-overview-wrap">
           <table class="data dash-overview">
@@ -154,7 +224,18 @@ function OverviewPage({
 export const orgOverviewRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   app.get('/org/:org/overview', async (request, reply) => {
     const access = await orgAccess(services, request);
-    const overview = await services.dashboards.organizationOverview(access.membership.organizationId);
-    return sendPage(reply, <OverviewPage ctx={request.page} access={access} overview={overview} />);
+    const overview = await services.dashboards.organizationOverview(
+      access.membership.organizationId,
+      request.page.user!.id,
+    );
+    return sendPage(
+      reply,
+      <OverviewPage
+        ctx={request.page}
+        access={access}
+        overview={overview}
+        done={doneNotice(request.query)}
+      />,
+    );
   });
 };

@@ -1,6 +1,6 @@
 /**
  * `/org/<org>/reports[?week=YYYY-Www]`: the organization's weekly report across its active projects
- * (ISO weeks, Monday to Monday UTC; the last complete week by default): per project the CVEs that
+ * (ISO weeks, Monday to Monday UTC; the current week so far by default, so day one is not all zeros): per project the CVEs that
  * entered it or changed, by severity and triage status, and the KEV additions. Every member reads;
  * it prints cleanly like a project's report (docs/web-ui.md).
  */
@@ -124,13 +124,14 @@ function WeeklyReport({
   const link = (w: IsoWeek) => `${orgPath(org, 'reports')}?week=${formatIsoWeek(w)}`;
   const current = isoWeekOf(new Date());
   const next = addWeeks(week, 1);
-  const isFuture = weekPeriod(next).start.getTime() > weekPeriod(current).start.getTime();
+  const isCurrentWeek = weekPeriod(next).start.getTime() > weekPeriod(current).start.getTime();
   return (
     <OrgPage ctx={ctx} access={access} tab="reports" title={`Weekly report ${formatIsoWeek(week)}`}>
       <article class="report-doc">
         <header>
           <h2>
             Weekly report, {formatIsoWeek(week)}: {formatDay(start, utc)} to {formatDay(last, utc)} (UTC)
+            {isCurrentWeek ? ', so far' : ''}
           </h2>
           <nav class="pager no-print" aria-label="Weeks">
             <a href={link(addWeeks(week, -1))}>← {formatIsoWeek(addWeeks(week, -1))}</a>
@@ -157,7 +158,7 @@ function WeeklyReport({
                 </div>
               )}
             </form>
-            {isFuture ? <span /> : <a href={link(next)}>{formatIsoWeek(next)} →</a>}
+            {isCurrentWeek ? <span /> : <a href={link(next)}>{formatIsoWeek(next)} →</a>}
           </nav>
           {weekPeriod(week).end.getTime() > Date.now() && (
             <p class="muted small">This week is not over: the report grows until Monday 00:00 UTC.</p>
@@ -239,15 +240,15 @@ export const orgReportRoutes: FastifyPluginAsync<WebOptions> = async (app, { ser
   app.get('/org/:org/reports', async (request, reply) => {
     const access = await orgAccess(services, request);
     const typed = field(request.query, 'week').trim();
-    const lastComplete = addWeeks(isoWeekOf(new Date()), -1);
-    const parsed = typed ? parseIsoWeek(typed) : lastComplete;
+    const thisWeek = isoWeekOf(new Date());
+    const parsed = typed ? parseIsoWeek(typed) : thisWeek;
     const future = parsed && weekPeriod(parsed).start.getTime() > Date.now();
     const error = !parsed
       ? 'Give a week as YYYY-Www, e.g. 2026-W07 (weeks 01 to 52, or 53 in a year that has one).'
       : future
         ? 'That week has not started yet.'
         : undefined;
-    const week = error ? lastComplete : parsed!;
+    const week = error ? thisWeek : parsed!;
     const report = await services.reports.organizationWeek(
       access.membership.organizationId,
       weekPeriod(week),

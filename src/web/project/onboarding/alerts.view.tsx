@@ -39,8 +39,9 @@ export function AlertsStep({
         <section class="card">
           <h2>Alert on new critical or KEV CVEs (optional)</h2>
           <p class="muted">
-            When a CVE enters the project with a CVSS score of 9 or more (3.1 or 4.0), or listed by CISA as
-            exploited (KEV), vulntrack sends it here. You can change it later under the project's
+            When a CVE enters the project, is added to CISA's list of exploited vulnerabilities (KEV) or has
+            its CVSS score raised, and is then critical (9 or more, 3.1 or 4.0) or in KEV, vulntrack sends it
+            here. You can change it later under the project's
             Notifications and Automations.
           </p>
           <fieldset class={typeErrors.length ? 'has-error' : undefined}>
