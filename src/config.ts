@@ -87,6 +87,11 @@ export interface SyncConfig {
   sources: SyncSourceName[];
   /** Cron pattern per source (SYNC_SCHEDULE_<SOURCE>). */
   schedules: Record<SyncSourceName, string>;
+  /**
+   * How long a configured source may go without advancing before it is stale: the banner names it
+   * and its organizations' owners get one email (SYNC_STALE_HOURS_<SOURCE>; 0: never stale).
+   */
+  staleAfterMs: Record<SyncSourceName, number | null>;
   /** A local git clone of cvelistV5 or vulnrichment to pull and read instead of HTTP. */
   cve5GitDir: string | undefined;
   /** The CVE Program's bulk and delta archives. */
@@ -129,6 +134,28 @@ export const DEFAULT_SCHEDULES: Record<SyncSourceName, string> = {
   epss: '45 3 * * *',
   cwe: '0 4 * * 1',
 };
+
+/**
+ * Default "stale after" per source, in hours (docs/sync.md, "Staleness"): a few missed rounds of the
+ * 15-minute sources, two missed days of the daily ones, four missed weeks of the weekly CWE list.
+ */
+export const DEFAULT_STALE_HOURS: Record<SyncSourceName, number> = {
+  cve5: 6,
+  nvd: 48,
+  kev: 48,
+  epss: 48,
+  cwe: 720,
+};
+
+function staleAfter(env: NodeJS.ProcessEnv): Record<SyncSourceName, number | null> {
+  const out = {} as Record<SyncSourceName, number | null>;
+  for (const source of SYNC_SOURCE_NAMES) {
+    const name = `SYNC_STALE_HOURS_${source.toUpperCase()}`;
+    const hours = integer(name, env[name], DEFAULT_STALE_HOURS[source], 0, 8760);
+    out[source] = hours === 0 ? null : hours * 3_600_000;
+  }
+  return out;
+}
 
 function url(name: string, value: string | undefined, dflt: string): string {
   if (value === undefined || value === '') return dflt;
@@ -329,6 +356,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     sync: {
       sources: syncSources(env.SYNC_SOURCES),
       schedules: schedules(env),
+      staleAfterMs: staleAfter(env),
       cve5GitDir: env.CVE5_GIT_DIR ? path.resolve(env.CVE5_GIT_DIR) : undefined,
       cve5BaseUrl: url(
         'CVE5_BASE_URL',

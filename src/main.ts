@@ -20,6 +20,7 @@ import { AccountMailLimit } from './services/account-mail-limit.ts';
 import { SecurityService } from './services/security.service.ts';
 import { WebSessionService } from './services/web-session.service.ts';
 import { InvitationService } from './services/invitation.service.ts';
+import { FreshnessService } from './services/freshness.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
 import { AuditService } from './services/audit.service.ts';
@@ -56,6 +57,7 @@ import {
   notificationSchedules,
   purgeSchedule,
   statisticsSchedule,
+  stalenessSchedule,
   vendorAliasSchedule,
   syncSchedules,
   tickKey,
@@ -209,6 +211,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
     secret,
     imports,
     health: new HealthService(database.db, database.kind, config.sync.sources),
+    freshness: new FreshnessService(database.db, config.sync, { sender: emailSender, baseUrl }),
     catalog,
     tokens: new TokenService(database.db, secret),
     accounts,
@@ -314,6 +317,7 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
     reports: services.reports,
     statistics: services.statistics,
     vendorAliases: services.vendorAliases,
+    freshness: services.freshness,
     logger,
   });
   const { sync } = services.config;
@@ -332,6 +336,7 @@ export async function startJobs(services: Services, logger: Logger): Promise<Job
   const schedules = [
     purgeSchedule,
     statisticsSchedule,
+    stalenessSchedule,
     vendorAliasSchedule,
     ...notificationSchedules,
     ...syncSchedules(sync.sources, sync.schedules),

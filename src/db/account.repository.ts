@@ -269,6 +269,21 @@ export class AccountRepository {
       .executeTakeFirst();
   }
 
+  /** The addresses of every organization's joined owners whose account is enabled, each once. */
+  async ownerAddresses(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('membership as m')
+      .innerJoin('app_user as u', 'u.id', 'm.user_id')
+      .select('u.email')
+      .distinct()
+      .where('m.role', '=', 'owner')
+      .where('m.date_joined', 'is not', null)
+      .where('u.disabled_at', 'is', null)
+      .orderBy('u.email')
+      .execute();
+    return rows.map((r) => r.email);
+  }
+
   async countJoinedOwners(organizationId: string, tx: Transaction<DB>): Promise<number> {
     const row = await tx
       .selectFrom('membership')

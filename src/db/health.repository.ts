@@ -21,4 +21,15 @@ export class HealthRepository {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  /** The catalog's size and when an import last completed (the sync-off banner says both). */
+  async catalogSummary(): Promise<{ cves: number; lastImportAt: Date | null }> {
+    const row = await sql<{ cves: number; last_import_at: Date | null }>`
+      SELECT (SELECT count(*)::int FROM cve) AS cves,
+             (SELECT max(finished_at) FROM import_run WHERE status IN ('completed', 'partial')) AS last_import_at`.execute(
+      this.db,
+    );
+    const first = row.rows[0];
+    return { cves: Number(first?.cves ?? 0), lastImportAt: first?.last_import_at ?? null };
+  }
 }

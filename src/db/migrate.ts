@@ -36,6 +36,7 @@ import * as m0034 from './migrations/0034-cna-names.ts';
 import * as m0035 from './migrations/0035-disabled-accounts.ts';
 import * as m0036 from './migrations/0036-account-mail.ts';
 import * as m0037 from './migrations/0037-audit-order.ts';
+import * as m0038 from './migrations/0038-sync-staleness.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0035-disabled-accounts': m0035,
   '0036-account-mail': m0036,
   '0037-audit-order': m0037,
+  '0038-sync-staleness': m0038,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

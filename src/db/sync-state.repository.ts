@@ -10,6 +10,10 @@ export interface SyncState {
   lastError: string | null;
   lastErrorAt: Date | null;
   consecutiveFailures: number;
+  /** The first attempt (migration 0038); null only for a row written before any attempt. */
+  firstAttemptAt: Date | null;
+  /** When the owners were emailed that this source is stale; null when not in this episode. */
+  staleAlertedAt: Date | null;
 }
 
 export class SyncStateRepository {
@@ -33,7 +37,7 @@ export class SyncStateRepository {
   async recordAttempt(source: string): Promise<void> {
     await this.db
       .insertInto('sync_state')
-      .values({ source, cursor: '{}', last_attempt_at: sql`now()` })
+      .values({ source, cursor: '{}', last_attempt_at: sql`now()`, first_attempt_at: sql`now()` })
       .onConflict((oc) =>
         oc.column('source').doUpdateSet({ last_attempt_at: sql`now()`, updated_at: sql`now()` }),
       )
@@ -54,7 +58,13 @@ export class SyncStateRepository {
   async recordSuccess(source: string): Promise<void> {
     await this.db
       .updateTable('sync_state')
-      .set({ last_success_at: sql`now()`, consecutive_failures: 0, updated_at: sql`now()` })
+      // A success ends a stale episode: the next one is alerted again (docs/sync.md, "Staleness").
+      .set({
+        last_success_at: sql`now()`,
+        consecutive_failures: 0,
+        stale_alerted_at: null,
+        updated_at: sql`now()`,
+      })
       .where('source', '=', source)
       .execute();
   }
@@ -71,6 +81,24 @@ export class SyncStateRepository {
       .where('source', '=', source)
       .execute();
   }
+
+  /**
+   * Claims the stale alert of `source`'s current episode: true for exactly one caller per episode
+   * (the row is marked in the same statement), false when this episode was alerted already. An
+   * episode starts at the last success, so a mark older than it belongs to an earlier episode.
+   */
+  async claimStaleAlert(source: string): Promise<boolean> {
+    const row = await this.db
+      .updateTable('sync_state')
+      .set({ stale_alerted_at: sql`now()`, updated_at: sql`now()` })
+      .where('source', '=', source)
+      .where((eb) =>
+        eb.or([eb('stale_alerted_at', 'is', null), eb('stale_alerted_at', '<', eb.ref('last_success_at'))]),
+      )
+      .returning('source')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }
 
 function toState(row: {
@@ -81,6 +109,8 @@ function toState(row: {
   last_error: string | null;
   last_error_at: Date | null;
   consecutive_failures: number;
+  first_attempt_at: Date | null;
+  stale_alerted_at: Date | null;
 }): SyncState {
   const cursor = typeof row.cursor === 'string' ? (JSON.parse(row.cursor) as unknown) : row.cursor;
   return {
@@ -91,5 +121,7 @@ function toState(row: {
     lastError: row.last_error,
     lastErrorAt: row.last_error_at,
     consecutiveFailures: row.consecutive_failures,
+    firstAttemptAt: row.first_attempt_at,
+    staleAlertedAt: row.stale_alerted_at,
   };
 }

@@ -11,6 +11,7 @@ import { DELIVER_JOB, PURGE_DELIVERIES_JOB, type DeliveryService } from '../serv
 import { CONFIRM_EMAIL_JOB, type NotificationService } from '../services/notification.service.ts';
 import { REPORTS_DUE_JOB, type ReportService } from '../services/report.service.ts';
 import { COMPUTE_STATISTICS_JOB, type StatisticsService } from '../services/statistics.service.ts';
+import { CHECK_STALENESS_JOB, type FreshnessService } from '../services/freshness.service.ts';
 import {
   LEARN_VENDOR_ALIASES_JOB,
   REMAP_VENDOR_KEYS_JOB,
@@ -29,6 +30,7 @@ export interface JobHandlerDeps {
   reports: Pick<ReportService, 'runDue'>;
   statistics: Pick<StatisticsService, 'compute'>;
   vendorAliases: Pick<VendorAliasService, 'learn' | 'remapCatalog'>;
+  freshness: Pick<FreshnessService, 'alertStale'>;
   logger?: Logger;
 }
 
@@ -153,6 +155,28 @@ export function handleComputeStatistics(deps: Pick<JobHandlerDeps, 'statistics' 
   };
 }
 
+/**
+ * `sync.staleness`: emails the owners once per stale episode of a configured source (hourly).
+ * Without SMTP it logs a warning instead, once per episode; the pages' banner names the source.
+ */
+export function handleCheckStaleness(deps: Pick<JobHandlerDeps, 'freshness' | 'logger'>): JobHandler {
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  return async (_payload, context) => {
+    for (const alert of await deps.freshness.alertStale()) {
+      if (alert.email === 'not_configured')
+        logger.warn(
+          { job: context.id, source: alert.source },
+          `${alert.label} is stale; no email to the owners: SMTP_URL is not set`,
+        );
+      else
+        logger.warn(
+          { job: context.id, source: alert.source, recipients: alert.recipients, failed: alert.failed },
+          `${alert.label} is stale; the organizations' owners were emailed`,
+        );
+    }
+  };
+}
+
 /** `vendors.learn`: the CNA-text alias table learned anew from the catalog (daily). */
 export function handleLearnVendorAliases(deps: Pick<JobHandlerDeps, 'vendorAliases' | 'logger'>): JobHandler {
   const logger = deps.logger ?? pino({ level: 'silent' });
@@ -186,6 +210,7 @@ export function jobHandlers(deps: JobHandlerDeps): Record<string, JobHandler> {
     [CONFIRM_EMAIL_JOB]: handleConfirmEmail(deps),
     [REPORTS_DUE_JOB]: handleReportsDue(deps),
     [COMPUTE_STATISTICS_JOB]: handleComputeStatistics(deps),
+    [CHECK_STALENESS_JOB]: handleCheckStaleness(deps),
     [LEARN_VENDOR_ALIASES_JOB]: handleLearnVendorAliases(deps),
     [REMAP_VENDOR_KEYS_JOB]: handleRemapVendorKeys(deps),
     noop: handleNoop(deps.jobs),

@@ -11,6 +11,7 @@ import { PROCESS_EVENTS_JOB } from '../services/event-processor.service.ts';
 import { PURGE_DELIVERIES_JOB } from '../services/delivery.service.ts';
 import { REPORTS_DUE_JOB } from '../services/report.service.ts';
 import { COMPUTE_STATISTICS_JOB } from '../services/statistics.service.ts';
+import { CHECK_STALENESS_JOB } from '../services/freshness.service.ts';
 import { LEARN_VENDOR_ALIASES_JOB } from '../services/vendor-alias.service.ts';
 
 type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -55,6 +56,13 @@ export const statisticsSchedule: Schedule = {
   name: COMPUTE_STATISTICS_JOB,
   pattern: '17 * * * *',
   job: (tick) => ({ name: COMPUTE_STATISTICS_JOB, dedupeKey: `${COMPUTE_STATISTICS_JOB}:${tickKey(tick)}` }),
+};
+
+/** Hourly: emails the owners about a configured source that went stale (docs/sync.md, "Staleness"). */
+export const stalenessSchedule: Schedule = {
+  name: CHECK_STALENESS_JOB,
+  pattern: '41 * * * *',
+  job: (tick) => ({ name: CHECK_STALENESS_JOB, dedupeKey: `${CHECK_STALENESS_JOB}:${tickKey(tick)}` }),
 };
 
 /** Daily: the CNA-text alias table learned anew from the catalog, which the day's imports taught more (docs/jobs.md). */

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { ImportService } from './import.service.ts';
 import type { HealthService } from './health.service.ts';
+import type { FreshnessService } from './freshness.service.ts';
 import type { CatalogService } from './catalog.service.ts';
 import type { TokenService } from './token.service.ts';
 import type { AccountService } from './account.service.ts';
@@ -48,6 +49,8 @@ export interface Services {
   database: Database;
   imports: ImportService;
   health: HealthService;
+  /** How current the catalog is per upstream source (pages' freshness line and banner), and the staleness alarm. */
+  freshness: FreshnessService;
   catalog: CatalogService;
   tokens: TokenService;
   accounts: AccountService;

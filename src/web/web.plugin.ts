@@ -77,6 +77,8 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
       assets,
       url: request.url,
       dateStyle: dateStyleOf(user),
+      // One small read kept 30 s by the service: the banner of every page, the line of a few.
+      freshness: user ? await services.freshness.current() : undefined,
     };
     if (!user && !request.routeOptions.config.public) {
       if (request.method === 'GET') return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`);

@@ -8,6 +8,7 @@ import type { SavedView } from '../../services/saved-view.service.ts';
 import { Field, FormProblems, SelectField, Time } from '../kit/fields.tsx';
 import type { FormErrors } from '../kit/input.ts';
 import { Csrf, Layout } from '../kit/layout.tsx';
+import { FreshnessLine } from '../kit/freshness.tsx';
 import type { PageContext } from '../kit/context.ts';
 import { listQueryString, type CveListState } from '../shared/cve-list/query.ts';
 import {
@@ -155,6 +156,7 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
           />
         </div>
       </div>
+      <FreshnessLine ctx={ctx} />
       <FormProblems errors={errors} fields={[...Object.keys(form), 'name', 'organization']} />
       <form method="get" action="/cves" class="cve-filters" id="cve-filters">
         <QueryField path="/cves" form={form} errors={errors} />

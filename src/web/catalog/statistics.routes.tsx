@@ -8,6 +8,7 @@ import { BarList, ChartFigure, ColumnChart, type Bar } from './charts.tsx';
 import { Notice, Time } from '../kit/fields.tsx';
 import { formatCount } from '../kit/format.ts';
 import { Layout, sendPage } from '../kit/layout.tsx';
+import { FreshnessLine } from '../kit/freshness.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 
 const SEVERITY_LABELS: Record<SeverityBand, string> = {
@@ -102,6 +103,7 @@ function StatisticsPage({ ctx, stored }: { ctx: PageContext; stored: StoredStati
           </p>
         )}
       </div>
+      <FreshnessLine ctx={ctx} />
       {!stored ? (
         <Notice kind="warn">
           The statistics are being computed. They are counted in the background once the catalog is loaded,

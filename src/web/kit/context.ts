@@ -4,6 +4,7 @@
  * (`request.page`, the session's fields, `config.public`). Types only: any web module may import
  * this, and it imports nothing of web/ but the kit's own types.
  */
+import type { CatalogFreshness } from '../../domain/freshness.ts';
 import type { WebUser } from '../../domain/user.ts';
 import type { Services } from '../../services/services.ts';
 import type { OrganizationMembership } from '../../services/web-session.service.ts';
@@ -21,6 +22,8 @@ export interface PageContext {
   /** The request's path and query, for `?next=` and highlighting the current section. */
   url: string;
   dateStyle: DateStyle;
+  /** How current the catalog is (signed-in pages only): the freshness line and the layout's banner. */
+  freshness?: CatalogFreshness;
 }
 
 declare module 'fastify' {
@@ -73,6 +76,7 @@ export type WebServices = Pick<
   | 'deliveries'
   | 'events'
   | 'onboarding'
+  | 'freshness'
 >;
 
 export interface WebOptions {

@@ -10,6 +10,7 @@ import type { WebUser } from '../../domain/user.ts';
 import type { AssetName } from './assets.ts';
 import type { PageContext } from './context.ts';
 import { DEFAULT_DATE_STYLE, type DateStyle } from './format.ts';
+import { FreshnessBanner } from './freshness.tsx';
 
 export interface PageProps {
   ctx: PageContext;
@@ -217,6 +218,7 @@ export function Layout({
           </header>
         )}
         <main id="main" class={bare ? 'narrow' : undefined}>
+          {!bare && <FreshnessBanner ctx={ctx} />}
           {children}
         </main>
         {!bare && (

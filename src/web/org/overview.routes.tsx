@@ -10,6 +10,7 @@ import { CVSS_LEVELS, type CvssLevel } from '../../domain/cvss.ts';
 import type { OrganizationOverview } from '../../services/dashboard.service.ts';
 import { Notice, Time } from '../kit/fields.tsx';
 import { Layout, sendPage } from '../kit/layout.tsx';
+import { FreshnessLine } from '../kit/freshness.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { orgPath, projectPath } from '../kit/paths.ts';
 import { orgAccess, type OrgAccess } from '../kit/access.ts';
@@ -102,6 +103,7 @@ function OverviewPage({
             Every project of {org}; open means without a status, or with one other than resolved, not
             applicable or risk accepted.
           </p>
+          <FreshnessLine ctx={ctx} />
         </div>
       </div>
       {done && <Notice>{done}</Notice>}

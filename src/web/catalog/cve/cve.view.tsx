@@ -11,6 +11,7 @@ import { Notice } from '../../kit/fields.tsx';
 import type { FormErrors } from '../../kit/input.ts';
 import { languageName } from '../../kit/format.ts';
 import { Layout } from '../../kit/layout.tsx';
+import { FreshnessLine } from '../../kit/freshness.tsx';
 import type { PageContext } from '../../kit/context.ts';
 import { projectPath } from '../../kit/paths.ts';
 import { ProjectsPanel } from '../../shared/project-match-panel.tsx';
@@ -64,6 +65,7 @@ export function CvePageView({
         {cve.kev && <span class="badge kev">Known exploited</span>}
       </div>
       {cve.title && <p class="cve-title">{cve.title}</p>}
+      <FreshnessLine ctx={ctx} />
       {rejected && (
         <div class="banner-rejected" role="note">
           REJECTED: this CVE id was rejected by its CNA and should not be used. The text below is the
