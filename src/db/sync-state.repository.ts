@@ -39,7 +39,12 @@ export class SyncStateRepository {
       .insertInto('sync_state')
       .values({ source, cursor: '{}', last_attempt_at: sql`now()`, first_attempt_at: sql`now()` })
       .onConflict((oc) =>
-        oc.column('source').doUpdateSet({ last_attempt_at: sql`now()`, updated_at: sql`now()` }),
+        oc.column('source').doUpdateSet({
+          last_attempt_at: sql`now()`,
+          // A row a cursor created before any attempt (a test, an operator's reset) gets it now.
+          first_attempt_at: sql`coalesce(sync_state.first_attempt_at, now())`,
+          updated_at: sql`now()`,
+        }),
       )
       .execute();
   }

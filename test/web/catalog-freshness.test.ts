@@ -235,7 +235,19 @@ describeEachDatabase('the staleness alarm', (use) => {
     );
   });
 
-  it('without SMTP logs one warning per episode, and the banner names the source', async () => {
+  it('dates a source from its first attempt, also when a cursor made its row first', async () => {
+    await sql`DELETE FROM sync_state`.execute(use().db);
+    const states = new SyncStateRepository(use().db);
+    await states.saveCursor('nvd', { lastModEnd: '2024-01-01T00:00:00.000Z' });
+    expect((await states.get('nvd'))!.firstAttemptAt).toBeNull();
+    await states.recordAttempt('nvd');
+    const first = (await states.get('nvd'))!.firstAttemptAt!;
+    expect(first).toBeInstanceOf(Date);
+    await states.recordAttempt('nvd');
+    expect((await states.get('nvd'))!.firstAttemptAt).toEqual(first);
+  });
+
+  it('without SMTP logs one warning per episode and sends nothing', async () => {
     const quiet = await buildTestApi(use(), { SYNC_SOURCES: 'cve5,nvd' });
     try {
       await writeStates(use(), { cve5: { successAgo: MINUTE }, nvd: { successAgo: 3 * DAY } });
