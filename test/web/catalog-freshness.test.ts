@@ -138,7 +138,7 @@ describeEachDatabase('web: the catalog freshness', (use) => {
       const client = await signedIn(off, owner.user.username, PASSWORD);
       const page = await client.get('/cves');
       expect(banner(page)).toBe(
-        'Sync is off (SYNC_SOURCES=none): this catalog is not updated; it holds 1 CVEs, last imported just now. ' +
+        'Sync is off (SYNC_SOURCES=none): this catalog is not updated; it holds 1 CVE, last imported just now. ' +
           'New CVEs and changes upstream do not appear here.',
       );
       expect(freshLine(page)).toBe('Catalog: not synced from upstream (SYNC_SOURCES=none)');

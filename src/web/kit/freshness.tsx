@@ -102,7 +102,9 @@ export function FreshnessBanner({ ctx }: { ctx: PageContext }) {
     return (
       <div class="notice warn freshness-banner" role="status" data-freshness-banner>
         <strong>Sync is off (SYNC_SOURCES=none)</strong>: this catalog is not updated; it holds{' '}
-        {catalog ? `${formatCount(catalog.cves)} CVEs` : 'what was imported'}
+        {catalog
+          ? `${formatCount(catalog.cves)} ${catalog.cves === 1 ? 'CVE' : 'CVEs'}`
+          : 'what was imported'}
         {catalog?.lastImportAt && (
           <>
             , last imported <When date={catalog.lastImportAt} freshness={freshness} ctx={ctx} />
