@@ -41,8 +41,7 @@ export function AlertsStep({
           <p class="muted">
             When a CVE enters the project, is added to CISA's list of exploited vulnerabilities (KEV) or has
             its CVSS score raised, and is then critical (9 or more, 3.1 or 4.0) or in KEV, vulntrack sends it
-            here. You can change it later under the project's
-            Notifications and Automations.
+            here. You can change it later under the project's Notifications and Automations.
           </p>
           <fieldset class={typeErrors.length ? 'has-error' : undefined}>
             <legend>Send alerts by</legend>
