@@ -6,12 +6,15 @@
 import { getConfig } from '../config.ts';
 import { buildApp } from '../server.ts';
 import { createLogger, createServices, startJobs } from '../main.ts';
-import { loadSample } from '../services/sample.service.ts';
+import { loadSample, SampleCancelled } from '../services/sample.service.ts';
 import { firstSyncNotice } from '../sync/first-sync.ts';
 import { startControlSocket } from './control-socket.ts';
 import { classifyError } from './run-command.ts';
 import { CANCELLABLE_COMMANDS, serviceCommands } from './service-commands.ts';
 import { EXIT } from './output.ts';
+
+/** How long a stop may take before the process exits anyway. */
+const STOP_DEADLINE_MS = 20_000;
 
 export async function serveCommand(): Promise<number> {
   const config = getConfig();
@@ -42,10 +45,21 @@ export async function serveCommand(): Promise<number> {
   }
 
   let stopping = false;
+  // The sample's load in the background (first start): a stop cancels it and waits for its rollback.
+  const sampleAbort = new AbortController();
+  let sampleLoad: Promise<unknown> = Promise.resolve();
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    // Whatever hangs (a database that does not answer), the process ends: a service manager's stop
+    // must stop it, and a second start must not find this one still holding the data directory.
+    setTimeout(() => {
+      logger.error(`not stopped after ${STOP_DEADLINE_MS / 1000} s: exiting now`);
+      process.exit(EXIT.failure);
+    }, STOP_DEADLINE_MS).unref();
+    sampleAbort.abort();
+    await sampleLoad;
     await app.close();
     await stopControl?.();
     await jobs.stop();
@@ -78,7 +92,7 @@ export async function serveCommand(): Promise<number> {
 
   if (config.loadSample && readiness.catalog.cves === 0) {
     services.health.sampleState = 'loading';
-    loadSample(services.imports, (m) => logger.info(m))
+    sampleLoad = loadSample(services.imports, (m) => logger.info(m), sampleAbort.signal)
       .then((reports) => {
         services.health.sampleState = 'loaded';
         for (const r of reports) logger.info({ counts: r.counts }, `sample ${r.source} loaded`);
@@ -86,6 +100,10 @@ export async function serveCommand(): Promise<number> {
         return services.statistics.compute();
       })
       .catch((err: Error) => {
+        if (err instanceof SampleCancelled) {
+          logger.info('loading the sample catalog stopped: the next start loads it again');
+          return;
+        }
         services.health.sampleState = 'failed';
         logger.error({ err }, 'loading the sample catalog failed');
       });

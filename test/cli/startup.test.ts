@@ -73,6 +73,40 @@ describe('vulntrack start-up', { timeout: 120_000 }, () => {
     });
   });
 
+  describe('serve, stopped while it loads the sample', () => {
+    it('stops at once, keeps none of the file it was reading, and loads the whole sample at the next start', async () => {
+      const env = {
+        VULNTRACK_DATA_DIR: path.join(dir, 'sample-stop'),
+        DATABASE_URL: '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SYNC_SOURCES: 'none',
+      };
+      const first = startCli(['serve'], env);
+      await waitForOutput(first, /loading the sample catalog: cve5/, 90_000);
+      const stopped = Date.now();
+      first.kill('SIGTERM');
+      const [code] = (await once(first, 'close')) as [number | null];
+      expect(code).toBe(0);
+      expect(Date.now() - stopped).toBeLessThan(15_000);
+
+      const second = startCli(['serve'], env);
+      try {
+        const line = await waitForOutput(second, /Server listening at http:\/\/127\.0\.0\.1:\d+/, 90_000);
+        const base = line.slice(line.indexOf('http://'));
+        await waitForOutput(second, /sample kev loaded/, 100_000);
+        const ready = (await (await fetch(`${base}/readyz`)).json()) as {
+          catalog: { cves: number; sample: string };
+        };
+        // The whole sample (6,258 CVE 5 records), not the part read before the stop plus nothing.
+        expect(ready.catalog).toEqual({ cves: 6258, sample: 'loaded' });
+      } finally {
+        second.kill('SIGTERM');
+        await once(second, 'close');
+      }
+    });
+  });
+
   describe('bin/vulntrack.js', () => {
     // A project of two one-line programs: dist/ says "compiled", src/ says "source".
     let root: string;
