@@ -26,6 +26,9 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
 
   const rowIds = () => page.locator('table.tracker tbody tr[data-row] a[data-open]').allTextContents();
   const currentId = () => page.locator('table.tracker tbody tr.current a[data-open]').textContent();
+  /** Waits until htmx has swapped and settled what it was answered (a key pressed before acts on the old row). */
+  const settled = () =>
+    page.waitForFunction(() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'));
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
@@ -124,6 +127,7 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
       const saved = page.waitForResponse((r) => r.url().endsWith(`/cves/${ids[3]}/move`));
       await page.keyboard.press('Enter');
       expect((await saved).status()).toBe(200);
+      await settled();
       expect(moves.length).toBe(1);
 
       // Row 5: a digit picks that choice and saves at once.
@@ -134,6 +138,7 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
       const digit = page.waitForResponse((r) => r.url().endsWith(`/cves/${ids[4]}/move`));
       await page.keyboard.press('2');
       expect((await digit).status()).toBe(200);
+      await settled();
       expect(moves.length).toBe(2);
       const second = await page
         .locator(`tr#row-${ids[4]} select[data-triage=status] option`)
@@ -184,7 +189,9 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
     await page.locator('#f-set_assignee').selectOption('alice@example.com');
     await page.getByRole('button', { name: 'Apply to the CVEs' }).click();
     await page.waitForURL(/done=bulk/);
-    await expect(page.locator('.notice').first().textContent()).resolves.toContain('The CVEs are updated.');
+    await expect(
+      page.locator('.notice:not([data-freshness-banner])').first().textContent(),
+    ).resolves.toContain('The CVEs are updated.');
     for (const id of chosen)
       await expect(page.locator(`tr#row-${id} select[data-triage=status]`).inputValue()).resolves.toBe(
         'analysis_in_progress',
