@@ -81,9 +81,13 @@ describe.skipIf(!chromium)('browser journey: from onboarding to the alert of a n
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/automations\/new-critical-or-kev-cve(\?|$)/);
     await page.goto(`${project()}/automations/new-critical-or-kev-cve/edit?view=json`);
-    const saved = JSON.parse(await page.locator('#f-configuration').inputValue()) as Record<string, unknown>;
+    const saved = JSON.parse(await page.locator('#f-configuration').inputValue()) as {
+      conditions?: unknown;
+      triggers: string[];
+    };
     // No condition left: every CVE the triggers fire for.
-    expect(saved.conditions ?? { operator: 'AND', children: [] }).toEqual({ operator: 'AND', children: [] });
+    const none = { operator: 'AND', children: [] };
+    expect(saved.conditions ?? none).toEqual(none);
     expect(saved.triggers).toEqual(['cve_enters_project', 'kev_added', 'cvss_increased']);
   });
 
