@@ -36,8 +36,8 @@ import * as m0034 from './migrations/0034-cna-names.ts';
 import * as m0035 from './migrations/0035-disabled-accounts.ts';
 import * as m0036 from './migrations/0036-account-mail.ts';
 import * as m0037 from './migrations/0037-audit-order.ts';
+import * as m0038 from './migrations/0038-sync-staleness.ts';
 import * as m0039 from './migrations/0039-keyword-watches.ts';
-import * as m0040 from './migrations/0040-sync-staleness.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -72,8 +72,8 @@ const migrations: Record<string, Migration> = {
   '0035-disabled-accounts': m0035,
   '0036-account-mail': m0036,
   '0037-audit-order': m0037,
+  '0038-sync-staleness': m0038,
   '0039-keyword-watches': m0039,
-  '0040-sync-staleness': m0040,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {

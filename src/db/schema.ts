@@ -289,9 +289,9 @@ export interface SyncStateTable {
   last_error_at: Date | null;
   consecutive_failures: Generated<number>;
   updated_at: Generated<Date>;
-  /** The first sync attempt (migration 0040): a source that never succeeded is as old as this. */
+  /** The first sync attempt (migration 0038): a source that never succeeded is as old as this. */
   first_attempt_at: Date | null;
-  /** When the owners were emailed that the source is stale (migration 0040); cleared by a success. */
+  /** When the owners were emailed that the source is stale (migration 0038); cleared by a success. */
   stale_alerted_at: Date | null;
 }
 

@@ -10,7 +10,7 @@ export interface SyncState {
   lastError: string | null;
   lastErrorAt: Date | null;
   consecutiveFailures: number;
-  /** The first attempt (migration 0040); null only for a row written before any attempt. */
+  /** The first attempt (migration 0038); null only for a row written before any attempt. */
   firstAttemptAt: Date | null;
   /** When the owners were emailed that this source is stale; null when not in this episode. */
   staleAlertedAt: Date | null;

@@ -81,8 +81,14 @@ describe.skipIf(!chromium)('browser journey: from onboarding to the alert of a n
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(/\/automations\/new-critical-or-kev-cve(\?|$)/);
     await page.goto(`${project()}/automations/new-critical-or-kev-cve/edit?view=json`);
-    const saved = await page.locator('#f-configuration').inputValue();
-    expect(saved).not.toContain('cvss');
+    const saved = JSON.parse(await page.locator('#f-configuration').inputValue()) as {
+      conditions?: unknown;
+      triggers: string[];
+    };
+    // No condition left: every CVE the triggers fire for.
+    const none = { operator: 'AND', children: [] };
+    expect(saved.conditions ?? none).toEqual(none);
+    expect(saved.triggers).toEqual(['cve_enters_project', 'kev_added', 'cvss_increased']);
   });
 
   it('imports the upstream commit that adds CVE-2021-41309: feed, tracker, alert, delivery log, why', async () => {

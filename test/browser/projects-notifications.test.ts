@@ -95,7 +95,7 @@ describe.skipIf(!chromium)('browser: project notifications and reports', () => {
     expect(main).toContain('HTTP 200');
     expect(main).toContain('"hello":"from the receiver"');
     expect(main).toContain('x-receiver');
-    expect(main).toContain(`POST ${receiver.base}/hooks/***`);
+    expect(main).toContain(`POST ${receiver.base}/***`);
     expect(await page.content()).not.toContain('hunter2-token');
     expect(await page.content()).not.toContain(secret);
     // The request body opens on demand.

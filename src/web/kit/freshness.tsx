@@ -48,18 +48,17 @@ function LineItem({
 /** "Catalog: CVE records (CVE Program) 12 min ago · NVD 3 h ago · …": when each source last advanced. */
 export function FreshnessLine({ ctx }: { ctx: PageContext }) {
   const freshness = ctx.freshness;
-  if (!freshness) return null;
+  // No source ever synced, none configured: the banner already says sync is off.
+  if (!freshness || freshness.sources.length === 0) return null;
   return (
     <p class="freshness muted small" data-freshness>
       Catalog:{' '}
-      {freshness.sources.length === 0
-        ? 'not synced from upstream (SYNC_SOURCES=none)'
-        : freshness.sources.map((source, i) => (
-            <>
-              {i > 0 && ' · '}
-              <LineItem source={source} freshness={freshness} ctx={ctx} />
-            </>
-          ))}
+      {freshness.sources.map((source, i) => (
+        <>
+          {i > 0 && ' · '}
+          <LineItem source={source} freshness={freshness} ctx={ctx} />
+        </>
+      ))}
     </p>
   );
 }

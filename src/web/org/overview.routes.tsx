@@ -44,7 +44,7 @@ function AssignedToMe({ org, assigned }: { org: string; assigned: OrganizationOv
             <tbody>
               {assigned.cves.map((c) => (
                 <tr>
-                  <th scope="row">
+                  <td>
                     <a href={projectPath(org, c.project, `cves/${c.cveId}`)}>{c.cveId}</a>
                     {c.kev && (
                       <>
@@ -53,7 +53,7 @@ function AssignedToMe({ org, assigned }: { org: string; assigned: OrganizationOv
                       </>
                     )}
                     {c.title && <div class="muted small">{c.title}</div>}
-                  </th>
+                  </td>
                   <td>
                     <a href={projectPath(org, c.project)}>{c.project}</a>
                   </td>
