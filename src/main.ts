@@ -177,8 +177,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
       leaseMs: config.worker.leaseMs,
       vendorAliases,
       // A key minted from a CNA's name that a CPE named otherwise: remembered catalog-wide.
-      onKeyMerges: async (merges) => {
-        await keyMerges.remember(merges);
+      onKeyMerges: async (merges, db) => {
+        await keyMerges.remember(merges, db);
       },
     },
   );

@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { JobRepository, type NewJob } from './job.repository.ts';
+import { transact } from './transact.ts';
 import type { DB } from './schema.ts';
 
 export interface StoredAliasTable {
@@ -148,7 +149,8 @@ export class VendorAliasRepository {
     then?: (revision: string) => NewJob[],
   ): Promise<StoredOverride[]> {
     if (!overrides.length) return [];
-    return this.db.transaction().execute(async (tx) => {
+    // Inside the caller's transaction when it holds one (an import remembering the merges it found).
+    return transact(this.db, async (tx) => {
       const saved: StoredOverride[] = [];
       for (const override of overrides) {
         const row = await tx

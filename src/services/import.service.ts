@@ -60,10 +60,12 @@ export interface ImportServiceSettings {
   /** The CNA-text alias mapper's source (the process's one, so its cache is shared); else one of its own. */
   vendorAliases?: Pick<VendorAliasService, 'mapper'>;
   /**
-   * Told, once the batches that found them are committed, of the minted keys that merge into the key
-   * a CPE named for their text (`KeyMergeService.remember`: the composition root wires it).
+   * Told of the minted keys that merge into the key a CPE named for their text
+   * (`KeyMergeService.remember`: the composition root wires it): an atomic import tells it inside
+   * its transaction, before it commits (`db`, so both commit together); any other once the batches
+   * that found them are committed (`db` undefined).
    */
-  onKeyMerges?: (merges: KeyMerge[]) => Promise<void>;
+  onKeyMerges?: (merges: KeyMerge[], db?: Kysely<DB>) => Promise<void>;
 }
 
 import type { RemapProgress, RemapReport } from '../domain/import-report.ts';
@@ -104,7 +106,7 @@ export class ImportService {
   private nextAnalyze = ANALYZE_FIRST_AFTER;
   private readonly leaseMs: number;
   private readonly vendorAliases: Pick<VendorAliasService, 'mapper'>;
-  private readonly onKeyMerges: (merges: KeyMerge[]) => Promise<void>;
+  private readonly onKeyMerges: (merges: KeyMerge[], db?: Kysely<DB>) => Promise<void>;
   /** Set once no CVE merged before migration 0032 is left (see `importRun`). */
   private legacyRemapped = false;
 
@@ -236,7 +238,14 @@ export class ImportService {
       await this.runs.finish(runId, 'failed', counts, [{ position: '', reason: (err as Error).message }]);
       throw err;
     }
-    const run = new ImportRun(source, options, this.catalog, (rows) => this.wrote(rows), mapper.map);
+    const run = new ImportRun(
+      source,
+      options,
+      this.catalog,
+      (rows) => this.wrote(rows),
+      mapper.map,
+      (m, db) => this.onKeyMerges(m, db),
+    );
     try {
       await this.prepareSearchIndex();
       await run.open();
@@ -257,13 +266,14 @@ export class ImportService {
           reason: storableText((err as Error).message) + (rolledBack ? ' (nothing of it was kept)' : ''),
         },
       ]);
-      if (!rolledBack && run.merges.length) await this.onKeyMerges(run.merges).catch(() => {});
+      if (!rolledBack && run.merges.length && !run.mergesRemembered)
+        await this.onKeyMerges(run.merges).catch(() => {});
       if (!rolledBack && run.counts.imported + run.counts.updated) await this.afterImport().catch(() => {});
       throw err;
     }
     const report = run.report();
     await this.runs.finish(runId, report.status, report.counts, report.problems.slice(0, 100));
-    if (run.merges.length) await this.onKeyMerges(run.merges);
+    if (run.merges.length && !run.mergesRemembered) await this.onKeyMerges(run.merges);
     if (report.counts.imported + report.counts.updated) await this.afterImport();
     return report;
   }
@@ -323,6 +333,8 @@ class ImportRun {
   readonly problems: ImportProblem[] = [];
   /** Minted keys merging, found by the batches written (an atomic import's count once it commits). */
   readonly merges: KeyMerge[] = [];
+  /** Whether `merges` were remembered in the import's own transaction (an atomic import). */
+  mergesRemembered = false;
   private changes = 0;
   private readonly started = Date.now();
   private records = 0;
@@ -350,6 +362,8 @@ class ImportRun {
     private readonly wrote: (rows: number) => boolean,
     /** Maps the CNA's and ADPs' affected text to keys, as each CVE is merged (one table revision per run). */
     private readonly mapText: TextMapper,
+    /** Remembers minted-key merges (ImportServiceSettings.onKeyMerges). */
+    private readonly rememberMerges: (merges: KeyMerge[], db: Kysely<DB>) => Promise<void>,
   ) {
     this.reads = catalog;
     this.batches = new BatchWriter(
@@ -438,6 +452,11 @@ class ImportRun {
   /** Commits an atomic import, with what `beforeCommit` writes. */
   async commit(): Promise<void> {
     if (!this.atomic) return;
+    // The merges its CVEs found commit with them: a kill in between cannot lose them.
+    if (this.merges.length) {
+      await this.rememberMerges(this.merges, this.atomic.db);
+      this.mergesRemembered = true;
+    }
     await this.options.atomic!.beforeCommit(this.atomic.db);
     await this.atomic.commit();
     this.atomic = undefined;

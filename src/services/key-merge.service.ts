@@ -10,6 +10,7 @@
 import type { Kysely } from 'kysely';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { ProjectRepository } from '../db/project.repository.ts';
+import { transact } from '../db/transact.ts';
 import type { DB } from '../db/schema.ts';
 import { VendorAliasRepository, type NewOverride } from '../db/vendor-alias.repository.ts';
 import { CATALOG_ACTOR } from '../domain/actor.ts';
@@ -31,15 +32,7 @@ export interface KeyMergeReport {
 }
 
 export class KeyMergeService {
-  private readonly aliases: VendorAliasRepository;
-  private readonly projects: ProjectRepository;
-  private readonly audit: AuditRepository;
-
-  constructor(private readonly db: Kysely<DB>) {
-    this.aliases = new VendorAliasRepository(db);
-    this.projects = new ProjectRepository(db);
-    this.audit = new AuditRepository(db);
-  }
+  constructor(private readonly db: Kysely<DB>) {}
 
   /**
    * Remembers each merge whose text has no override yet (any alias or veto of the text, by an
@@ -49,12 +42,17 @@ export class KeyMergeService {
    * key to the other then does not look like the CVE entering the project (no second
    * `cve_enters_project`, no second alert), whichever runs first, the event processor or this; and a
    * veto that brings the minted key back keeps the project subscribed.
+   *
+   * Given the transaction that wrote the CVEs the merges were found in (`db`, an import's), it
+   * remembers them in it: committed with those CVEs or not at all, so a sync killed between the two
+   * loses none (the next run finds no new merge in CVEs already merged).
    */
-  async remember(merges: readonly KeyMerge[]): Promise<KeyMergeReport> {
+  async remember(merges: readonly KeyMerge[], db: Kysely<DB> = this.db): Promise<KeyMergeReport> {
     const report: KeyMergeReport = { remembered: [], skipped: 0, projects: 0 };
     if (!merges.length) return report;
+    const aliases = new VendorAliasRepository(db);
     const overridden = new Set(
-      (await this.aliases.overrides()).map((o) => aliasLookup(o.vendorText, o.productText ?? undefined)),
+      (await aliases.overrides()).map((o) => aliasLookup(o.vendorText, o.productText ?? undefined)),
     );
     const seen = new Set<string>();
     const kept: KeyMerge[] = [];
@@ -85,20 +83,22 @@ export class KeyMergeService {
     }
     // One revision for them all: one re-map, of the CVEs carrying the minted keys only.
     const minted = [...new Set(kept.map((m) => m.from))];
-    await this.aliases.saveOverrides(saved, (revision) => remapJob(revision, minted));
-    for (const merge of kept) report.projects += await this.moveSubscriptions(merge);
+    await aliases.saveOverrides(saved, (revision) => remapJob(revision, minted));
+    for (const merge of kept) report.projects += await this.moveSubscriptions(merge, db);
     return report;
   }
 
   /** Subscribes every project subscribed to `from` to `into` as well; returns how many it subscribed. */
-  private async moveSubscriptions(merge: KeyMerge): Promise<number> {
+  private async moveSubscriptions(merge: KeyMerge, db: Kysely<DB>): Promise<number> {
+    const projects = new ProjectRepository(db);
+    const audit = new AuditRepository(db);
     let moved = 0;
-    for (const project of await this.projects.subscribersOf(merge.from)) {
-      const added = await this.db.transaction().execute(async (tx) => {
-        if (!(await this.projects.lock(project.id, tx))) return false;
-        if (!(await this.projects.addSubscription(project.id, merge.into, tx))) return false;
-        await this.projects.update(project.id, {}, tx);
-        await this.audit.record(
+    for (const project of await projects.subscribersOf(merge.from)) {
+      const added = await transact(db, async (tx) => {
+        if (!(await projects.lock(project.id, tx))) return false;
+        if (!(await projects.addSubscription(project.id, merge.into, tx))) return false;
+        await projects.update(project.id, {}, tx);
+        await audit.record(
           {
             organizationId: project.organizationId,
             actor: CATALOG_ACTOR,

@@ -146,8 +146,8 @@ describeEachDatabase('a minted key merging into the key a CPE names', (use) => {
     });
     imports = new ImportService(use().db, () => Promise.resolve(), {
       vendorAliases: aliases,
-      onKeyMerges: async (found: KeyMerge[]) => {
-        reports.push(await merges.remember(found));
+      onKeyMerges: async (found: KeyMerge[], db) => {
+        reports.push(await merges.remember(found, db));
       },
     });
     owner = await createOrganization(api.services, org);
@@ -200,10 +200,41 @@ describeEachDatabase('a minted key merging into the key a CPE names', (use) => {
 
   describe("NVD's record naming another key", () => {
     let before: Record<string, number>;
+    const NVD_FEED = fixture('nvd/feed-1.1-vendor-provenance.json.gz');
 
     beforeAll(async () => {
       before = await executions();
-      await importAndProcess('nvd', fixture('nvd/feed-1.1-vendor-provenance.json.gz'));
+    });
+
+    it('remembers no merge of an atomic import that does not commit (a sync killed or failing before its cursor)', async () => {
+      const failed = imports.importInputs(sources.nvd, [NVD_FEED], {
+        atomic: {
+          beforeCommit: () => Promise.reject(new Error('the cursor could not be saved')),
+        },
+      });
+      await expect(failed).rejects.toThrow('the cursor could not be saved');
+      expect((await mustCveRow(use().db, TASKS)).vendors).toEqual([MINTED, MINTED_PRODUCT]);
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM vendor_alias_override WHERE created_by = 'catalog'`.execute(use().db);
+      expect(rows[0]!.n).toBe(0);
+      expect(await subscriptions('tasks')).toMatchObject({ vendors: [MINTED] });
+    });
+
+    it('remembers the merges of an atomic import in its own transaction, as a sync imports', async () => {
+      let seen: number | undefined;
+      const report = await imports.importInputs(sources.nvd, [NVD_FEED], {
+        atomic: {
+          // Run last in the import's transaction: the overrides are already there, not yet committed.
+          beforeCommit: async (db) => {
+            const { rows } = await sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM vendor_alias_override WHERE created_by = 'catalog'`.execute(db);
+            seen = rows[0]!.n;
+          },
+        },
+      });
+      expect(report.status).toBe('completed');
+      expect(seen).toBe(2);
+      await api.services.events.processPending();
     });
 
     it("moves the CVE's keys to NVD's, remembering the merge in its provenance", async () => {
