@@ -68,7 +68,12 @@ describe.skipIf(!chromium)('browser journeys', () => {
   });
 
   it("finds Log4Shell: / focuses the search box, log4j opens Apache's Log4j product list, the CVE page opens", async () => {
+    // On the CVE list, / focuses its query box: the page's one search box.
     await page.goto(`${server.baseUrl}/cves`);
+    await page.keyboard.press('/');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('f-q');
+    // From the home, the header's box.
+    await page.goto(`${server.baseUrl}/`);
     await page.keyboard.press('/');
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('global-search');
     await page.keyboard.type('log4j');
@@ -79,6 +84,39 @@ describe.skipIf(!chromium)('browser journeys', () => {
     await page.waitForURL(/\/cves\/CVE-2021-44228$/);
     await expect(page.locator('h1').first().textContent()).resolves.toContain('CVE-2021-44228');
     await expect(page.locator('main').textContent()).resolves.toMatch(/Log4j/);
+  });
+
+  it('carries at most 60 KB of JavaScript over sign-in, search and a CVE; the query builder loads when opened', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const fresh = await context.newPage();
+    const scripts = new Map<string, number>();
+    fresh.on('response', (response) => {
+      if (response.request().resourceType() !== 'script') return;
+      void response.body().then((body) => scripts.set(response.url(), body.length));
+    });
+    await fresh.goto(`${server.baseUrl}/login`);
+    await fresh.getByLabel('Username or email').fill('alice');
+    await fresh.getByLabel('Password').fill('correct horse battery');
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.waitForURL(/\/org\/acme\/overview$/);
+    await fresh.locator('#global-search').fill('log4j');
+    await fresh.keyboard.press('Enter');
+    await fresh.waitForURL(/\/cves\?/);
+    await fresh.getByRole('link', { name: 'CVE-2021-44228', exact: true }).first().click();
+    await fresh.waitForURL(/\/cves\/CVE-2021-44228$/);
+    await fresh.waitForLoadState('networkidle');
+    const bytes = [...scripts.values()].reduce((a, b) => a + b, 0);
+    expect(scripts.size).toBeGreaterThan(0);
+    expect(bytes, [...scripts.keys()].join('\n')).toBeLessThanOrEqual(60 * 1024);
+    expect([...scripts.keys()].some((url) => url.includes('query-builder'))).toBe(false);
+
+    // The builder, opened on the list, loads and draws its controls.
+    await fresh.goto(`${server.baseUrl}/cves`);
+    await fresh.getByText('Build the query from lists').click();
+    await expect
+      .poll(() => fresh.locator('#query-builder').getByRole('button', { name: 'Add condition' }).count())
+      .toBe(1);
+    await context.close();
   });
 
   it('invites a colleague, who signs up from the emailed link and joins', async () => {

@@ -15,7 +15,8 @@
   document.addEventListener('keydown', function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event)) return;
     if (event.key === '/') {
-      const search = document.getElementById('global-search');
+      // The header's search box, or the page's own query box where it stands in for it (/cves).
+      const search = document.getElementById('global-search') || document.getElementById('f-q');
       if (search instanceof HTMLInputElement) {
         event.preventDefault();
         search.focus();
@@ -72,6 +73,19 @@
     if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
       event.preventDefault();
     }
+  });
+
+  // An island's script loads when its <details data-island="<script URL>"> is first opened, so a
+  // page does not carry it for the many who never open it. Without JavaScript the details stay hidden.
+  document.querySelectorAll('details[data-island]').forEach(function (details) {
+    details.hidden = false;
+    details.addEventListener('toggle', function load() {
+      if (!details.open) return;
+      details.removeEventListener('toggle', load);
+      const script = document.createElement('script');
+      script.src = details.dataset.island || '';
+      document.head.append(script);
+    });
   });
 
   // A select with data-autosubmit submits its form when changed (the form still has a button without JS).

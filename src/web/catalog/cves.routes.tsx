@@ -10,10 +10,16 @@ import { AppError } from '../../domain/errors.ts';
 import type { CveBrowsePage } from '../../services/catalog.service.ts';
 import { csvStream, sendCsv } from '../../http/csv.ts';
 import { CVE_CSV_COLUMNS } from '../../http/cve-csv.ts';
-import { formErrorsOf, formStatusOf, type FormErrors, field, doneText } from '../kit/input.ts';
+import { isCveId } from '../../domain/cve-id.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field, doneText, queryText } from '../kit/input.ts';
 import { sendPage } from '../kit/layout.tsx';
 import type { WebOptions } from '../kit/context.ts';
-import { listCountKey, readCveListState, type CveListState } from '../shared/cve-list/query.ts';
+import {
+  FILTER_FIELDS,
+  listCountKey,
+  readCveListState,
+  type CveListState,
+} from '../shared/cve-list/query.ts';
 import { CveListPage, type CveListPageProps } from './cves.view.tsx';
 import { SavedViewsPage } from './saved-views.view.tsx';
 
@@ -76,7 +82,14 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
   };
 
   app.get('/cves', async (request, reply) => {
-    const { view, bad } = await renderList(request, request.query as Record<string, unknown>);
+    const query = request.query as Record<string, unknown>;
+    // The query box is the page's one search box: a CVE id alone opens the CVE, as the header's box does.
+    const q = queryText(query, 'q', 200).trim();
+    if (isCveId(q.toUpperCase()) && FILTER_FIELDS.every((name) => name === 'q' || !queryText(query, name))) {
+      const target = await services.catalog.searchTarget(q);
+      if (target.kind === 'cve') return reply.redirect(`/cves/${target.cveId}`);
+    }
+    const { view, bad } = await renderList(request, query);
     return sendPage(reply, view, bad ? 400 : 200);
   });
 

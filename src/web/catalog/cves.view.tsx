@@ -133,7 +133,9 @@ function ViewsMenu({ views }: { views: SavedView[] }) {
  */
 function NoMatchHelp({ form }: { form: CveListState['form'] }) {
   const filtered = FILTER_FIELDS.some((name) => name !== 'search' && name !== 'q' && form[name]);
-  const words = form.search.trim();
+  // The words searched: the text filter's, or a query that is words only (no field=value term).
+  const plainQuery = form.q && !/[=<>()]/.test(form.q) ? form.q.trim() : '';
+  const words = form.search.trim() || plainQuery;
   if (!words && !filtered && !form.q) return null;
   return (
     <section class="card" aria-labelledby="no-match-title">
@@ -149,10 +151,12 @@ function NoMatchHelp({ form }: { form: CveListState['form'] }) {
             </a>
           </li>
         )}
-        {(filtered || form.q) && (
+        {(filtered || (form.q && !plainQuery)) && (
           <li>
             Filters narrow the list too:{' '}
-            <a href={`/cves${words ? `?search=${encodeURIComponent(words)}` : ''}`}>
+            <a
+              href={`/cves${words ? `?${form.search.trim() ? 'search' : 'q'}=${encodeURIComponent(words)}` : ''}`}
+            >
               {words ? `search “${words}” without the filters` : 'clear the filters'}
             </a>
             .
@@ -178,7 +182,7 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
   const { form } = state;
   const exportQuery = listQueryString(form);
   return (
-    <Layout ctx={ctx} title="CVEs" section="cves" scripts={['query-builder.js']}>
+    <Layout ctx={ctx} title="CVEs" section="cves" search={false}>
       <div class="page-head">
         <h1>CVEs</h1>
         <div class="row">
@@ -196,7 +200,11 @@ export function CveListPage({ ctx, state, page, views, errors, save }: CveListPa
       <FormProblems errors={errors} fields={[...Object.keys(form), 'name', 'organization']} />
       <form method="get" action="/cves" class="cve-filters" id="cve-filters">
         <QueryField path="/cves" form={form} errors={errors} />
-        <div id="query-builder" class="query-builder" hidden></div>
+        {/* The builder's script loads when it is first opened (app.js): the list's pages carry no more JS. */}
+        <details class="query-builder-toggle" data-island={ctx.assets['query-builder.js'].url} hidden>
+          <summary>Build the query from lists</summary>
+          <div id="query-builder" class="query-builder" hidden></div>
+        </details>
         <fieldset class="filters">
           <legend>Filters</legend>
           <CatalogFilterFields form={form} errors={errors} />

@@ -24,6 +24,11 @@ export interface PageProps {
   bare?: boolean;
   /** The page's own keyboard shortcuts, listed in the `?` dialog after the global ones. */
   shortcuts?: PageShortcut[];
+  /**
+   * Whether the header shows the global search box; false on a page whose own query box searches
+   * the same catalog (`/cves`), so the page has one search box, not two that behave differently.
+   */
+  search?: boolean;
 }
 
 /** A shortcut of one page: its keys (each a `<kbd>`) and what it does. */
@@ -148,6 +153,7 @@ export function Layout({
   scripts = [],
   bare = false,
   shortcuts = [],
+  search = true,
 }: PageProps) {
   const theme = ctx.user?.theme ?? 'auto';
   return (
@@ -190,7 +196,7 @@ export function Layout({
                   </a>
                 ))}
               </nav>
-              {ctx.user && (
+              {ctx.user && search && (
                 <form class="global-search" role="search" method="get" action="/search">
                   <label for="global-search" class="skip-link">
                     Search
