@@ -23,7 +23,7 @@ import { OneTimeLinkRepository } from '../db/one-time-link.repository.ts';
 import type { EmailSender } from '../notifications/channels/email/email-sender.ts';
 import { escapeHtml } from '../notifications/channels/email/email-message.ts';
 import { AccountMailLimit } from './account-mail-limit.ts';
-import { newLinkSecret } from './web-session.service.ts';
+import { hashLinkSecret, newLinkSecret } from './web-session.service.ts';
 import { revokeTokensOfCreator } from './creator-tokens.ts';
 
 /** How long an invitation link works. */
@@ -77,6 +77,27 @@ export class MemberService {
   /** Whether invitations are emailed (SMTP_URL is set). */
   get emailConfigured(): boolean {
     return this.mail.sender !== undefined;
+  }
+
+  /**
+   * Of invitation links an owner was shown earlier (handed back by the members page, which never
+   * stores them), those of this organization that still work, with the address each invites: the
+   * page lists them again beside a new one, so inviting a second person does not lose the first link.
+   * At most 20; anything else (another organization's, used, withdrawn, expired, not a link) is dropped.
+   */
+  async pendingInvitationLinks(
+    organizationId: string,
+    links: readonly string[],
+  ): Promise<{ email: string; link: string }[]> {
+    const prefix = `${this.mail.baseUrl}/invitations/`;
+    const found: { email: string; link: string }[] = [];
+    for (const link of new Set(links.slice(0, 20))) {
+      const token = link.startsWith(prefix) ? link.slice(prefix.length) : '';
+      if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) continue;
+      const pending = await this.links.findPendingInvitation(hashLinkSecret(token));
+      if (pending?.organization_id === organizationId) found.push({ email: pending.email, link });
+    }
+    return found;
   }
 
   /** Members and pending invitations, in the order they were invited. */

@@ -164,6 +164,48 @@ describeEachDatabase('web: organization pages', (use) => {
       expect((await anonymous.get(new URL(second).pathname)).status).toBe(404);
     });
 
+    it('keeps the links made earlier on the page when a second person is invited, while they work', async () => {
+      await browser.get('/org/acme/members');
+      const first = await browser.post('/org/acme/members', { email: 'erin@example.org', role: 'member' });
+      const erinLink = first.html.querySelector('#invitation-link')!.getAttribute('value')!;
+      /** The hidden `shown` fields of a page's invite form, as the browser posts them. */
+      const shownOf = (page: typeof first) =>
+        page.html
+          .querySelectorAll('form[action="/org/acme/members"] input[name=shown]')
+          .map((i) => i.getAttribute('value')!);
+      expect(shownOf(first)).toEqual([erinLink]);
+
+      // The second invitation's answer: its link first, the first one still there, labelled.
+      const second = await browser.post('/org/acme/members', {
+        email: 'frank@example.org',
+        role: 'member',
+        shown: [...shownOf(first), 'https://vt.example.org/invitations/made-up-link-of-thirty-chars', 'x'],
+      });
+      expect(second.status).toBe(201);
+      const frankLink = second.html.querySelector('#invitation-link')!.getAttribute('value')!;
+      expect(frankLink).not.toBe(erinLink);
+      expect(second.html.querySelector('#invitation-link-1')?.getAttribute('value')).toBe(erinLink);
+      expect(second.html.querySelector('label[for=invitation-link-1]')?.text).toContain('erin@example.org');
+      // A link that is not one of this organization's working links is not shown.
+      expect(second.html.querySelector('#invitation-link-2')).toBeNull();
+      expect(shownOf(second)).toEqual([frankLink, erinLink]);
+
+      // Once Erin's invitation is withdrawn, her link is not listed any more.
+      const members = await browser.get('/org/acme/members');
+      const erin = members.html
+        .querySelectorAll('table.data tbody tr')
+        .find((r) => r.text.includes('erin@example.org'))!;
+      await browser.post(erin.querySelector('form[action$="/remove"]')!.getAttribute('action')!);
+      await browser.get('/org/acme/members');
+      const third = await browser.post('/org/acme/members', {
+        email: 'gil@example.org',
+        role: 'member',
+        shown: shownOf(second),
+      });
+      expect(third.html.querySelector('#invitation-link-1')?.getAttribute('value')).toBe(frankLink);
+      expect(third.html.querySelector('#invitation-link-2')).toBeNull();
+    });
+
     it('changes roles, and guards the last owner with a message', async () => {
       const me = (await api.services.members.list(owner.org.id, { page: 1, pageSize: 50 })).items.find(
         (m) => m.user_id === owner.user.id,

@@ -2,14 +2,16 @@
  * `/org/<org>/members`: members and pending invitations. Owners invite (email + role), change roles,
  * remove members, resend and withdraw invitations; the last owner can be neither demoted nor removed
  * (the service says so, shown at the top). Without SMTP_URL, the owner who invites (or resends) gets
- * the invitation link on the answer to copy: it is shown once and never stored (only its hash is).
+ * the invitation link on the answer to copy. It is never stored (only its hash is): the page's
+ * forms hand the links it shows back (`shown`), so the next invitation's answer lists the earlier
+ * links that still work beside the new one.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { MemberRow } from '../../domain/member.ts';
 import type { InvitationDelivery } from '../../services/member.service.ts';
 import { Field, FormProblems, Notice, SelectField, Time, CopyField } from '../kit/fields.tsx';
-import { formErrorsOf, formStatusOf, type FormErrors, field, pageNumber } from '../kit/input.ts';
+import { formErrorsOf, formStatusOf, type FormErrors, field, fields, pageNumber } from '../kit/input.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
 import type { PageContext, WebOptions } from '../kit/context.ts';
 import { doneNotice, OrgPage } from './org-page.tsx';
@@ -34,24 +36,48 @@ interface MembersView {
   errors?: FormErrors | undefined;
   /** The link of an invitation just made or resent, when it was not emailed. */
   link?: { email: string; delivery: Exclude<InvitationDelivery, { email: 'sent' }> } | undefined;
+  /** Links shown earlier on this page that still work (the forms hand them back as `shown`). */
+  earlier?: { email: string; link: string }[] | undefined;
 }
 
-function InvitationLink({ link }: { link: NonNullable<MembersView['link']> }) {
+function InvitationLink({
+  link,
+  earlier = [],
+}: {
+  link: NonNullable<MembersView['link']>;
+  earlier?: MembersView['earlier'];
+}) {
   const { delivery } = link;
+  const others = earlier.filter((e) => e.link !== delivery.link);
   return (
     <div class="notice warn" role="status">
       <p>
         {delivery.email === 'failed'
           ? `The invitation email to ${link.email} could not be sent (${delivery.error}).`
           : `Email is not configured on this server (SMTP_URL), so no email was sent to ${link.email}.`}{' '}
-        Send them this link yourself. It is shown only now, works once and expires in 14 days.
+        Send them this link yourself. It is shown only on this page, works once and expires in 14 days.
       </p>
       <CopyField id="invitation-link" label="Invitation link" value={delivery.link} />
+      {others.length > 0 && (
+        <>
+          <p>Links made earlier on this page, not used yet:</p>
+          {others.map((e, i) => (
+            <CopyField id={`invitation-link-${i + 1}`} label={`For ${e.email}`} value={e.link} />
+          ))}
+        </>
+      )}
     </div>
   );
 }
 
-function MemberRowView({ ctx, access, m }: { ctx: PageContext; access: OrgAccess; m: MemberRow }) {
+/** The invitation links this page shows, handed back by its forms so the next answer shows them too. */
+function ShownLinks({ view }: { view: MembersView }) {
+  const links = [view.link?.delivery.link, ...(view.earlier ?? []).map((e) => e.link)];
+  return <>{[...new Set(links)].map((link) => link && <input type="hidden" name="shown" value={link} />)}</>;
+}
+
+function MemberRowView({ view, m }: { view: MembersView; m: MemberRow }) {
+  const { ctx, access } = view;
   const org = access.membership.name;
   const pending = m.date_joined === null;
   const base = orgPath(org, `members/${m.id}`);
@@ -96,6 +122,7 @@ function MemberRowView({ ctx, access, m }: { ctx: PageContext; access: OrgAccess
           {pending && (
             <form method="post" action={`${base}/resend`} class="inline-form">
               <Csrf ctx={ctx} />
+              <ShownLinks view={view} />
               <button type="submit" class="btn-small">
                 Resend
               </button>
@@ -128,7 +155,7 @@ function MembersPage(view: MembersView) {
   const invite = view.invite ?? { email: '', role: 'member' };
   return (
     <OrgPage ctx={ctx} access={access} tab="members" title="Members" done={view.done}>
-      {view.link && <InvitationLink link={view.link} />}
+      {view.link && <InvitationLink link={view.link} earlier={view.earlier} />}
       <FormProblems errors={view.errors} fields={['email', 'role']} />
       {access.isOwner && (
         <section class="card">
@@ -141,6 +168,7 @@ function MembersPage(view: MembersView) {
           )}
           <form method="post" action={orgPath(org, 'members')} class="filters">
             <Csrf ctx={ctx} />
+            <ShownLinks view={view} />
             <Field
               name="email"
               label="Email"
@@ -171,7 +199,7 @@ function MembersPage(view: MembersView) {
           </thead>
           <tbody>
             {members.items.map((m) => (
-              <MemberRowView ctx={ctx} access={access} m={m} />
+              <MemberRowView view={view} m={m} />
             ))}
           </tbody>
         </table>
@@ -249,6 +277,10 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
     const org = access.membership.name;
     if (invited.invitation.email === 'sent')
       return reply.redirect(`${orgPath(org, 'members')}?done=invited`, 303);
+    const earlier = await services.members.pendingInvitationLinks(
+      access.membership.organizationId,
+      fields(request.body, 'shown'),
+    );
     // The link is shown on this answer only (no redirect: it is never stored, not even in the session).
     return sendPage(
       reply,
@@ -259,6 +291,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
         page={1}
         emailConfigured={services.members.emailConfigured}
         link={{ email: invited.email, delivery: invited.invitation }}
+        earlier={earlier}
       />,
       201,
     );
@@ -277,6 +310,11 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
       }
       if (resent.invitation.email === 'sent')
         return reply.redirect(`${orgPath(access.membership.name, 'members')}?done=resent`, 303);
+      // The resent invitation's earlier link no longer works (a resend replaces it): dropped below.
+      const earlier = await services.members.pendingInvitationLinks(
+        access.membership.organizationId,
+        fields(request.body, 'shown'),
+      );
       return sendPage(
         reply,
         <MembersPage
@@ -286,6 +324,7 @@ export const memberRoutes: FastifyPluginAsync<WebOptions> = async (app, { servic
           page={1}
           emailConfigured={services.members.emailConfigured}
           link={{ email: resent.email, delivery: resent.invitation }}
+          earlier={earlier}
         />,
       );
     },
