@@ -304,6 +304,48 @@ export class ReportRepository {
     return out;
   }
 
+  /**
+   * The send actions' results of the executions that made this report, each with its delivery's
+   * status and last error when it queued one (oldest execution first).
+   */
+  async sends(reportId: string): Promise<
+    {
+      result: { action: string; status: string; details: Record<string, unknown> };
+      delivery: { status: string; error: string | null } | undefined;
+    }[]
+  > {
+    const executions = await this.db
+      .selectFrom('automation_execution')
+      .select('results')
+      .where('report_id', '=', reportId)
+      .orderBy('executed_at')
+      .execute();
+    const results = executions
+      .flatMap((e) => e.results as { action: string; status: string; details?: Record<string, unknown> }[])
+      .filter((r) => r.action === 'send_notification')
+      .map((r) => ({ ...r, details: r.details ?? {} }));
+    const ids = results.map((r) => r.details.delivery).filter((id): id is string => typeof id === 'string');
+    const deliveries = new Map(
+      ids.length
+        ? (
+            await this.db
+              .selectFrom('delivery')
+              .select(['id', 'status', 'attempts'])
+              .where('id', 'in', ids)
+              .execute()
+          ).map((d) => {
+            const last = (d.attempts as { error?: string | null }[]).at(-1);
+            return [d.id, { status: d.status as string, error: last?.error ?? null }] as const;
+          })
+        : [],
+    );
+    return results.map((result) => ({
+      result,
+      delivery:
+        typeof result.details.delivery === 'string' ? deliveries.get(result.details.delivery) : undefined,
+    }));
+  }
+
   async countItems(reportId: string): Promise<number> {
     const row = await this.db
       .selectFrom('report_item')

@@ -53,6 +53,17 @@ export interface ReportCve {
   changes: { id: string; created_at: Date; types: string[]; data: unknown[] }[];
 }
 
+/**
+ * What became of one of a report's notifications: `sent`, `queued` (a delivery waiting for its
+ * turn or its next attempt), `failed` (its attempts ran out, or the action could not send) or
+ * `not_sent` (skipped: the notification is disabled, or the period had no change); `reason` says why.
+ */
+export interface ReportSend {
+  notification: string;
+  status: 'sent' | 'queued' | 'failed' | 'not_sent';
+  reason: string | null;
+}
+
 /** A report with its CVEs. */
 export interface ReportDetail {
   report: ReportRow;
@@ -126,6 +137,27 @@ export class ReportService {
     const row = /^[0-9a-f-]{36}$/.test(id) ? await this.reports.find(project.id, id) : undefined;
     if (!row) throw new AppError('not_found');
     return this.detail(row);
+  }
+
+  /** What became of each notification the report was sent through (ReportSend), in action order. */
+  async sends(organizationId: string, projectName: string, id: string): Promise<ReportSend[]> {
+    const project = await this.projects.findActive(organizationId, projectName);
+    const row = /^[0-9a-f-]{36}$/.test(id) ? await this.reports.find(project.id, id) : undefined;
+    if (!row) throw new AppError('not_found');
+    return (await this.reports.sends(row.id)).map(({ result, delivery }) => {
+      const { details } = result;
+      const notification = String(details.notification ?? '–');
+      const why = (value: unknown) => (typeof value === 'string' ? value : null);
+      if (result.status === 'skipped') {
+        const reason = details.reason === 'disabled' ? 'the notification is disabled' : why(details.reason);
+        return { notification, status: 'not_sent', reason };
+      }
+      if (result.status === 'failed' || !delivery)
+        return { notification, status: 'failed', reason: why(details.error) };
+      if (delivery.status === 'succeeded') return { notification, status: 'sent', reason: null };
+      if (delivery.status === 'pending') return { notification, status: 'queued', reason: delivery.error };
+      return { notification, status: 'failed', reason: delivery.error };
+    });
   }
 
   async detail(row: ReportRow): Promise<ReportDetail> {

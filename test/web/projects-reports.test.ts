@@ -11,6 +11,7 @@ import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.t
 import { fixture } from '../helpers/catalog.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { signedIn, WebClient } from '../helpers/web.ts';
+import { startReceiver, type Receiver } from '../notifications/receivers.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const base = '/org/acme/projects/web/reports';
@@ -23,7 +24,12 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
   let reportId: string;
 
   beforeAll(async () => {
-    api = await buildTestApi(use(), { VULNTRACK_BASE_URL: 'https://vt.example.org' });
+    // Webhooks to loopback receivers; one attempt each, so a refused one fails at once.
+    api = await buildTestApi(use(), {
+      VULNTRACK_BASE_URL: 'https://vt.example.org',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+      DELIVERY_ATTEMPTS: '1',
+    });
     owner = await createOrganization(api.services, 'acme');
     // The catalog, then the projects, made "long ago": the import counts as changes of theirs.
     // CNA text is mapped with a new install's table and the test worlds' alias (helpers/aliases.ts).
@@ -154,6 +160,102 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       expect((await browser.get(`${base}/not-an-id`)).status).toBe(404);
       expect((await browser.get(`/org/acme/projects/quiet/reports/${reportId}`)).status).toBe(404);
       expect((await browser.get(`/org/acme/projects/quiet/reports/${reportId}/csv`)).status).toBe(404);
+    });
+  });
+
+  describe('what became of its notifications', () => {
+    let receiver: Receiver;
+    beforeAll(async () => {
+      receiver = await startReceiver(() => ({ status: 200, body: 'ok' }));
+      const hooks = [
+        { name: 'hook', url: `${receiver.base}/in`, is_enabled: true },
+        // Nothing listens on port 1: the attempt is refused.
+        { name: 'broken', url: 'http://127.0.0.1:1/in', is_enabled: true },
+        { name: 'paused', url: `${receiver.base}/paused`, is_enabled: false },
+      ];
+      for (const { name, url, is_enabled } of hooks)
+        await api.services.notifications.create(
+          owner.org.id,
+          'web',
+          { name, type: 'webhook', is_enabled, configuration: { url } },
+          owner.actor,
+        );
+      await api.services.automations.create(
+        owner.org.id,
+        'web',
+        {
+          name: 'weekly-sends',
+          trigger_type: 'report',
+          frequency: 'weekly',
+          schedule_weekday: 'monday',
+          schedule_time: '08:00',
+          schedule_timezone: 'UTC',
+          configuration: {
+            actions: [
+              { type: 'generate_report' },
+              ...hooks.map((h) => ({ type: 'send_notification' as const, value: h.name })),
+            ],
+          },
+        },
+        owner.actor,
+      );
+    });
+    afterAll(() => receiver?.close());
+
+    /** Per notification on the report page: its status and the whole line. */
+    const sendsOf = (page: Awaited<ReturnType<WebClient['get']>>) =>
+      Object.fromEntries(
+        page.html
+          .querySelectorAll('.report-sends li')
+          .map((li) => [
+            li.querySelector('strong')!.text,
+            [
+              li.querySelector('[data-send-status]')!.getAttribute('data-send-status'),
+              li.text.replace(/\s+/g, ' '),
+            ],
+          ]),
+      );
+
+    it('says on the report which notifications were sent, are queued, failed or were not sent, and why', async () => {
+      await browser.get(base);
+      const made = await browser.post(`${base}/generate`, { automation: 'weekly-sends' });
+      expect(made.location).toMatch(/\?done=generated$/);
+      const page = await browser.get(made.location!);
+      // Not "sent" before anything was: the page says what became of each.
+      expect(page.html.querySelector('.notice')?.text).toContain('The report was generated.');
+      expect(page.text).not.toMatch(/generated and sent/);
+      const queued = sendsOf(page);
+      expect(Object.keys(queued)).toEqual(['hook', 'broken', 'paused']);
+      expect(queued.hook![0]).toBe('queued');
+      expect(queued.broken![0]).toBe('queued');
+      expect(queued.paused).toEqual([
+        'not_sent',
+        expect.stringContaining('Not sent — the notification is disabled'),
+      ]);
+
+      const { rows } = await sql<{ id: string }>`
+        SELECT d.id FROM delivery d JOIN notification n ON n.id = d.notification_id
+         WHERE n.name IN ('hook', 'broken') AND d.kind = 'report'`.execute(api.services.database.db);
+      expect(rows).toHaveLength(2);
+      for (const { id } of rows) await api.services.deliveries.attempt(id);
+      expect(receiver.requests.filter((r) => r.path === '/in')).toHaveLength(1);
+
+      const after = sendsOf(await browser.get(made.location!));
+      expect(after.hook).toEqual(['sent', expect.stringContaining('hook: Sent')]);
+      expect(after.broken![0]).toBe('failed');
+      expect(after.broken![1]).toMatch(/broken: Failed — \S/);
+      expect(after.paused![0]).toBe('not_sent');
+    });
+
+    it('says what counts as changed, as the dashboard does', async () => {
+      const report = await browser.get(`${base}/${reportId}`);
+      expect(report.html.querySelector('.changed-definition')?.text).toContain(
+        'A report counts only changes recorded since the project was created',
+      );
+      const dashboard = await browser.get('/org/acme/projects/web');
+      expect(dashboard.html.querySelector('.changed-definition')?.text).toContain(
+        'A CVE counts as changed when a change was recorded on it in the period',
+      );
     });
   });
 

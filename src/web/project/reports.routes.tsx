@@ -17,9 +17,10 @@ import {
   type ReportPeriodType,
   type ReportRow,
 } from '../../domain/report.ts';
-import type { ReportDetail } from '../../services/report.service.ts';
+import type { ReportDetail, ReportSend } from '../../services/report.service.ts';
 import { Time } from '../kit/fields.tsx';
 import { doneText, field, pageNumber } from '../kit/input.ts';
+import { ChangedDefinition } from '../shared/changed.tsx';
 import { ChangeEntryView } from '../shared/cve/changes.tsx';
 import { formatCount } from '../kit/format.ts';
 import { Csrf, sendPage } from '../kit/layout.tsx';
@@ -34,7 +35,7 @@ const PAGE_SIZE = 25;
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none'] as const;
 
 const DONE: Record<string, string> = {
-  generated: 'The report was generated and sent through its automation’s notifications.',
+  generated: 'The report was generated. “Sent through” below says what became of each notification.',
   nothing: 'No report was made: the period since the last one is empty or was just reported.',
 };
 
@@ -215,16 +216,49 @@ function ReportsList({
   );
 }
 
+const SEND_STATUS: Record<ReportSend['status'], { label: string; class: string }> = {
+  sent: { label: 'Sent', class: 'badge ok' },
+  queued: { label: 'Queued', class: 'badge' },
+  failed: { label: 'Failed', class: 'badge danger' },
+  not_sent: { label: 'Not sent', class: 'badge warn' },
+};
+
+/** What became of each notification the report went to: sent, queued, failed or not sent, and why. */
+function ReportSends({ sends }: { sends: ReportSend[] }) {
+  if (!sends.length) return null;
+  return (
+    <section class="no-print report-sends" aria-labelledby="report-sends-title">
+      <h3 id="report-sends-title">Sent through</h3>
+      <ul>
+        {sends.map((s) => (
+          <li>
+            <strong>{s.notification}</strong>:{' '}
+            <span class={SEND_STATUS[s.status].class} data-send-status={s.status}>
+              {SEND_STATUS[s.status].label}
+            </span>
+            {s.reason && <span class="muted"> — {s.reason}</span>}
+            {s.status === 'queued' && (
+              <span class="muted small"> (sending in the background: reload to see)</span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function ReportPage({
   ctx,
   access,
   detail,
+  sends,
   origin,
   done,
 }: {
   ctx: PageContext;
   access: ProjectAccess;
   detail: ReportDetail;
+  sends: ReportSend[];
   /** Links are absolute, so that a printed report names where each goes. */
   origin: string;
   done: string | undefined;
@@ -263,6 +297,8 @@ function ReportPage({
           <p class="no-print small muted">
             To keep it as a PDF, print this page (Ctrl+P or ⌘P): menus and buttons are left out.
           </p>
+          <ChangedDefinition report />
+          <ReportSends sends={sends} />
         </header>
         <div class="grid report-stats">
           <div class="card">
@@ -412,12 +448,14 @@ export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, 
   app.get<{ Params: Params }>(`${base}/:report`, async (request, reply) => {
     const access = await projectAccess(services, request);
     const detail = await reports.get(orgId(access), access.project.name, request.params.report);
+    const sends = await reports.sends(orgId(access), access.project.name, request.params.report);
     return sendPage(
       reply,
       <ReportPage
         ctx={request.page}
         access={access}
         detail={detail}
+        sends={sends}
         origin={originOf(request)}
         done={doneOf(request)}
       />,

@@ -2,6 +2,7 @@
  * A project's dashboard: the headline counts, what changed since the user's last visit, the
  * sections of sections.view.tsx, and the user's own Atom feed URL.
  */
+import { ChangedDefinition } from '../../shared/changed.tsx';
 import { eventLabel, FEED_DAYS, cveSummary, type FeedCve } from '../../../domain/dashboard.ts';
 import type { ProjectDashboard } from '../../../services/dashboard.service.ts';
 import { CopyField, Time } from '../../kit/fields.tsx';
@@ -100,6 +101,7 @@ function FeedSection({
         {feed.total > feed.cves.length && `; the ${feed.cves.length} latest are listed`}
         {feed.truncated && ' (a very busy period: only its latest changes were read)'}.
       </p>
+      <ChangedDefinition />
       {feed.cves.length > 0 && (
         <FeedTable cves={feed.cves} ctx={ctx} cvePage={(id) => projectCvePath(access, id)} />
       )}
