@@ -257,6 +257,19 @@ export class DashboardRepository {
   }
 
   /** The organization's active projects, by name, with their list version (migration 0010). */
+  /** When `userId` last opened the dashboard of each active project of the organization (by name). */
+  async lastVisits(organizationId: string, userId: string): Promise<Map<string, Date>> {
+    const rows = await this.db
+      .selectFrom('project_visit as v')
+      .innerJoin('project as p', 'p.id', 'v.project_id')
+      .select(['p.name', 'v.visited_at'])
+      .where('p.organization_id', '=', organizationId)
+      .where('p.active', '=', true)
+      .where('v.user_id', '=', userId)
+      .execute();
+    return new Map(rows.map((r) => [r.name, new Date(r.visited_at)]));
+  }
+
   async activeProjects(organizationId: string): Promise<{ name: string; list_version: number }[]> {
     const rows = await this.db
       .selectFrom('project')

@@ -197,6 +197,12 @@ export interface ProjectOverview {
   openBySeverity: Record<CvssLevel, number>;
   open: number;
   kevOpen: number;
+  /**
+   * CVEs of the project that entered or changed since the member looking last opened its dashboard
+   * (`since`), as its "Since your last visit" counts them; never opened: the last FEED_DAYS days
+   * (`visited` false). `more`: a busy period, counted over its latest changes only.
+   */
+  sinceVisit: { count: number; since: Date; visited: boolean; more: boolean };
 }
 
 const SUMMARY_MAX = 140;

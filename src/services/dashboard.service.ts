@@ -214,7 +214,7 @@ export class DashboardService {
       this.dashboards.catalogVersion(),
       this.dashboards.activeProjects(organizationId),
     ]);
-    const [cells, closed, assignees, assignedToMe] = await Promise.all([
+    const [cells, closed, assignees, assignedToMe, visits] = await Promise.all([
       // Kept per version, the projects and their subscriptions (list versions) and the week.
       this.cached(version, JSON.stringify(['overview', organizationId, projects, weekStart]), () =>
         this.dashboards.overviewCells(organizationId, weekStart),
@@ -222,6 +222,7 @@ export class DashboardService {
       this.dashboards.overviewClosedCells(organizationId),
       this.dashboards.organizationAssignees(organizationId, ORG_ASSIGNEES),
       this.dashboards.assignedTo(organizationId, userId, ASSIGNED_SHOWN),
+      this.dashboards.lastVisits(organizationId, userId),
     ]);
     const byName = new Map<string, ProjectOverview>();
     for (const cell of cells) {
@@ -234,6 +235,7 @@ export class DashboardService {
           openBySeverity: Object.fromEntries(CVSS_LEVELS.map((l) => [l, 0])) as Record<CvssLevel, number>,
           open: 0,
           kevOpen: 0,
+          sinceVisit: { count: 0, since: weekStart, visited: false, more: false },
         };
         byName.set(cell.project, p);
       }
@@ -249,7 +251,48 @@ export class DashboardService {
       p.openBySeverity[levelOf(cell.cvss31)] -= cell.count;
       if (cell.kev) p.kevOpen -= cell.count;
     }
+    await Promise.all(
+      [...byName.values()].map(async (p) => {
+        p.sinceVisit = await this.sinceVisit(
+          organizationId,
+          p.name,
+          visits.get(p.name),
+          weekStart,
+          now,
+          version,
+        );
+      }),
+    );
     return { projects: [...byName.values()], assignees, assignedToMe, weekStart };
+  }
+
+  /**
+   * How many CVEs of a project entered or changed since `visited` (else since `weekStart`), counted
+   * as its dashboard's feed counts them (the same changes, kept per catalog version alike).
+   */
+  private async sinceVisit(
+    organizationId: string,
+    name: string,
+    visited: Date | undefined,
+    weekStart: Date,
+    now: Date,
+    version: number,
+  ): Promise<ProjectOverview['sinceVisit']> {
+    const since = visited ?? weekStart;
+    const project = await this.projects.listed(organizationId, name);
+    if (!project) return { count: 0, since, visited: visited !== undefined, more: false };
+    const keywords = project.hasKeywords ? await this.keywords.keywords(project.id) : [];
+    const changes = await this.cached(
+      version,
+      JSON.stringify([
+        'since',
+        project.keys,
+        since,
+        project.hasKeywords ? [keywords, project.listVersion] : null,
+      ]),
+      () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, 0, keywords),
+    );
+    return { count: changes.cves, since, visited: visited !== undefined, more: changes.truncated };
   }
 
   /**

@@ -539,11 +539,11 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
                  OR te.status NOT IN ('resolved', 'not_applicable', 'risk_accepted') AS open) o
            WHERE c.vendors && ${[...keys]}::text[] AND c.state <> 'REJECTED'`.execute(db());
         const e = expected.rows[0]!;
-        const [recent, critical, , , , , open, kev] = rows.get(name)!;
+        const [, recent, critical, , , , , open, kev] = rows.get(name)!;
         expect({ recent, critical, open, kev }, name).toEqual(e);
       }
-      expect(rows.get('watch')![6]).toBeGreaterThan(0);
-      expect(rows.get('kernel')![6]).toBeGreaterThan(0);
+      expect(rows.get('watch')![7]).toBeGreaterThan(0);
+      expect(rows.get('kernel')![7]).toBeGreaterThan(0);
       const holders = page.html
         .querySelectorAll('section[aria-labelledby=org-assignees] tbody tr')
         .map((tr) => [
@@ -553,6 +553,49 @@ describeEachDatabase('web: project dashboard, Atom feed, organization overview',
       // The owner holds CVE-2024-9380 (open); CVE-2024-28125 is resolved; plain's CVE was
       // unassigned when they left the organization.
       expect(holders).toEqual([[`${acme.user.username} ${acme.user.email}`, '1']]);
+    });
+
+    it('counts per project what entered or changed since the member last opened its dashboard', async () => {
+      /** The "Changed since your visit" cell of a project: its count and what it is counted since. */
+      const sinceVisit = async (project: string) => {
+        const page = await owner.get('/org/acme/overview');
+        const cell = page.html
+          .querySelectorAll('.dash-overview tbody tr')
+          .find((tr) => tr.querySelector('th a')!.text === project)!
+          .querySelector('td[data-since-visit]')!;
+        return {
+          count: cell.querySelector('a')!.text.trim(),
+          note: cell.querySelector('.muted')!.text.trim(),
+        };
+      };
+      // Just opened: nothing since.
+      await owner.get(dashboard);
+      expect(await sinceVisit('watch')).toEqual({ count: '0', note: expect.stringMatching(/^since /) });
+      // A change of one of its CVEs is recorded afterwards: one, as the dashboard's feed says next.
+      await sql`
+        INSERT INTO cve_change (cve_id, types, data, created_at)
+        SELECT cve_id, ARRAY['title'], '[]'::jsonb, now() + interval '1 second'
+          FROM cve WHERE vendors && ${KEYS.slice(0, 2)}::text[] ORDER BY cve_id LIMIT 1`.execute(db());
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await sinceVisit('watch')).count).toBe('1');
+      const opened = await owner.get(dashboard);
+      expect(opened.html.querySelector('section[aria-labelledby=feed-title] p')?.text).toMatch(
+        /^1 CVE changed since/,
+      );
+      // A project the member never opened counts the last 7 days.
+      const fresh = await api.services.accounts.createUser({
+        username: 'fresh-eyes',
+        email: 'fresh-eyes@acme.example',
+        password: PASSWORD,
+      });
+      await api.services.members.invite(acme.org.id, { email: 'fresh-eyes@acme.example' }, acme.actor);
+      await api.services.accounts.acceptInvitation(fresh.id, 'acme');
+      const page = await (await signedIn(api, 'fresh-eyes', PASSWORD)).get('/org/acme/overview');
+      const kernel = page.html
+        .querySelectorAll('.dash-overview tbody tr')
+        .find((tr) => tr.querySelector('th a')!.text === 'kernel')
+        ?.querySelector('td[data-since-visit] .muted');
+      expect(kernel?.text.trim()).toBe('in 7 days (not opened yet)');
     });
 
     it('is the home: / sends a member there (a user of no organization to the catalog)', async () => {

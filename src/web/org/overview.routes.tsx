@@ -131,8 +131,10 @@ function OverviewPage({
         </div>
       </div>
       <p class="muted small">
-        Severity columns count open CVEs by CVSS 3.1 score. New this week: published since{' '}
-        <Time date={overview.weekStart} style={ctx.dateStyle} />. A CVE in several projects counts in each.
+        Changed since your visit: CVEs that entered the project or changed since you last opened its
+        dashboard, as its “Since your last visit” lists them. Severity columns count open CVEs by CVSS 3.1
+        score. New this week: published since <Time date={overview.weekStart} style={ctx.dateStyle} />. A CVE
+        in several projects counts in each.
       </p>
       {projects.length === 0 ? (
         <p class="muted">
@@ -150,6 +152,9 @@ function OverviewPage({
             <thead>
               <tr>
                 <th scope="col">Project</th>
+                <th scope="col" class="num">
+                  Changed since your visit
+                </th>
                 <th scope="col" class="num">
                   New this week
                 </th>
@@ -175,6 +180,21 @@ function OverviewPage({
                       <a href={projectPath(org, p.name)}>{p.name}</a>
                       {p.subscriptions === 0 && <div class="muted small">no subscriptions</div>}
                     </th>
+                    <td class="num" data-since-visit>
+                      <a href={projectPath(org, p.name)}>
+                        {num(p.sinceVisit.count)}
+                        {p.sinceVisit.more && '+'}
+                      </a>
+                      <div class="muted small">
+                        {p.sinceVisit.visited ? (
+                          <>
+                            since <Time date={p.sinceVisit.since} style={ctx.dateStyle} />
+                          </>
+                        ) : (
+                          'in 7 days (not opened yet)'
+                        )}
+                      </div>
+                    </td>
                     <td class="num">{num(p.newThisWeek)}</td>
                     {LEVELS.map((l) => (
                       <td class={`num${p.openBySeverity[l] && l !== 'empty' ? ` sev-${l}` : ''}`}>
