@@ -257,17 +257,32 @@ export class DashboardRepository {
   }
 
   /** The organization's active projects, by name, with their list version (migration 0010). */
-  /** When `userId` last opened the dashboard of each active project of the organization (by name). */
-  async lastVisits(organizationId: string, userId: string): Promise<Map<string, Date>> {
+  /**
+   * Per active project of the organization (by name) that `userId` opened, where its dashboard's feed
+   * would start if opened at `now` (as `recordVisit` decides, without recording anything): the
+   * current visit's start while it lasts (views less than `gapMs` apart), else the last view.
+   */
+  async visitStarts(
+    organizationId: string,
+    userId: string,
+    now: Date,
+    gapMs: number,
+  ): Promise<Map<string, Date>> {
+    const sameVisitAfter = new Date(now.getTime() - gapMs);
     const rows = await this.db
       .selectFrom('project_visit as v')
       .innerJoin('project as p', 'p.id', 'v.project_id')
-      .select(['p.name', 'v.visited_at'])
+      .select([
+        'p.name',
+        sql<Date>`CASE WHEN v.visited_at > ${sameVisitAfter} THEN v.since ELSE least(v.visited_at, ${now}) END`.as(
+          'since',
+        ),
+      ])
       .where('p.organization_id', '=', organizationId)
       .where('p.active', '=', true)
       .where('v.user_id', '=', userId)
       .execute();
-    return new Map(rows.map((r) => [r.name, new Date(r.visited_at)]));
+    return new Map(rows.map((r) => [r.name, new Date(r.since)]));
   }
 
   async activeProjects(organizationId: string): Promise<{ name: string; list_version: number }[]> {

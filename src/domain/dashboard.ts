@@ -198,9 +198,10 @@ export interface ProjectOverview {
   open: number;
   kevOpen: number;
   /**
-   * CVEs of the project that entered or changed since the member looking last opened its dashboard
-   * (`since`), as its "Since your last visit" counts them; never opened: the last FEED_DAYS days
-   * (`visited` false). `more`: a busy period, counted over its latest changes only.
+   * CVEs of the project that entered or changed since the member looking last visited its dashboard
+   * (`since`: where its "Since your last visit" would start if opened now), counted as it counts
+   * them; never opened: the last FEED_DAYS days (`visited` false). `more`: a busy period, counted
+   * over its latest changes only.
    */
   sinceVisit: { count: number; since: Date; visited: boolean; more: boolean };
 }

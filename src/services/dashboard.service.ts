@@ -222,7 +222,7 @@ export class DashboardService {
       this.dashboards.overviewClosedCells(organizationId),
       this.dashboards.organizationAssignees(organizationId, ORG_ASSIGNEES),
       this.dashboards.assignedTo(organizationId, userId, ASSIGNED_SHOWN),
-      this.dashboards.lastVisits(organizationId, userId),
+      this.dashboards.visitStarts(organizationId, userId, now, VISIT_GAP_MS),
     ]);
     const byName = new Map<string, ProjectOverview>();
     for (const cell of cells) {
@@ -267,8 +267,9 @@ export class DashboardService {
   }
 
   /**
-   * How many CVEs of a project entered or changed since `visited` (else since `weekStart`), counted
-   * as its dashboard's feed counts them (the same changes, kept per catalog version alike).
+   * How many CVEs of a project entered or changed since `visited` (where its dashboard's feed would
+   * start now; never opened: `weekStart`), counted as that feed counts them (the same changes, kept
+   * per catalog version alike), so the two numbers agree.
    */
   private async sinceVisit(
     organizationId: string,

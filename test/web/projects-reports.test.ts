@@ -24,11 +24,11 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
   let reportId: string;
 
   beforeAll(async () => {
-    // Webhooks to loopback receivers; one attempt each, so a refused one fails at once.
+    // Webhooks to loopback receivers (five attempts: the fewest allowed).
     api = await buildTestApi(use(), {
       VULNTRACK_BASE_URL: 'https://vt.example.org',
       OUTBOUND_ALLOW_PRIVATE: 'true',
-      DELIVERY_ATTEMPTS: '1',
+      DELIVERY_ATTEMPTS: '5',
     });
     owner = await createOrganization(api.services, 'acme');
     // The catalog, then the projects, made "long ago": the import counts as changes of theirs.
@@ -239,6 +239,11 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       expect(rows).toHaveLength(2);
       for (const { id } of rows) await api.services.deliveries.attempt(id);
       expect(receiver.requests.filter((r) => r.path === '/in')).toHaveLength(1);
+      // A refused attempt with attempts left: still queued, with the error.
+      const retrying = sendsOf(await browser.get(made.location!));
+      expect(retrying.broken![0]).toBe('queued');
+      expect(retrying.broken![1]).toMatch(/Queued — \S/);
+      for (let i = 0; i < 4; i++) for (const { id } of rows) await api.services.deliveries.attempt(id);
 
       const after = sendsOf(await browser.get(made.location!));
       expect(after.hook).toEqual(['sent', expect.stringContaining('hook: Sent')]);
