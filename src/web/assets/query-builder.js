@@ -1,6 +1,7 @@
 // The CVE list's query builder island: conditions picked from lists, written into the query box `q`
 // as `field<op>value` terms, and read back from the box when it holds only terms the builder knows
-// (joined all by AND or all by OR, no parentheses). Without JavaScript the box works alone.
+// (joined all by AND or all by OR, no parentheses). Loaded when the page's disclosure is first
+// opened (app.js, details[data-island]). Without JavaScript the box works alone.
 'use strict';
 
 (function () {
@@ -142,13 +143,11 @@
     addRow({ field: 'vendor', op: '=', value: '' });
   });
 
+  // The page's disclosure ("Build the query from lists") opened, which loaded this script.
   root.append(
-    el('details', {}, [
-      el('summary', {}, ['Query builder']),
-      el('div', { class: 'row' }, [el('span', {}, ['Conditions joined by ']), joinSelect, add]),
-      list,
-      note,
-    ]),
+    el('div', { class: 'row' }, [el('span', {}, ['Conditions joined by ']), joinSelect, add]),
+    list,
+    note,
   );
   root.hidden = false;
   box.addEventListener('change', show);
