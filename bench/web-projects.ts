@@ -97,5 +97,7 @@ export function projectPages(org: string, bench: ProjectBench): { name: string; 
     { name: 'tracker, no status', url: `${base}/cves?status=no_status` },
     { name: 'tracker, nobody assigned', url: `${base}/cves?assignee=none` },
     { name: 'project dashboard', url: base },
+    // After the dashboard: its visit is what "changed since your visit" counts from.
+    { name: 'organization home', url: `/org/${encodeURIComponent(org)}/overview` },
   ];
 }
