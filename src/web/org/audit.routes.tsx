@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { validationError } from '../../domain/errors.ts';
+import { statusLabel } from '../../domain/triage.ts';
 import type { AuditLogRow } from '../../services/audit.service.ts';
 import { Field, FormProblems, SelectField, Time } from '../kit/fields.tsx';
 import { formErrorsOf, type FormErrors, pageNumber, queryText } from '../kit/input.ts';
@@ -56,6 +57,10 @@ function filterOf(q: AuditQuery) {
 const show = (value: unknown): string =>
   value === null || value === undefined ? '–' : typeof value === 'string' ? value : JSON.stringify(value);
 
+/** A recorded value as people read it: a triage status in words ("Evaluated", "No status"). */
+const shown = (field: string, value: unknown): string =>
+  field === 'status' && (typeof value === 'string' || value === null) ? statusLabel(value) : show(value);
+
 function isChange(value: unknown): value is { old: unknown; new: unknown } {
   return typeof value === 'object' && value !== null && 'old' in value && 'new' in value;
 }
@@ -74,17 +79,17 @@ function Changes({ changes }: { changes: unknown }) {
     <dl class="audit-changes">
       {entries.map(([name, value]) => (
         <>
-          <dt>{name}</dt>
+          <dt>{name.replace(/_/g, ' ')}</dt>
           <dd>
             {isChange(value) ? (
               <>
-                <del>{show(value.old)}</del> <span aria-label="changed to">→</span>{' '}
-                <ins>{show(value.new)}</ins>
+                <del>{shown(name, value.old)}</del> <span aria-label="changed to">→</span>{' '}
+                <ins>{shown(name, value.new)}</ins>
               </>
             ) : isRecord(value) && Object.keys(value).length > 0 ? (
               <Changes changes={value} />
             ) : (
-              show(value)
+              shown(name, value)
             )}
           </dd>
         </>
