@@ -344,7 +344,7 @@ describeEachDatabase('web: project automations', (use) => {
       expect(bad.status).toBe(400);
       expect(bad.html.querySelector('#f-name-error')?.text).toBe('This name is reserved.');
       expect(bad.html.querySelector('.ab-triggers .error')?.text).toMatch(/at least one trigger/);
-      expect(bad.html.querySelector('#c-1-0-error')?.text).toMatch(/^cvss_gte needs a value/);
+      expect(bad.html.querySelector('#c-1-0-error')?.text).toBe('"CVSS at least" needs a score from 0 to 10');
       expect(bad.html.querySelector('#c-1-0-value')?.getAttribute('value')).toBe('high');
       expect(bad.html.querySelector('#c-0-error')).toBeNull();
       expect(bad.html.querySelector('#a-0-error')?.text).toMatch(/name of a notification of this project/);
@@ -352,7 +352,9 @@ describeEachDatabase('web: project automations', (use) => {
       const picked = bad.html.querySelector('#a-0-value-notification option[selected]');
       expect(picked?.getAttribute('value')).toBe('nope');
       expect(picked?.text).toBe('nope (not one of these)');
-      expect(bad.html.querySelector('#a-1-error')?.text).toMatch(/change_status needs one of to_evaluate/);
+      expect(bad.html.querySelector('#a-1-error')?.text).toMatch(
+        /^"Set the status" needs one of To evaluate, Pending review/,
+      );
       expect(bad.html.querySelector('#f-name')?.getAttribute('value')).toBe('new');
       // A report automation without a frequency: beside the frequency.
       const report = await owner.post(`${BASE}/new`, {
@@ -512,7 +514,7 @@ describeEachDatabase('web: project automations', (use) => {
       // A configuration the service refuses is not run.
       const bad = await owner.post(`${BASE}/new`, { ...fields, 'cond.1.1.value': 'x' });
       expect(bad.status).toBe(400);
-      expect(bad.html.querySelector('#c-1-1-error')?.text).toMatch(/cvss_gte needs/);
+      expect(bad.html.querySelector('#c-1-1-error')?.text).toMatch(/^"CVSS at least" needs/);
       expect(bad.html.querySelector('.ab-dry-run')).toBeNull();
     });
   });

@@ -15,7 +15,7 @@ import { ProjectPage } from '../project-page.tsx';
 import { DryRunResults } from './automation.view.tsx';
 import { placeConfigurationErrors, type AutomationForm, type BuilderState } from './builder.form.ts';
 import { ActionRow, type Choices, ErrorText, GroupBox, LeafRow } from './conditions.view.tsx';
-import { TRIGGER_LABELS, automationUrl, automationsUrl } from './labels.ts';
+import { TRIGGER_LABELS, automationUrl, automationsUrl, messageInWords } from './labels.ts';
 import { TEMPLATE_HINTS, TEMPLATES, type TemplateKey } from './templates.ts';
 
 export type { Choices };
@@ -113,7 +113,10 @@ export function BuilderPage({
 }) {
   const { form, errors, json } = state;
   const action = editing ? automationUrl(access, editing, 'edit') : `${automationsUrl(access)}/new`;
-  const placed = placeConfigurationErrors(errors?.configuration ?? []);
+  // Beside the rows, the service's sentences in the builder's words (messageInWords).
+  const placed = new Map(
+    [...placeConfigurationErrors(errors?.configuration ?? [])].map(([k, v]) => [k, v.map(messageInWords)]),
+  );
   const other = placed.get('other');
   const general = Object.entries(errors ?? {}).filter(([k]) => !PLACED.includes(k));
   const title = editing ? `Edit ${editing}` : 'New automation';

@@ -78,3 +78,27 @@ export const automationsUrl = (a: ProjectAccess): string =>
 /** An automation's page, or one below it (`edit`, `executions/<id>`…). */
 export const automationUrl = (a: ProjectAccess, name: string, rest = ''): string =>
   `${automationsUrl(a)}/${encodeURIComponent(name)}${rest ? `/${rest}` : ''}`;
+
+const TYPE_LABELS: Record<string, string> = { ...CONDITION_LABELS, ...ACTION_LABELS };
+
+/** What the service's sentences ask for, as the builder's fields ask it (the version is its own field). */
+const WANTS: [string, string][] = [
+  ['a value {version: "2.0"|"3.0"|"3.1"|"4.0", value: 0–10}', 'a score from 0 to 10'],
+  ['a boolean value (or none)', 'yes or no'],
+];
+
+const STATUS_KEY = new RegExp(`\\b(${[NO_STATUS, ...TRIAGE_STATUSES].join('|')})\\b`, 'g');
+
+/**
+ * A service sentence about a condition or an action, as the builder shows it beside the row: the
+ * type by its label, statuses in words (`change_status needs one of to_evaluate, …` → `"Set the
+ * status" needs one of To evaluate, …`). API v2 and the JSON view keep the service's own sentence.
+ */
+export function messageInWords(message: string): string {
+  const m = /^(\w+) needs (.*)$/s.exec(message);
+  const label = m ? TYPE_LABELS[m[1]!] : undefined;
+  if (!m || label === undefined) return message;
+  let wants = m[2]!;
+  for (const [key, words] of WANTS) wants = wants.replace(key, words);
+  return `"${label}" needs ${wants.replace(STATUS_KEY, (s) => statusLabel(s))}`;
+}
