@@ -723,6 +723,7 @@ describeEachDatabase('web: project automations', (use) => {
       expect(page.body).not.toContain('$PRODUCT$');
       expect(page.text).toContain('Product is Microsoft / Exchange Server');
       expect(page.text).toContain('Status is Evaluated');
+      expect(page.text).toContain('Not in KEV');
       expect(page.text).toContain('Set the status: Evaluated');
     });
 

@@ -96,7 +96,7 @@ export function describeSchedule(a: AutomationView): string {
   return `Report ${a.frequency ?? ''}${day} at ${a.schedule_time ?? ''} ${a.schedule_timezone ?? ''}`.trim();
 }
 
-/** A condition's value in words: `Microsoft / Exchange Server`, "Evaluated", "yes", "9 (CVSS 4.0)". */
+/** A condition's value in words: `Microsoft / Exchange Server`, "Evaluated", "9 (CVSS 4.0)". */
 function conditionValueLabel(type: string, value: unknown): string {
   switch (type) {
     case 'vendor_equals':
@@ -105,8 +105,6 @@ function conditionValueLabel(type: string, value: unknown): string {
       return typeof value === 'string' ? vendorKeyLabel(value) : String(value);
     case 'cve_status':
       return typeof value === 'string' ? statusLabel(value) : String(value);
-    case 'kev_present':
-      return value === false ? 'no' : 'yes';
     default:
       if (value && typeof value === 'object') {
         const v = value as { value?: unknown; version?: unknown };
@@ -153,6 +151,8 @@ function ConditionTree({ node }: { node: unknown }) {
               <ConditionTree node={child} />
             </li>
           );
+        // KEV reads as a sentence: "In KEV", "Not in KEV".
+        if (child.type === 'kev_present') return <li>{child.value === false ? 'Not in KEV' : 'In KEV'}</li>;
         const value =
           child.value === undefined ? '' : ` ${conditionValueLabel(child.type ?? '', child.value)}`;
         return (
