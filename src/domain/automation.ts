@@ -25,6 +25,26 @@ export const ALERT_TRIGGERS = [
 ] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
+/** The triggers (the payload's event types) as people read them: pages, the web UI's CSV files. */
+export const TRIGGER_LABELS: Record<AlertTrigger, string> = {
+  cve_enters_project: 'A CVE enters the project',
+  cvss_increased: 'CVSS increased',
+  cvss_decreased: 'CVSS decreased',
+  epss_increased: 'EPSS increased',
+  epss_decreased: 'EPSS decreased',
+  kev_added: 'Added to KEV',
+  new_vendor: 'New vendor',
+  new_product: 'New product',
+  description_changed: 'Description changed',
+  title_changed: 'Title changed',
+  new_reference: 'New reference',
+  new_weakness: 'New weakness',
+  affected_changed: 'Affected versions changed',
+};
+
+/** A trigger's label, or the trigger itself when it has none (an old or unknown one). */
+export const triggerLabel = (t: string): string => TRIGGER_LABELS[t as AlertTrigger] ?? t;
+
 export const CONDITION_TYPES = [
   'cvss_gte',
   'epss_gte',

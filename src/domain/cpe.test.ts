@@ -7,6 +7,8 @@ import {
   PRODUCT_SEPARATOR,
   splitVendorKey,
   vendorKey,
+  vendorKeyLabel,
+  vendorKeyOfLabel,
   vendorKeysOfCpe,
 } from './cpe.ts';
 
@@ -181,6 +183,25 @@ describe('cpe', () => {
       expect(normalizeProductName('Apache', 'Apache Software Foundation')).toBe('apache');
       expect(normalizeProductName('Log4j', undefined)).toBe('log4j');
       expect(normalizeProductName('n/a', 'Red Hat')).toBeUndefined();
+    });
+  });
+
+  describe('vendorKeyLabel', () => {
+    it('names a vendor, or a product after its vendor, as people write them', () => {
+      expect(vendorKeyLabel('microsoft$PRODUCT$exchange_server')).toBe('Microsoft / Exchange Server');
+      expect(vendorKeyLabel('apache')).toBe('Apache');
+      expect(vendorKeyLabel('apache$PRODUCT$log4j')).toBe('Apache / Log4j');
+      expect(vendorKeyLabel('nodejs$PRODUCT$node.js')).toBe('Nodejs / Node.js');
+    });
+  });
+
+  describe('vendorKeyOfLabel', () => {
+    it('reads words back as the key, and keeps a key as it is', () => {
+      expect(vendorKeyOfLabel(' Microsoft / Exchange Server ')).toBe('microsoft$PRODUCT$exchange_server');
+      expect(vendorKeyOfLabel('Exchange Server')).toBe('exchange_server');
+      expect(vendorKeyOfLabel('apache$PRODUCT$log4j')).toBe('apache$PRODUCT$log4j');
+      for (const key of ['microsoft$PRODUCT$exchange_server', 'apache', 'nodejs$PRODUCT$node.js'])
+        expect(vendorKeyOfLabel(vendorKeyLabel(key))).toBe(key);
     });
   });
 });

@@ -97,6 +97,39 @@ export function splitVendorKey(key: string): { vendor: string; product?: string 
     : { vendor: key.slice(0, i), product: key.slice(i + PRODUCT_SEPARATOR.length) };
 }
 
+/** A catalog name as people read it: `exchange_server` → `Exchange Server` (only first letters change). */
+export function nameLabel(name: string): string {
+  return name
+    .split('_')
+    .filter((w) => w !== '')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+/**
+ * A vendor key as people read it: `microsoft$PRODUCT$exchange_server` → `Microsoft / Exchange
+ * Server`, `apache` → `Apache`. The one spelling of keys on pages, in messages, in payloads'
+ * `display` fields and in the web UI's CSV files; the key itself stays wherever a client reads it.
+ */
+export function vendorKeyLabel(key: string): string {
+  const { vendor, product } = splitVendorKey(key);
+  const v = nameLabel(vendor) || vendor;
+  return product === undefined ? v : `${v} / ${nameLabel(product) || product}`;
+}
+
+/**
+ * A vendor key as a person types it, read back as the key: `Microsoft / Exchange Server` →
+ * `microsoft$PRODUCT$exchange_server`, `Exchange Server` → `exchange_server`; text holding the
+ * separator already is a key, kept as it is.
+ */
+export function vendorKeyOfLabel(typed: string): string {
+  const text = typed.trim();
+  if (text.includes(PRODUCT_SEPARATOR)) return text;
+  const slash = text.indexOf('/');
+  if (slash <= 0) return catalogName(text);
+  return vendorKey(catalogName(text.slice(0, slash)), catalogName(text.slice(slash + 1)));
+}
+
 /**
  * A CNA's free-text name as a catalog name: lower case, blanks to `_`, only the characters CPE names
  * use. Undefined for placeholders such as "n/a" or "unknown".

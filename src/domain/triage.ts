@@ -15,6 +15,17 @@ export const TRIAGE_STATUSES = [
 
 export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
 
+/**
+ * A triage status as people read it (`to_evaluate` → "To evaluate", `evaluated` → "Evaluated"); a
+ * CVE without one, or the `no_status` filter value, is "No status". Pages, messages and the web
+ * UI's CSV files show this; forms' values and the APIs keep the status itself.
+ */
+export function statusLabel(status: string | null): string {
+  if (status === null || status === NO_STATUS) return 'No status';
+  const words = status.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** The list filter value for CVEs without a status (untracked, or tracked with the status cleared). */
 export const NO_STATUS = 'no_status';
 

@@ -2,6 +2,7 @@
  * What a chat or email message says about a payload, before any channel's markup: the CVEs shown
  * (capped), how many are left out, and each CVE's facts as short strings. Pure: no I/O.
  */
+import { vendorKeyLabel } from '../domain/cpe.ts';
 import { severityOf } from '../domain/cvss.ts';
 import type { NotificationChange, NotificationPayload } from './payload.ts';
 
@@ -43,7 +44,7 @@ export interface CveLine {
   epss: string;
   /** Distinct event labels in payload order; empty for a report line without events. */
   events: string[];
-  /** e.g. `apache, cisco, … and 12 more`, or '' without vendors. */
+  /** e.g. `Apache, Apache / Log4j, … and 12 more`, or '' without vendors. */
   vendors: string;
 }
 
@@ -114,7 +115,8 @@ function cveLine(change: NotificationChange, baseUrl: string | undefined): CveLi
     kev: cve.kev,
     epss: epssText(cve.epss),
     events: [...new Set(change.events.map((e) => eventLabel(e.type)))],
-    vendors: vendorsText(cve.vendors),
+    // People's words: the payload's own (a stored payload may predate `display`), else the keys'.
+    vendors: vendorsText(cve.display?.vendors ?? cve.vendors.map(vendorKeyLabel)),
   };
 }
 

@@ -14,7 +14,14 @@ export interface NotificationCve {
   cvss31: number | null;
   kev: boolean;
   epss: number | null;
+  /** Vendor keys (`vendor`, `vendor$PRODUCT$product`): what receivers match on. */
   vendors: string[];
+  /**
+   * The same facts in people's words, for a receiver that shows them: `vendors` as `Microsoft /
+   * Exchange Server`, in the order of the keys. Added beside the keys, never instead of them; absent
+   * from a payload stored before it was added (a retried old delivery sends its bytes as they were).
+   */
+  display?: { vendors: string[] };
 }
 
 export interface NotificationEvent {

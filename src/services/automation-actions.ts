@@ -10,6 +10,7 @@ import type { AutomationAction, ConditionSubject } from '../domain/automation.ts
 import type { CveFacts } from '../domain/cve-facts.ts';
 import type { TriageStatus } from '../domain/triage.ts';
 import type { NotificationCve } from '../notifications/payload.ts';
+import { vendorKeyLabel } from '../domain/cpe.ts';
 import type { TrackerAutomation } from './tracker-automation.service.ts';
 
 export interface ActionResult {
@@ -28,6 +29,7 @@ export function payloadCve(cveId: string, cve: CveFacts): NotificationCve {
     kev: cve.kev,
     epss: cve.epss,
     vendors: cve.vendors,
+    display: { vendors: cve.vendors.map(vendorKeyLabel) },
   };
 }
 

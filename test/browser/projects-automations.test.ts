@@ -87,10 +87,16 @@ describe.skipIf(!chromium)('browser: project automations', () => {
     const group = page.locator('.ab-root > [data-children] > .ab-group');
     await group.locator(':scope > .ab-tools button[data-add="leaf"]').click();
     await page.locator('select[name="cond.1.1.type"]').selectOption('kev_present');
-    await page.locator('input[name="cond.1.1.value"]').fill('yes');
+    // KEV, a status and a notification are picked from lists, not typed.
+    await expect(page.locator('input[name="cond.1.1.value"]').isVisible()).resolves.toBe(false);
+    await page.locator('select[name="cond.1.1.value"][data-kind="kev"]').selectOption('yes');
     await page.locator('.ab-actions button[data-add="action"]').click();
     await page.locator('select[name="act.0.type"]').selectOption('send_notification');
-    await page.locator('input[name="act.0.value"]').fill('hook');
+    await expect(page.locator('input[name="act.0.value"]').isVisible()).resolves.toBe(false);
+    await expect(
+      page.locator('select[name="act.0.value"][data-kind="notification"] option').allTextContents(),
+    ).resolves.toEqual(['Choose…', 'hook']);
+    await page.locator('select[name="act.0.value"][data-kind="notification"]').selectOption('hook');
 
     await page.getByRole('button', { name: 'Dry run (last 7 days)' }).click();
     await page.waitForLoadState();

@@ -72,7 +72,7 @@ describe('slack channel', () => {
         `*<${BASE_URL}/cves/CVE-2021-44228|CVE-2021-44228>* Apache Log4j2 JNDI features do not protect against attacker controlled LDAP and other JNDI related endpoints`,
         'CVSS 3.1: *10.0 (critical)* · KEV: *yes* · EPSS: 94.36%',
         'Events: entered the project, added to KEV',
-        'Vendors: apache, apple, bentley, cisco, debian and 8 more',
+        'Vendors: Apache, Apple, Bentley, Cisco, Debian and 8 more',
       ].join('\n'),
     );
     expect(message.blocks).toHaveLength(3);
@@ -155,7 +155,7 @@ describe('teams channel', () => {
         { title: 'KEV', value: 'yes' },
         { title: 'EPSS', value: '94.36%' },
         { title: 'Events', value: 'entered the project, added to KEV' },
-        { title: 'Vendors', value: 'apache, apple, bentley, cisco, debian and 8 more' },
+        { title: 'Vendors', value: 'Apache, Apple, Bentley, Cisco, Debian and 8 more' },
       ],
     });
   });

@@ -82,7 +82,7 @@ describe('email channel', () => {
     expect(html).not.toMatch(/<script|<img|<i>/);
     expect(html).toContain('&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt; in log4j');
     expect(html).toContain('Alert &lt;img src=x onerror=alert(1)&gt; &amp; &quot;more&quot;');
-    expect(html).toContain('Vendors: a&amp;b, &lt;i&gt;vendor&lt;/i&gt;');
+    expect(html).toContain('Vendors: A&amp;b, &lt;i&gt;vendor&lt;/i&gt;');
     expect(mail.subject).toBe('Alert <img src=x onerror=alert(1)> & "more"');
     expect(mail.text).toContain('<script>alert("xss")</script> in log4j');
   });

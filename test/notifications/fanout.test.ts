@@ -224,8 +224,10 @@ describeEachDatabase('fan-out to many projects', (use) => {
       expect(payload.changes).toHaveLength(byProject.get(name)!.entries.length);
       for (const change of payload.changes) {
         expect(Object.keys(change.cve).sort()).toEqual(
-          ['cve_id', 'cvss31', 'description', 'epss', 'kev', 'title', 'vendors'].sort(),
+          ['cve_id', 'cvss31', 'description', 'display', 'epss', 'kev', 'title', 'vendors'].sort(),
         );
+        // `display` only adds people's words beside the keys, one for one.
+        expect(change.cve.display?.vendors).toHaveLength(change.cve.vendors.length);
         expect(change.events.length).toBeGreaterThan(0);
         expect(change.cve.vendors.some((k) => projects.get(name)!.includes(k))).toBe(true);
       }

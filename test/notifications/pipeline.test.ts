@@ -220,6 +220,21 @@ describeEachDatabase('notifications end to end', (use) => {
     const [change] = verified.changes;
     expect(change!.cve).toMatchObject({ cve_id: 'CVE-2024-9380', kev: true, cvss31: 7.2 });
     expect(change!.cve.vendors).toContain('ivanti');
+    // Beside the keys, the same vendors and products in people's words, in the same order.
+    expect(change!.cve.display?.vendors).toHaveLength(change!.cve.vendors.length);
+    change!.cve.vendors.forEach((key, i) => {
+      const [vendor, product] = key.split('$PRODUCT$');
+      const words = (name: string) =>
+        name
+          .split('_')
+          .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+          .join(' ');
+      expect(change!.cve.display!.vendors[i]).toBe(
+        product === undefined ? words(vendor!) : `${words(vendor!)} / ${words(product)}`,
+      );
+    });
+    expect(change!.cve.display?.vendors).toContain('Ivanti');
+    expect(JSON.stringify(change!.cve.display)).not.toContain('$PRODUCT$');
     expect(change!.events).toEqual([
       {
         type: 'kev_added',
@@ -236,6 +251,9 @@ describeEachDatabase('notifications end to end', (use) => {
     const slackBody = JSON.parse(slack.requests[0]!.body) as { text: string; blocks: unknown[] };
     expect(JSON.stringify(slackBody.blocks)).toContain('CVE-2024-9380');
     expect(JSON.stringify(slackBody.blocks)).toContain('https://vulntrack.example.org/cves/CVE-2024-9380');
+    // The message names vendors as people do.
+    expect(JSON.stringify(slackBody.blocks)).toContain('Vendors: Ivanti');
+    expect(JSON.stringify(slackBody.blocks)).not.toContain('$PRODUCT$');
     expect(teams.requests).toHaveLength(1);
     const card = JSON.parse(teams.requests[0]!.body) as {
       type: string;

@@ -358,6 +358,40 @@ describeEachDatabase('web: organization pages', (use) => {
     });
   });
 
+  describe('API tokens: "Try it"', () => {
+    it("offers a curl line the token's scopes allow: it answers 200, never 403", async () => {
+      await api.services.projects.create(owner.org.id, { name: 'web' }, owner.actor);
+      const cases: { scopes: string[]; mode?: string; path?: string }[] = [
+        { scopes: ['projects:read'], path: '/api/v2/organizations/acme/projects' },
+        { scopes: [], path: '/api/v2/organizations/acme' },
+        { scopes: ['org:read'] },
+        { scopes: ['catalog:read'], path: '/api/v2/cves' },
+        { scopes: ['members:read'] },
+        { scopes: ['audit_logs:read'] },
+        { scopes: ['subscriptions:read'], path: '/api/v2/organizations/acme/projects/web/subscriptions' },
+        { scopes: ['tracker:read'], path: '/api/v2/organizations/acme/projects/web/cves' },
+        { scopes: ['notifications:read'] },
+        { scopes: ['automations:read'] },
+        { scopes: ['reports:read'] },
+        { scopes: ['tracker:write'], mode: 'write' },
+      ];
+      for (const [i, c] of cases.entries()) {
+        const created = await browser.post('/org/acme/tokens', {
+          name: `try-${i}`,
+          mode: c.mode ?? 'read',
+          scopes: c.scopes,
+        });
+        expect(created.status).toBe(201);
+        const curl = created.html.querySelector('#new-token-curl')?.getAttribute('value') ?? '';
+        const m = /^curl -H "Authorization: Bearer (\S+)" https:\/\/vt\.example\.org(\/\S+)$/.exec(curl);
+        expect(m, curl).not.toBeNull();
+        if (c.path) expect(m![2]).toBe(c.path);
+        const tried = await api.app.inject({ url: m![2]!, headers: { authorization: `Bearer ${m![1]}` } });
+        expect(tried.statusCode, `${c.scopes.join(',')}: ${m![2]} ${tried.body.slice(0, 200)}`).toBe(200);
+      }
+    });
+  });
+
   describe('a member (not an owner)', () => {
     let member: WebClient;
     beforeAll(async () => {

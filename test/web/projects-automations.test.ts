@@ -25,13 +25,16 @@ const BASE = '/org/acme/projects/web/automations';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** The fields a browser would post from `form` (inputs, checked boxes, selected options, textareas). */
+/**
+ * The fields a browser would post from `form` (inputs, checked boxes, selected options, textareas;
+ * not disabled ones).
+ */
 function formFields(form: HTMLElement | null, extra: Record<string, string> = {}) {
   if (!form) throw new Error('no form');
   const out: Record<string, string[]> = {};
   for (const el of form.querySelectorAll('input, select, textarea')) {
     const name = el.getAttribute('name');
-    if (!name) continue;
+    if (!name || el.hasAttribute('disabled')) continue;
     const tag = el.tagName.toLowerCase();
     const type = el.getAttribute('type') ?? 'text';
     let value: string | undefined;
@@ -341,12 +344,17 @@ describeEachDatabase('web: project automations', (use) => {
       expect(bad.status).toBe(400);
       expect(bad.html.querySelector('#f-name-error')?.text).toBe('This name is reserved.');
       expect(bad.html.querySelector('.ab-triggers .error')?.text).toMatch(/at least one trigger/);
-      expect(bad.html.querySelector('#c-1-0-error')?.text).toMatch(/^cvss_gte needs a value/);
+      expect(bad.html.querySelector('#c-1-0-error')?.text).toBe('"CVSS at least" needs a score from 0 to 10');
       expect(bad.html.querySelector('#c-1-0-value')?.getAttribute('value')).toBe('high');
       expect(bad.html.querySelector('#c-0-error')).toBeNull();
       expect(bad.html.querySelector('#a-0-error')?.text).toMatch(/name of a notification of this project/);
-      expect(bad.html.querySelector('#a-0-value')?.getAttribute('value')).toBe('nope');
-      expect(bad.html.querySelector('#a-1-error')?.text).toMatch(/change_status needs one of to_evaluate/);
+      // A name that is not one of the project's notifications stays picked, marked as such.
+      const picked = bad.html.querySelector('#a-0-value-notification option[selected]');
+      expect(picked?.getAttribute('value')).toBe('nope');
+      expect(picked?.text).toBe('nope (not one of these)');
+      expect(bad.html.querySelector('#a-1-error')?.text).toMatch(
+        /^"Set the status" needs one of To evaluate, Pending review/,
+      );
       expect(bad.html.querySelector('#f-name')?.getAttribute('value')).toBe('new');
       // A report automation without a frequency: beside the frequency.
       const report = await owner.post(`${BASE}/new`, {
@@ -454,7 +462,7 @@ describeEachDatabase('web: project automations', (use) => {
       const log4j = page.html.querySelectorAll('.ab-dry-run tbody tr')[0]!;
       expect(log4j.text).toContain('10.0 Critical');
       expect(log4j.text).toContain('A CVE enters the project');
-      expect(log4j.text).toContain('matched apache');
+      expect(log4j.text).toContain('matched Apache');
       // The KEV template: the two KEV CVEs.
       const kev = await owner.get(`${BASE}/t-kev/dry-run`);
       expect(
@@ -506,7 +514,7 @@ describeEachDatabase('web: project automations', (use) => {
       // A configuration the service refuses is not run.
       const bad = await owner.post(`${BASE}/new`, { ...fields, 'cond.1.1.value': 'x' });
       expect(bad.status).toBe(400);
-      expect(bad.html.querySelector('#c-1-1-error')?.text).toMatch(/cvss_gte needs/);
+      expect(bad.html.querySelector('#c-1-1-error')?.text).toMatch(/^"CVSS at least" needs/);
       expect(bad.html.querySelector('.ab-dry-run')).toBeNull();
     });
   });
@@ -633,6 +641,167 @@ describeEachDatabase('web: project automations', (use) => {
       expect(deleted.location).toBe(`${BASE}?done=deleted`);
       expect((await v2('GET', '/automations/t-kev')).status).toBe(404);
       expect((await owner.get(`${BASE}/t-kev`)).status).toBe(404);
+    });
+  });
+
+  describe("people's words, not storage keys", () => {
+    /** The one enabled control named `name` (a row's other value controls are disabled). */
+    const control = (form: HTMLElement, name: string) => {
+      const enabled = form.querySelectorAll(`[name="${name}"]`).filter((el) => !el.hasAttribute('disabled'));
+      expect(enabled, name).toHaveLength(1);
+      return enabled[0]!;
+    };
+    const words = {
+      triggers: ['cve_enters_project'],
+      conditions: {
+        operator: 'AND',
+        children: [
+          { type: 'product_equals', value: 'microsoft$PRODUCT$exchange_server' },
+          { type: 'cve_status', value: 'evaluated' },
+          { type: 'kev_present', value: false },
+        ],
+      },
+      actions: [
+        { type: 'send_notification', value: 'hook' },
+        { type: 'change_status', value: 'evaluated' },
+      ],
+    };
+
+    it('shows products, statuses and KEV in words, picked from lists, and saves the same keys', async () => {
+      expect(
+        (await v2('POST', '/automations', { name: 'words', trigger_type: 'alert', configuration: words }))
+          .status,
+      ).toBe(201);
+      const edit = await owner.get(`${BASE}/words/edit`);
+      expect(edit.status).toBe(200);
+      const form = builderForm(edit)!;
+      const product = control(form, 'cond.0.value');
+      expect(product.tagName).toBe('INPUT');
+      expect(product.getAttribute('value')).toBe('Microsoft / Exchange Server');
+      const status = control(form, 'cond.1.value');
+      expect(status.tagName).toBe('SELECT');
+      expect(status.querySelector('option[selected]')?.getAttribute('value')).toBe('evaluated');
+      expect(status.querySelector('option[selected]')?.text).toBe('Evaluated');
+      expect(status.querySelectorAll('option').map((o) => o.text)).toContain('No status');
+      const kev = control(form, 'cond.2.value');
+      expect(kev.tagName).toBe('SELECT');
+      expect(kev.querySelectorAll('option').map((o) => [o.getAttribute('value'), o.text])).toEqual([
+        ['yes', 'Yes'],
+        ['no', 'No'],
+      ]);
+      expect(kev.querySelector('option[selected]')?.getAttribute('value')).toBe('no');
+      // The notification is one of the project's, picked; the status in words.
+      const notification = control(form, 'act.0.value');
+      expect(notification.tagName).toBe('SELECT');
+      expect(notification.querySelectorAll('option').map((o) => o.getAttribute('value'))).toEqual([
+        '',
+        'hook',
+      ]);
+      expect(notification.querySelector('option[selected]')?.getAttribute('value')).toBe('hook');
+      const setStatus = control(form, 'act.1.value');
+      expect(setStatus.tagName).toBe('SELECT');
+      expect(setStatus.querySelector('option[selected]')?.text).toBe('Evaluated');
+      expect(form.querySelector('datalist, input[list]')).toBeNull();
+      // No storage key anywhere on the page; no snake_case status in what people read.
+      expect(edit.body).not.toContain('$PRODUCT$');
+      const visible = edit.html.querySelector('main')!.text;
+      expect(visible).toContain('Microsoft / Exchange Server');
+      for (const key of [
+        'no_status',
+        'to_evaluate',
+        'pending_review',
+        'analysis_in_progress',
+        'not_applicable',
+      ])
+        expect(visible).not.toContain(key);
+      // Saving what the page holds keeps the keys exactly.
+      const saved = await owner.post(`${BASE}/words/edit`, formFields(form, { intent: 'save' }));
+      expect(saved.status, saved.text.slice(0, 400)).toBe(303);
+      expect(await configOf('words')).toEqual(words);
+      // The automation's page reads the same in words.
+      const page = await member.get(`${BASE}/words`);
+      expect(page.body).not.toContain('$PRODUCT$');
+      expect(page.text).toContain('Product is Microsoft / Exchange Server');
+      expect(page.text).toContain('Status is Evaluated');
+      expect(page.text).toContain('Not in KEV');
+      expect(page.text).toContain('Set the status: Evaluated');
+    });
+
+    it('reads a product typed in words as its key, and a KEV or status picked from its list', async () => {
+      const page = await owner.get(`${BASE}/new`);
+      const fields = formFields(builderForm(page), {
+        name: 'typed words',
+        intent: 'save',
+        'cond.0.type': 'product_equals',
+        'cond.0.value': ' Microsoft / Exchange Server ',
+        'cond.1.type': 'kev_present',
+        'cond.1.value': 'no',
+        'cond.2.type': 'cve_status',
+        'cond.2.value': 'no_status',
+        'act.0.type': 'change_status',
+        'act.0.value': 'risk_accepted',
+      });
+      const saved = await owner.post(`${BASE}/new`, fields);
+      expect(saved.status, saved.text.slice(0, 400)).toBe(303);
+      expect((await configOf('typed words')).conditions).toEqual({
+        operator: 'AND',
+        children: [
+          { type: 'product_equals', value: 'microsoft$PRODUCT$exchange_server' },
+          { type: 'kev_present', value: false },
+          { type: 'cve_status', value: 'no_status' },
+        ],
+      });
+    });
+
+    it('names matched products in words on a dry run, with its conditions and actions', async () => {
+      const vendors = (
+        await sql<{ vendors: string[] }>`SELECT vendors FROM cve WHERE cve_id = ${LOG4J}`.execute(
+          api.services.database.db,
+        )
+      ).rows[0]!.vendors;
+      const key = vendors.find((k) => k.startsWith('apache$PRODUCT$'))!;
+      expect(key, vendors.join(' ')).toBeDefined();
+      const made = await v2('POST', '/automations', {
+        name: 'product words',
+        trigger_type: 'alert',
+        configuration: {
+          triggers: ['cve_enters_project'],
+          conditions: { operator: 'AND', children: [{ type: 'product_equals', value: key }] },
+          actions: [{ type: 'change_status', value: 'evaluated' }],
+        },
+      });
+      expect(made.status).toBe(201);
+      const run = await member.get(`${BASE}/product%20words/dry-run`);
+      expect(run.status).toBe(200);
+      expect(run.body).not.toContain('$PRODUCT$');
+      const product = key.split('$PRODUCT$')[1]!;
+      const label = `Apache / ${product
+        .split('_')
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join(' ')}`;
+      expect(run.text).toContain(`Product is ${label}`);
+      expect(run.text).toContain('Set the status: Evaluated');
+      expect(run.html.querySelectorAll('.ab-dry-run tbody tr td:first-child a').map((a) => a.text)).toContain(
+        LOG4J,
+      );
+      expect(run.html.querySelector('.ab-dry-run tbody')!.text).toContain('matched Apache');
+    });
+
+    it('shows statuses in words on the audit log', async () => {
+      const moved = await api.app.inject({
+        method: 'PATCH',
+        url: `/api/v2/organizations/acme/projects/web/cves/${PHP}`,
+        headers: { authorization: token },
+        payload: { status: 'evaluated' },
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
+      const audit = await owner.get('/org/acme/audit?resource=tracker_entry');
+      expect(audit.status).toBe(200);
+      const shown = [...audit.html.querySelectorAll('table.data del, table.data ins')].map((n) => n.text);
+      expect(shown).toContain('Evaluated');
+      expect(shown).not.toContain('evaluated');
+      const table = audit.html.querySelector('table.data')!.text;
+      for (const key of ['to_evaluate', 'no_status', 'pending_review']) expect(table).not.toContain(key);
     });
   });
 });

@@ -127,7 +127,8 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       expect(page.html.querySelector('.report-doc h2')?.text).toBe('Weekly report of web');
       const row = page.html.querySelector('table.report-cves tbody tr')!;
       expect(row.querySelector('a')?.getAttribute('href')).toBe('https://vt.example.org/cves/CVE-2021-44228');
-      expect(row.text).toContain('apache');
+      expect(row.text).toContain('Apache');
+      expect(page.body).not.toContain('$PRODUCT$');
       expect(page.html.querySelectorAll('.report-cve').length).toBeGreaterThan(0);
       expect(page.html.querySelector('.report-stats .stat')?.text).toMatch(/^\d+$/);
       // The download and the print hint are there; the print rules leave out what is not the report.
@@ -142,7 +143,7 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       expect(print).toContain('break-inside: avoid');
     });
 
-    it('downloads as CSV, one row per CVE', async () => {
+    it("downloads as CSV, one row per CVE, in people's words (API v2's CSV keeps its columns)", async () => {
       const csv = await member.get(`${base}/${reportId}/csv`);
       expect(csv.status).toBe(200);
       expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -151,9 +152,13 @@ describeEachDatabase('web: project reports and the weekly report', (use) => {
       );
       const lines = csv.body.trim().split('\r\n');
       expect(lines[0]).toBe(
-        'cve_id,title,highest_cvss,severity,cvss31,kev,epss,matched,events,changes,change_types',
+        'CVE,Title,Highest CVSS,Severity,CVSS 3.1,KEV,EPSS,Matched,Events,Changes,Change types',
       );
-      expect(lines.some((l) => l.startsWith('CVE-2021-44228,'))).toBe(true);
+      const log4j = lines.find((l) => l.startsWith('CVE-2021-44228,'));
+      expect(log4j).toContain(',Critical,');
+      expect(log4j).toContain(',Yes,');
+      expect(log4j).toContain(',Apache,');
+      expect(csv.body).not.toContain('$PRODUCT$');
     });
 
     it('is a 404 for an unknown id or another project', async () => {

@@ -22,16 +22,19 @@
   const PLACEHOLDERS = {
     cvss_gte: '0 to 10',
     epss_gte: '0 to 1',
-    kev_present: 'yes or no',
-    vendor_equals: 'vendor, e.g. apache',
-    product_equals: 'product',
+    vendor_equals: 'e.g. Apache',
+    product_equals: 'e.g. Microsoft / Exchange Server',
     cve_newer_than: 'days',
-    cve_status: 'status',
   };
-  const ACTION_LISTS = {
-    send_notification: 'ab-notifications',
-    assign_user: 'ab-members',
-    change_status: 'ab-statuses',
+  // The types whose value is picked from a list or not asked for (labels.ts: LEAF_VALUE_KINDS,
+  // ACTION_VALUE_KINDS); any other type is typed.
+  const LEAF_KINDS = { kev_present: 'kev', cve_status: 'status', cve_unassigned: 'none', '': 'none' };
+  const ACTION_KINDS = {
+    send_notification: 'notification',
+    assign_user: 'member',
+    change_status: 'status',
+    generate_report: 'none',
+    '': 'none',
   };
 
   function clone(id) {
@@ -46,6 +49,21 @@
       n.hidden = false;
     });
     if (scope.matches && scope.matches('[data-remove]')) scope.hidden = false;
+  }
+
+  // A row has one value control per kind (conditions.view.tsx): the one of its type is shown and
+  // enabled, the others hidden and disabled, so the row posts one value.
+  function showValue(row, kind) {
+    row.querySelectorAll('.ab-value').forEach(function (field) {
+      const on = field.dataset.kind === kind;
+      field.hidden = !on;
+      field.querySelector('[data-field="value"]').disabled = !on;
+    });
+  }
+
+  function fieldId(input, base) {
+    const kind = input.dataset.kind;
+    return base + (kind && kind !== 'text' ? '-' + kind : '');
   }
 
   function setField(input, name, id) {
@@ -67,7 +85,7 @@
       else
         child.querySelectorAll('[data-field]').forEach(function (input) {
           const f = input.dataset.field;
-          setField(input, 'cond' + p + '.' + f, 'c' + p.replace(/\./g, '-') + '-' + f);
+          setField(input, 'cond' + p + '.' + f, fieldId(input, 'c' + p.replace(/\./g, '-') + '-' + f));
         });
     });
   }
@@ -77,7 +95,7 @@
     Array.from(actions.children).forEach(function (row, i) {
       row.querySelectorAll('[data-field]').forEach(function (input) {
         const f = input.dataset.field;
-        setField(input, 'act.' + i + '.' + f, 'a-' + i + '-' + f);
+        setField(input, 'act.' + i + '.' + f, fieldId(input, 'a-' + i + '-' + f));
       });
     });
     const empty = root.querySelector(':scope > .ab-empty');
@@ -86,20 +104,14 @@
 
   function showLeaf(leaf) {
     const type = leaf.querySelector('[data-field="type"]').value;
-    const value = leaf.querySelector('[data-field="value"]');
     leaf.querySelector('.ab-version').hidden = type !== 'cvss_gte';
-    leaf.querySelector('.ab-value').hidden = type === 'cve_unassigned' || type === '';
-    value.placeholder = PLACEHOLDERS[type] || '';
-    if (type === 'cve_status') value.setAttribute('list', 'ab-statuses');
-    else value.removeAttribute('list');
+    showValue(leaf, LEAF_KINDS[type] || 'text');
+    leaf.querySelector('.ab-value[data-kind="text"] input').placeholder = PLACEHOLDERS[type] || '';
   }
 
   function showAction(row) {
     const type = row.querySelector('[data-field="type"]').value;
-    const value = row.querySelector('[data-field="value"]');
-    row.querySelector('.ab-value').hidden = type === 'generate_report' || type === '';
-    if (ACTION_LISTS[type]) value.setAttribute('list', ACTION_LISTS[type]);
-    else value.removeAttribute('list');
+    showValue(row, ACTION_KINDS[type] || 'text');
   }
 
   form.querySelectorAll('[data-spare]').forEach(function (n) {

@@ -9,7 +9,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import type { CveBrowsePage } from '../../services/catalog.service.ts';
 import { csvStream, sendCsv } from '../../http/csv.ts';
-import { CVE_CSV_COLUMNS } from '../../http/cve-csv.ts';
+import { WEB_CVE_CSV_COLUMNS } from '../../http/cve-csv.ts';
 import { isCveId } from '../../domain/cve-id.ts';
 import { formErrorsOf, formStatusOf, type FormErrors, field, doneText, queryText } from '../kit/input.ts';
 import { sendPage } from '../kit/layout.tsx';
@@ -101,7 +101,7 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
       const { countKey, options } = listRequest(request, state);
       try {
         const { rows } = await services.catalog.exportCves(state.filters, state.ordering, countKey, options);
-        return sendCsv(reply, 'cves.csv', csvStream(CVE_CSV_COLUMNS, rows));
+        return sendCsv(reply, 'cves.csv', csvStream(WEB_CVE_CSV_COLUMNS, rows));
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'validation_error') throw err;
         const views = await services.savedViews.list(request.page.user!.id);

@@ -70,12 +70,5 @@ export function languageName(tag: string): string {
   }
 }
 
-/**
- * A triage status as people read it (`to_evaluate` → "To evaluate"); a CVE without one, or the
- * `no_status` filter value, is "No status".
- */
-export function statusLabel(status: string | null): string {
-  if (status === null || status === 'no_status') return 'No status';
-  const words = status.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
+/** A triage status as people read it (kept here for the pages that import it from the kit). */
+export { statusLabel } from '../../domain/triage.ts';

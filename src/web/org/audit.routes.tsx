@@ -5,6 +5,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { validationError } from '../../domain/errors.ts';
+import { vendorKeyLabel } from '../../domain/cpe.ts';
+import { statusLabel } from '../../domain/triage.ts';
 import type { AuditLogRow } from '../../services/audit.service.ts';
 import { Field, FormProblems, SelectField, Time } from '../kit/fields.tsx';
 import { formErrorsOf, type FormErrors, pageNumber, queryText } from '../kit/input.ts';
@@ -56,6 +58,19 @@ function filterOf(q: AuditQuery) {
 const show = (value: unknown): string =>
   value === null || value === undefined ? '–' : typeof value === 'string' ? value : JSON.stringify(value);
 
+/**
+ * A recorded value as people read it: a triage status in words ("Evaluated", "No status"), a list of
+ * names joined (a subscription's vendor keys in words: `Apache / Log4j`).
+ */
+function shown(field: string, value: unknown, resource: string): string {
+  if (field === 'status' && (typeof value === 'string' || value === null)) return statusLabel(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    const names = resource === 'subscription' ? value.map(vendorKeyLabel) : value;
+    return names.length ? names.join(', ') : '–';
+  }
+  return show(value);
+}
+
 function isChange(value: unknown): value is { old: unknown; new: unknown } {
   return typeof value === 'object' && value !== null && 'old' in value && 'new' in value;
 }
@@ -67,24 +82,24 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * An entry's changes: `field: old → new` for each changed field, a nested record (a bulk move's
  * CVEs, each with its changes) as a nested list, other recorded values as they are.
  */
-function Changes({ changes }: { changes: unknown }) {
+function Changes({ changes, resource }: { changes: unknown; resource: string }) {
   const entries = isRecord(changes) ? Object.entries(changes) : [];
   if (entries.length === 0) return <span class="muted">–</span>;
   return (
     <dl class="audit-changes">
       {entries.map(([name, value]) => (
         <>
-          <dt>{name}</dt>
+          <dt>{name.replace(/_/g, ' ')}</dt>
           <dd>
             {isChange(value) ? (
               <>
-                <del>{show(value.old)}</del> <span aria-label="changed to">→</span>{' '}
-                <ins>{show(value.new)}</ins>
+                <del>{shown(name, value.old, resource)}</del> <span aria-label="changed to">→</span>{' '}
+                <ins>{shown(name, value.new, resource)}</ins>
               </>
             ) : isRecord(value) && Object.keys(value).length > 0 ? (
-              <Changes changes={value} />
+              <Changes changes={value} resource={resource} />
             ) : (
-              show(value)
+              shown(name, value, resource)
             )}
           </dd>
         </>
@@ -186,7 +201,7 @@ function AuditPage({
                   <div class="muted small">{e.resource_type}</div>
                 </td>
                 <td>
-                  <Changes changes={e.changes} />
+                  <Changes changes={e.changes} resource={e.resource_type} />
                 </td>
               </tr>
             ))}

@@ -15,6 +15,7 @@ import type { PageContext, WebOptions } from '../kit/context.ts';
 import { doneNotice, OrgPage } from './org-page.tsx';
 import { orgPath } from '../kit/paths.ts';
 import { ownerAccess, type OrgAccess } from '../kit/access.ts';
+import { needsProject, PROJECT_PLACEHOLDER, tryItPath } from './token-try-it.ts';
 
 interface TokenForm {
   name: string;
@@ -31,8 +32,14 @@ function CreatedToken({ token, curl }: { token: string; curl: string }) {
       <h2>Your new token</h2>
       <p>Copy it now: it is shown only this once. Anyone who has it can use the API as this organization.</p>
       <CopyField id="new-token" label="Token" value={token} />
-      <p class="small">Try it:</p>
+      <p class="small">Try it (a call its scopes allow):</p>
       <CopyField id="new-token-curl" label="curl command" value={curl} />
+      {needsProject(curl) && (
+        <p class="small muted">
+          Put one of the organization's project names in place of <code>{PROJECT_PLACEHOLDER}</code> once it
+          has one.
+        </p>
+      )}
     </section>
   );
 }
@@ -221,7 +228,10 @@ export const tokenRoutes: FastifyPluginAsync<WebOptions> = async (app, { service
         throw new AppError('validation_error', undefined, { mode: ['Choose read only, or read and write.'] });
       const { token } = await services.tokens.create(orgId, { ...form, mode }, access.actor);
       const base = baseUrl ?? `${request.protocol}://${request.host}`;
-      const curl = `curl -H "Authorization: Bearer ${token}" ${base}/api/v2/organizations/${access.membership.name}`;
+      // The first project (by name) fills a project-level path, for a token scoped to projects' parts.
+      const { items } = await services.projects.list(orgId, { page: 1, pageSize: 1 });
+      const path = tryItPath(access.membership.name, form.scopes, items[0]?.name);
+      const curl = `curl -H "Authorization: Bearer ${token}" ${base}${path}`;
       const tokens = await services.tokens.list(orgId);
       return sendPage(
         reply,

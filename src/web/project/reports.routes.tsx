@@ -4,9 +4,10 @@
  * its CSV, and for owners "Generate now" of each report automation beside its schedule. Every member
  * reads (docs/web-ui.md).
  */
+import { vendorKeyLabel } from '../../domain/cpe.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { csvStream, sendCsv } from '../../http/csv.ts';
-import { REPORT_CSV_COLUMNS } from '../../http/report-csv.ts';
+import { WEB_REPORT_CSV_COLUMNS } from '../../http/report-csv.ts';
 import { WEEKDAYS } from '../../domain/automation-execution.ts';
 import type { AutomationView } from '../../domain/automation.ts';
 import type { ChangeEntry } from '../../domain/cve-change.ts';
@@ -347,7 +348,7 @@ function ReportPage({
                       </td>
                       <td>{c.kev ? <span class="badge kev">KEV</span> : <span class="muted">no</span>}</td>
                       <td class="nowrap">{c.epss !== null ? `${(c.epss * 100).toFixed(2)} %` : '–'}</td>
-                      <td class="small">{c.matched_keys.join(', ')}</td>
+                      <td class="small">{c.matched_keys.map(vendorKeyLabel).join(', ')}</td>
                       <td class="small">{c.event_types.map((t) => t.replaceAll('_', ' ')).join(', ')}</td>
                     </tr>
                   ))}
@@ -468,7 +469,7 @@ export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, 
     return sendCsv(
       reply,
       `report-${access.project.name}-${detail.report.link}.csv`,
-      csvStream(REPORT_CSV_COLUMNS, detail.cves),
+      csvStream(WEB_REPORT_CSV_COLUMNS, detail.cves),
     );
   });
 };

@@ -5,6 +5,8 @@
  */
 import type { AutomationView, ExecutionRow } from '../../../domain/automation.ts';
 import { WEEKDAYS, resultOutput } from '../../../domain/automation-execution.ts';
+import { nameLabel, vendorKeyLabel } from '../../../domain/cpe.ts';
+import { statusLabel } from '../../../domain/triage.ts';
 import type { DryRun } from '../../../services/automation.service.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
 import type { PageContext } from '../../kit/context.ts';
@@ -52,7 +54,7 @@ export function DryRunResults({ run }: { run: DryRun }) {
                   <td class="small">
                     {c.triggers.map(triggerLabel).join(', ')}
                     {c.matched_keys.length > 0 && (
-                      <div class="muted">matched {c.matched_keys.join(', ')}</div>
+                      <div class="muted">matched {c.matched_keys.map(vendorKeyLabel).join(', ')}</div>
                     )}
                   </td>
                 </tr>
@@ -94,6 +96,44 @@ export function describeSchedule(a: AutomationView): string {
   return `Report ${a.frequency ?? ''}${day} at ${a.schedule_time ?? ''} ${a.schedule_timezone ?? ''}`.trim();
 }
 
+/** A condition's value in words: `Microsoft / Exchange Server`, "Evaluated", "9 (CVSS 4.0)". */
+function conditionValueLabel(type: string, value: unknown): string {
+  switch (type) {
+    case 'vendor_equals':
+      return typeof value === 'string' ? nameLabel(value) : String(value);
+    case 'product_equals':
+      return typeof value === 'string' ? vendorKeyLabel(value) : String(value);
+    case 'cve_status':
+      return typeof value === 'string' ? statusLabel(value) : String(value);
+    default:
+      if (value && typeof value === 'object') {
+        const v = value as { value?: unknown; version?: unknown };
+        return `${String(v.value)} (CVSS ${String(v.version)})`;
+      }
+      return String(value);
+  }
+}
+
+/** An action's value in words: a status as "Evaluated", a name or an email as it is. */
+const actionValueLabel = (type: string, value: unknown): string =>
+  type === 'change_status' && typeof value === 'string' ? statusLabel(value) : String(value);
+
+type StoredActions = { type: string; value?: unknown }[] | undefined;
+
+/** A stored configuration's actions, in order and in words ("Set the status: Evaluated"). */
+function ActionList({ actions }: { actions: StoredActions }) {
+  return (
+    <ol>
+      {(actions ?? []).map((x) => (
+        <li>
+          {ACTION_LABELS[x.type as keyof typeof ACTION_LABELS] ?? x.type}
+          {x.value !== undefined && x.value !== null && <>: {actionValueLabel(x.type, x.value)}</>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /** A stored condition tree as nested lists. */
 function ConditionTree({ node }: { node: unknown }) {
   const g = node as { operator?: string; children?: unknown[] } | undefined;
@@ -111,12 +151,10 @@ function ConditionTree({ node }: { node: unknown }) {
               <ConditionTree node={child} />
             </li>
           );
+        // KEV reads as a sentence: "In KEV", "Not in KEV".
+        if (child.type === 'kev_present') return <li>{child.value === false ? 'Not in KEV' : 'In KEV'}</li>;
         const value =
-          child.value === undefined
-            ? ''
-            : typeof child.value === 'object'
-              ? ` ${(child.value as { value?: unknown }).value} (CVSS ${(child.value as { version?: unknown }).version})`
-              : ` ${String(child.value)}`;
+          child.value === undefined ? '' : ` ${conditionValueLabel(child.type ?? '', child.value)}`;
         return (
           <li>
             {CONDITION_LABELS[child.type as keyof typeof CONDITION_LABELS] ?? child.type}
@@ -150,7 +188,7 @@ export function AutomationPage({
   /** A sentence about what was refused (Run now on an alert automation). */
   error?: string | undefined;
 }) {
-  const config = a.configuration as { conditions?: unknown; actions?: { type: string; value?: unknown }[] };
+  const config = a.configuration as { conditions?: unknown; actions?: StoredActions };
   return (
     <ProjectPage
       ctx={ctx}
@@ -181,14 +219,7 @@ export function AutomationPage({
         </section>
         <section class="card">
           <h3>Actions</h3>
-          <ol>
-            {(config.actions ?? []).map((x) => (
-              <li>
-                {ACTION_LABELS[x.type as keyof typeof ACTION_LABELS] ?? x.type}
-                {x.value !== undefined && x.value !== null && <>: {String(x.value)}</>}
-              </li>
-            ))}
-          </ol>
+          <ActionList actions={config.actions} />
           {access.isOwner && (
             <div class="row ab-owner-actions">
               <a class="btn btn-small" href={automationUrl(access, a.name, 'edit')}>
@@ -285,6 +316,12 @@ export function DryRunPage({
         automation's {a.trigger_type === 'alert' ? 'triggers and ' : ''}conditions as CVEs are now; nothing
         acts.
       </p>
+      <details class="card ab-dry-run-config" open>
+        <summary>Its conditions and actions</summary>
+        <ConditionTree node={(a.configuration as { conditions?: unknown }).conditions} />
+        <h3>Actions it would take</h3>
+        <ActionList actions={(a.configuration as { actions?: StoredActions }).actions} />
+      </details>
       <DryRunResults run={run} />
     </ProjectPage>
   );

@@ -19,6 +19,7 @@ import {
   type ConditionType,
 } from '../../../domain/automation.ts';
 import { WEEKDAYS } from '../../../domain/automation-execution.ts';
+import { catalogName, nameLabel, vendorKeyLabel, vendorKeyOfLabel } from '../../../domain/cpe.ts';
 import type { AutomationInput, DryRun } from '../../../services/automation.service.ts';
 import { field, type FormErrors } from '../../kit/input.ts';
 
@@ -236,6 +237,11 @@ function leafOf(leaf: LeafForm): ConditionNode {
     }
     case 'cve_unassigned':
       return { type: leaf.type };
+    // Vendors and products as people write them (`Microsoft / Exchange Server`), read as keys.
+    case 'vendor_equals':
+      return { type: leaf.type, value: leaf.value.includes('$') ? leaf.value : catalogName(leaf.value) };
+    case 'product_equals':
+      return { type: leaf.type, value: vendorKeyOfLabel(leaf.value) };
     default:
       return { type: leaf.type as ConditionType, value: leaf.value };
   }
@@ -340,12 +346,24 @@ function leafForm(leaf: { type: unknown; value?: unknown }): LeafForm {
       version: '3.1',
       value: v === false ? 'no' : v === undefined || v === null || v === true ? 'yes' : String(v),
     };
+  if ((type === 'vendor_equals' || type === 'product_equals') && typeof v === 'string')
+    return { kind: 'leaf', type, version: '3.1', value: typedKey(type, v) };
   return {
     kind: 'leaf',
     type,
     version: '3.1',
     value: v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v),
   };
+}
+
+/**
+ * A vendor or product key as the builder shows it, in words (`Microsoft / Exchange Server`), when
+ * those words read back as the same key (else the key, so a save never changes it).
+ */
+function typedKey(type: 'vendor_equals' | 'product_equals', key: string): string {
+  const words = type === 'vendor_equals' ? nameLabel(key) : vendorKeyLabel(key);
+  const back = type === 'vendor_equals' ? catalogName(words) : vendorKeyOfLabel(words);
+  return back === key ? words : key;
 }
 
 /** A stored automation as the builder's fields. */

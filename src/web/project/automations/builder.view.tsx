@@ -5,7 +5,6 @@
  */
 import { ALERT_TRIGGERS } from '../../../domain/automation.ts';
 import { WEEKDAYS } from '../../../domain/automation-execution.ts';
-import { TRIAGE_STATUSES } from '../../../domain/triage.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
 import type { PageContext } from '../../kit/context.ts';
 import { Field, Notice, SelectField } from '../../kit/fields.tsx';
@@ -15,15 +14,11 @@ import { projectPath } from '../../kit/paths.ts';
 import { ProjectPage } from '../project-page.tsx';
 import { DryRunResults } from './automation.view.tsx';
 import { placeConfigurationErrors, type AutomationForm, type BuilderState } from './builder.form.ts';
-import { ActionRow, ErrorText, GroupBox, LeafRow } from './conditions.view.tsx';
-import { TRIGGER_LABELS, automationUrl, automationsUrl } from './labels.ts';
+import { ActionRow, type Choices, ErrorText, GroupBox, LeafRow } from './conditions.view.tsx';
+import { TRIGGER_LABELS, automationUrl, automationsUrl, messageInWords } from './labels.ts';
 import { TEMPLATE_HINTS, TEMPLATES, type TemplateKey } from './templates.ts';
 
-/** What the builder offers to pick: the project's notifications, the joined members' emails. */
-export interface Choices {
-  notifications: string[];
-  members: string[];
-}
+export type { Choices };
 
 /** The fields the builder page places itself; any other message is shown above the form. */
 const PLACED = [
@@ -118,7 +113,10 @@ export function BuilderPage({
 }) {
   const { form, errors, json } = state;
   const action = editing ? automationUrl(access, editing, 'edit') : `${automationsUrl(access)}/new`;
-  const placed = placeConfigurationErrors(errors?.configuration ?? []);
+  // Beside the rows, the service's sentences in the builder's words (messageInWords).
+  const placed = new Map(
+    [...placeConfigurationErrors(errors?.configuration ?? [])].map(([k, v]) => [k, v.map(messageInWords)]),
+  );
   const other = placed.get('other');
   const general = Object.entries(errors ?? {}).filter(([k]) => !PLACED.includes(k));
   const title = editing ? `Edit ${editing}` : 'New automation';
@@ -203,21 +201,23 @@ export function BuilderPage({
             </fieldset>
             <GroupBox group={form.conditions} path="" errors={placed} root />
             <p class="hint small muted ab-hint">
-              Values: CVSS and EPSS a number (CVSS 0–10, EPSS 0–1); KEV yes or no; vendor a name such as{' '}
-              <code>apache</code>; product <code>vendor$PRODUCT$product</code> or a product name; days a whole
-              number; status one of no_status, {TRIAGE_STATUSES.join(', ')}.
+              Values: CVSS a score from 0 to 10, EPSS a probability from 0 to 1; a vendor by its name (
+              <kbd>Apache</kbd>); a product by its name (<kbd>Exchange Server</kbd>) or with its vendor (
+              <kbd>Microsoft / Exchange Server</kbd>); days a whole number. KEV and statuses are picked from
+              their lists.
             </p>
             <fieldset class={placed.get('act') ? 'ab-actions has-error' : 'ab-actions'}>
               <legend>Actions, in order</legend>
               <ErrorText messages={placed.get('act')} />
               <div data-children>
                 {form.actions.map((a, i) => (
-                  <ActionRow action={a} index={i} errors={placed} />
+                  <ActionRow action={a} index={i} errors={placed} choices={choices} />
                 ))}
                 <ActionRow
                   action={{ type: '', value: '' }}
                   index={form.actions.length}
                   errors={placed}
+                  choices={choices}
                   spare
                 />
               </div>
@@ -227,7 +227,8 @@ export function BuilderPage({
                 </button>
               </div>
               <p class="hint small muted">
-                Values: a notification's name, a member's email, a status; a report needs none.
+                Each action picks its value from a list: one of the project's notifications, a member, a
+                status; a report needs none.
               </p>
             </fieldset>
             <ErrorText messages={other} />
@@ -285,28 +286,8 @@ export function BuilderPage({
         />
       </template>
       <template id="ab-action-template">
-        <ActionRow action={{ type: '', value: '' }} index={0} errors={new Map()} />
+        <ActionRow action={{ type: '', value: '' }} index={0} errors={new Map()} choices={choices} />
       </template>
-      <datalist id="ab-statuses">
-        {['no_status', ...TRIAGE_STATUSES].map((s) => (
-          <option value={s} />
-        ))}
-      </datalist>
-      <datalist id="ab-notifications">
-        {choices.notifications.map((s) => (
-          <option value={s} />
-        ))}
-      </datalist>
-      <datalist id="ab-members">
-        {choices.members.map((s) => (
-          <option value={s} />
-        ))}
-      </datalist>
-      <datalist id="ab-action-values">
-        {[...choices.notifications, ...choices.members, ...TRIAGE_STATUSES].map((s) => (
-          <option value={s} />
-        ))}
-      </datalist>
       {state.dryRun && <DryRunResults run={state.dryRun} />}
     </ProjectPage>
   );

@@ -5,7 +5,115 @@
  */
 import { ACTION_TYPES, CONDITION_TYPES, CVSS_VERSIONS } from '../../../domain/automation.ts';
 import type { ActionForm, GroupForm, LeafForm } from './builder.form.ts';
-import { ACTION_LABELS, CONDITION_LABELS } from './labels.ts';
+import {
+  ACTION_LABELS,
+  ACTION_VALUE_KINDS,
+  CONDITION_LABELS,
+  LEAF_VALUE_KINDS,
+  STATUS_CHOICES,
+  type ValueKind,
+} from './labels.ts';
+
+/** What the builder offers to pick: the project's notifications, the joined members' emails. */
+export interface Choices {
+  notifications: string[];
+  members: string[];
+}
+
+type Option = { value: string; label: string };
+
+/**
+ * A row's value controls, one per kind of value, all named `name`: the one for the row's type is
+ * shown and enabled, the others hidden and disabled (a disabled control is not posted), so the form
+ * posts one value whichever the type. The island (assets/automation-builder.js) switches them when
+ * the type changes; without it a new row offers the text box.
+ */
+function ValueControls({
+  id,
+  name,
+  value,
+  kind,
+  lists,
+  invalid,
+  errorId,
+}: {
+  id: string;
+  name: string;
+  value: string;
+  kind: ValueKind;
+  /** The kinds picked from a list, with their options. */
+  lists: Partial<Record<ValueKind, Option[]>>;
+  invalid: boolean;
+  errorId: string;
+}) {
+  const aria = {
+    'aria-invalid': invalid ? ('true' as const) : undefined,
+    'aria-describedby': invalid ? errorId : undefined,
+  };
+  const off = (k: ValueKind) => kind !== k;
+  return (
+    <>
+      <div class="field ab-value" data-kind="text" hidden={off('text')}>
+        <label for={`${id}-value`}>Value</label>
+        <input
+          id={`${id}-value`}
+          type="text"
+          name={name}
+          value={off('text') ? '' : value}
+          data-field="value"
+          data-kind="text"
+          disabled={off('text')}
+          {...aria}
+        />
+      </div>
+      {(Object.entries(lists) as [ValueKind, Option[]][]).map(([k, options]) => {
+        const known = options.some((o) => o.value === value);
+        return (
+          <div class="field ab-value" data-kind={k} hidden={off(k)}>
+            <label for={`${id}-value-${k}`}>Value</label>
+            <select
+              id={`${id}-value-${k}`}
+              name={name}
+              data-field="value"
+              data-kind={k}
+              disabled={off(k)}
+              {...aria}
+            >
+              {options.map((o) => (
+                <option value={o.value} selected={!off(k) && o.value === value}>
+                  {o.label}
+                </option>
+              ))}
+              {!off(k) && value && !known && (
+                <option value={value} selected>
+                  {value} (not one of these)
+                </option>
+              )}
+            </select>
+          </div>
+        );
+      })}
+    </>
+  );
+}
+
+const CHOOSE: Option = { value: '', label: 'Choose…' };
+
+/** A condition's lists: KEV yes or no, the statuses. */
+const LEAF_LISTS: Partial<Record<ValueKind, Option[]>> = {
+  kev: [
+    { value: 'yes', label: 'Yes' },
+    { value: 'no', label: 'No' },
+  ],
+  status: [CHOOSE, ...STATUS_CHOICES],
+};
+
+/** An action's lists: the project's notifications, the members, the statuses (without "No status"). */
+const actionLists = (choices: Choices): Partial<Record<ValueKind, Option[]>> => ({
+  notification: [CHOOSE, ...choices.notifications.map((n) => ({ value: n, label: n }))],
+  member: [CHOOSE, ...choices.members.map((m) => ({ value: m, label: m }))],
+  status: [CHOOSE, ...STATUS_CHOICES.filter((o) => o.value !== 'no_status')],
+});
 
 /** Messages placed on a builder part (nothing when there are none). */
 export function ErrorText({ id, messages }: { id?: string; messages: string[] | undefined }) {
@@ -65,19 +173,15 @@ export function LeafRow({
           ))}
         </select>
       </div>
-      <div class="field ab-value">
-        <label for={`${id}-value`}>Value</label>
-        <input
-          id={`${id}-value`}
-          type="text"
-          name={`${key}.value`}
-          value={leaf.value}
-          data-field="value"
-          list={leaf.type === 'cve_status' ? 'ab-statuses' : undefined}
-          aria-invalid={messages ? 'true' : undefined}
-          aria-describedby={messages ? `${id}-error` : undefined}
-        />
-      </div>
+      <ValueControls
+        id={id}
+        name={`${key}.value`}
+        value={leaf.value}
+        kind={leaf.type ? (LEAF_VALUE_KINDS[leaf.type] ?? 'text') : 'text'}
+        lists={LEAF_LISTS}
+        invalid={messages !== undefined}
+        errorId={`${id}-error`}
+      />
       <button type="button" class="btn-small ab-remove" data-remove hidden>
         Remove
       </button>
@@ -163,10 +267,12 @@ export function ActionRow({
   action,
   index,
   errors,
+  choices,
   spare,
 }: {
   action: ActionForm;
   index: number;
+  choices: Choices;
   errors: Map<string, string[]>;
   spare?: boolean;
 }) {
@@ -189,19 +295,15 @@ export function ActionRow({
           ))}
         </select>
       </div>
-      <div class="field ab-value">
-        <label for={`${id}-value`}>Value</label>
-        <input
-          id={`${id}-value`}
-          type="text"
-          name={`act.${index}.value`}
-          value={action.value}
-          data-field="value"
-          list="ab-action-values"
-          aria-invalid={messages ? 'true' : undefined}
-          aria-describedby={messages ? `${id}-error` : undefined}
-        />
-      </div>
+      <ValueControls
+        id={id}
+        name={`act.${index}.value`}
+        value={action.value}
+        kind={action.type ? (ACTION_VALUE_KINDS[action.type] ?? 'text') : 'text'}
+        lists={actionLists(choices)}
+        invalid={messages !== undefined}
+        errorId={`${id}-error`}
+      />
       <button type="button" class="btn-small ab-remove" data-remove hidden>
         Remove
       </button>

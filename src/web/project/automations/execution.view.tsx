@@ -1,6 +1,7 @@
 /** One execution of an automation: its window, each action's result with its details, the CVEs it matched. */
 import type { AutomationView, ExecutionRow } from '../../../domain/automation.ts';
 import { resultOutput, type ExecutionCve } from '../../../domain/automation-execution.ts';
+import { vendorKeyLabel } from '../../../domain/cpe.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
 import type { PageContext } from '../../kit/context.ts';
 import { Time } from '../../kit/fields.tsx';
@@ -114,7 +115,7 @@ export function ExecutionPage({
                   <td>{c.cvss_31 ?? '–'}</td>
                   <td>{c.cvss_40 ?? '–'}</td>
                   <td>{c.epss ?? '–'}</td>
-                  <td class="small">{c.matched_vendors_or_products.join(', ')}</td>
+                  <td class="small">{c.matched_vendors_or_products.map(vendorKeyLabel).join(', ')}</td>
                 </tr>
               ))}
             </tbody>

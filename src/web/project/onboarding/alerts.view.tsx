@@ -1,4 +1,5 @@
 /** The onboarding's step 3: an alert for new critical or KEV CVEs, the weekly report, the summary. */
+import { vendorKeyLabel } from '../../../domain/cpe.ts';
 import type { FormErrors } from '../../kit/input.ts';
 import { Csrf } from '../../kit/layout.tsx';
 import type { PageContext } from '../../kit/context.ts';
@@ -119,7 +120,7 @@ export function AlertsStep({
               {draft.subscriptions.length === 0 ? (
                 <span class="muted">none yet</span>
               ) : (
-                draft.subscriptions.map((k) => <span class="chip">{k.replace('$PRODUCT$', ' / ')}</span>)
+                draft.subscriptions.map((k) => <span class="chip">{vendorKeyLabel(k)}</span>)
               )}
             </dd>
           </dl>

@@ -15,7 +15,7 @@ import type {
   TrackerRow as TrackerRowData,
 } from '../../../services/project-cves.service.ts';
 import { csvStream, sendCsv } from '../../../http/csv.ts';
-import { PROJECT_CVE_CSV_COLUMNS } from '../../../http/cve-csv.ts';
+import { WEB_PROJECT_CVE_CSV_COLUMNS } from '../../../http/cve-csv.ts';
 import { projectAccess, type ProjectAccess } from '../../kit/access.ts';
 import type { WebOptions } from '../../kit/context.ts';
 import { doneText, field, formErrorsOf, formStatusOf, type FormErrors } from '../../kit/input.ts';
@@ -135,7 +135,7 @@ export const projectTrackerRoutes: FastifyPluginAsync<WebOptions> = async (app, 
         listQuery(state, orgId, user.id),
       );
       const filename = `cves-${access.membership.name}-${access.project.name}.csv`;
-      return sendCsv(reply, filename, csvStream(PROJECT_CVE_CSV_COLUMNS, rows));
+      return sendCsv(reply, filename, csvStream(WEB_PROJECT_CVE_CSV_COLUMNS, rows));
     } catch (err) {
       const message = Object.values(formErrorsOf(err)).flat();
       return render(request, reply, access, query, {

@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import type { Reference } from '../../../domain/cve.ts';
-import { splitVendorKey } from '../../../domain/cpe.ts';
+import { vendorKeyLabel } from '../../../domain/cpe.ts';
 import { wordDiff } from '../../../domain/word-diff.ts';
 import type { ChangeEntry } from '../../../domain/cve-change.ts';
 import type { AffectedSource } from '../../../domain/affected.ts';
@@ -27,11 +27,6 @@ export function WordDiff({ before, after }: { before: string; after: string }) {
     </p>
   );
 }
-
-const keyLabel = (key: string) => {
-  const { vendor, product } = splitVendorKey(key);
-  return product === undefined ? vendor : `${vendor} ${product}`;
-};
 
 function AddedRemoved({
   added,
@@ -201,10 +196,10 @@ export function ChangeEntryView({ entry }: { entry: ChangeEntry }) {
       );
       break;
     case 'first_time':
-      body = <AddedRemoved added={asList(details)} removed={[]} show={keyLabel} />;
+      body = <AddedRemoved added={asList(details)} removed={[]} show={vendorKeyLabel} />;
       break;
     case 'vendors':
-      body = <AddedRemoved added={asList(d.added)} removed={asList(d.removed)} show={keyLabel} />;
+      body = <AddedRemoved added={asList(d.added)} removed={asList(d.removed)} show={vendorKeyLabel} />;
       break;
     case 'weaknesses':
     case 'cpes':
