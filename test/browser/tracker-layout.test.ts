@@ -82,17 +82,28 @@ describe.skipIf(!chromium)('browser: the tracker layout and narrow screens', () 
       await page.screenshot({ path: path.join(shots, `tracker-1440-${colorScheme}.png`) });
       expect(above, `rows above the fold (${colorScheme})`).toBeGreaterThanOrEqual(12);
     }
-    // The filters are one line: the query, the triage filters and Apply share a row.
+    // The filters are one line: the query, the triage filters, Apply and the disclosure share a row.
     const middles = await page.evaluate(() =>
-      ['#f-q', '#f-status', '#f-assignee', '#f-tag', '#f-ordering', '#f-size'].map((id) => {
+      [
+        '#f-q',
+        '#f-status',
+        '#f-assignee',
+        '#f-tag',
+        '#f-ordering',
+        '#f-size',
+        '.filter-buttons button',
+        '.more-filters > summary',
+      ].map((id) => {
         const box = document.querySelector(id)!.getBoundingClientRect();
         return box.top + box.height / 2;
       }),
     );
     expect(Math.max(...middles) - Math.min(...middles)).toBeLessThan(8);
-    // The query help is behind a disclosure.
+    // The query help is behind a disclosure, with the catalog's filters.
     await expect(page.locator('#f-q-hint').isVisible()).resolves.toBe(false);
-    await page.getByText('Query help').click();
+    await expect(page.locator('#f-vendor').isVisible()).resolves.toBe(false);
+    await page.locator('.more-filters > summary').click();
+    await expect(page.locator('#f-vendor').isVisible()).resolves.toBe(true);
     await expect(page.locator('#f-q-hint').isVisible()).resolves.toBe(true);
   });
 

@@ -62,7 +62,7 @@ function BulkFields({
       <Csrf ctx={ctx} />
       <input type="hidden" name="filter" value={query} />
       <fieldset class={selectionErrors.length ? 'bulk-scope has-error' : 'bulk-scope'}>
-        <legend>Bulk edit</legend>
+        <legend>Which CVEs</legend>
         <label>
           <input type="radio" name="scope" value="selected" checked={values.scope !== 'all'} /> The CVEs
           selected above

@@ -1,7 +1,7 @@
 /**
  * The tracker's filter bar: one line at a desktop width (the query, the triage filters, sort and page
- * size, Apply), with the query language's help and the catalog's filters each behind a disclosure
- * (`<details>`, so without JavaScript too). The catalog's filters open by themselves when one is set.
+ * size, Apply), with the catalog's filters and the query language's help behind one disclosure
+ * (`<details>`, so without JavaScript too), open by itself when one of those filters is set.
  */
 import { QUERY_FIELDS } from '../../../domain/query-language.ts';
 import { NO_STATUS } from '../../../domain/triage.ts';
@@ -86,17 +86,16 @@ export function TrackerFilters({
           </button>
           <a href={base}>Clear</a>
         </div>
-        {/* Open, a disclosure takes a line of its own under the bar (app.css). */}
+        {/* Open, the disclosure takes a line of its own under the bar (app.css). */}
         <details class="more-filters" open={catalogFiltered ? true : undefined}>
-          <summary title="Text, vendor, product, weakness, CVSS, KEV, EPSS, dates">More filters</summary>
+          <summary title="Text, vendor, product, weakness, CVSS, KEV, EPSS, dates; the query language">
+            More filters
+          </summary>
           <div class="filters">
             <CatalogFilterFields form={form} errors={errors} />
           </div>
-        </details>
-        <details class="query-help">
-          <summary>Query help</summary>
-          <div class="hint" id="f-q-hint">
-            Terms <code>field=value</code> joined by AND / OR, words search the text. Fields:{' '}
+          <div class="hint query-help" id="f-q-hint">
+            Query: terms <code>field=value</code> joined by AND / OR, words search the text. Fields:{' '}
             {QUERY_FIELDS.join(', ')}. Examples:{' '}
             {QUERY_EXAMPLES.map((e) => (
               <a class="chip" href={`${base}?q=${encodeURIComponent(e.q)}`} data-q={e.q}>
