@@ -56,6 +56,18 @@ describe.skipIf(!chromium)('browser: the tracker layout and narrow screens', () 
     expect(
       (await call('PUT', '/projects/triage/subscriptions', { vendors: ['microsoft', 'fortinet'] })).status,
     ).toBe(200);
+    // A few CVEs assigned, so the overview and the dashboard list them.
+    const listed = (await (
+      await fetch(`${server.baseUrl}/api/v2/organizations/acme/projects/triage/cves?page_size=6`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { results: { cve_id: string }[] };
+    const assigned = await call('PATCH', '/projects/triage/cves', {
+      cve_ids: listed.results.map((r) => r.cve_id),
+      status: 'analysis_in_progress',
+      assignee: 'alice@example.com',
+    });
+    expect(assigned.status).toBe(200);
     tracker = `${server.baseUrl}/org/acme/projects/triage/cves`;
   }, 300_000);
   afterAll(async () => {
