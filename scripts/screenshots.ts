@@ -16,12 +16,15 @@ const USAGE = `npm run screenshots [-- --all] [--only NAME,NAME] [--out DIR]
   (none)      the README's pages, to docs/screenshots/
   --all       every page of the web UI, full height, for review (default out: bench/.work/screenshots)
   --only      just these shots (names as in scripts/screenshots.ts, e.g. cve-detail,two-factor-setup)
-  --out DIR   where the PNG files go`;
+  --out DIR   where the PNG files go
+  --viewport WxH  the window's size (default 1280x860); another size adds "-W" to the file names,
+              e.g. --viewport 390x844 for a phone`;
 const { values } = parseArgs({
   options: {
     all: { type: 'boolean' },
     only: { type: 'string' },
     out: { type: 'string' },
+    viewport: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -29,6 +32,13 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
+const size = /^(\d+)x(\d+)$/.exec(values.viewport ?? '1280x860');
+if (!size) {
+  console.error(`--viewport takes WIDTHxHEIGHT, e.g. 390x844\n${USAGE}`);
+  process.exit(2);
+}
+const viewport = { width: Number(size[1]), height: Number(size[2]) };
+const suffix = values.viewport ? `-${viewport.width}` : '';
 const only = values.only ? new Set(values.only.split(',').map((n) => n.trim())) : undefined;
 /** Whether a shot is taken: named by --only, or a README page, or any page with --all. */
 const wanted = (name: string, review = true) => (only ? only.has(name) : values.all || !review);
@@ -130,10 +140,9 @@ async function waitForStatistics(tab: Page): Promise<void> {
 const server = await startServer();
 const browser = await launchBrowser();
 try {
-  const viewport = { width: 1280, height: 860 };
   const anonymous = await (await browser.newContext({ viewport })).newPage();
   const shoot = async (tab: Page, name: string, scheme: 'light' | 'dark') => {
-    const file = path.join(out, `${name}-${scheme}.png`);
+    const file = path.join(out, `${name}${suffix}-${scheme}.png`);
     await tab.screenshot({ path: file, fullPage: !!(values.all || only) });
     console.error(`wrote ${path.relative(root, file)}`);
   };

@@ -1,8 +1,8 @@
 // The project tracker: keyboard triage (j/k move the focused row, x selects it, s its status, a its
 // assignee, Enter/o opens the CVE), saving a row's status or assignee once (a pick with the mouse at
 // once; from the keyboard, arrows only move the choice: Enter, a digit or leaving saves, Escape
-// undoes), select-all, the selection count of the bulk edit, and htmx row swaps that keep the row's
-// selection and focus and show a refused move's message (a 400 row).
+// undoes), select-all, the selection count of the bulk edit (whose bar shows while rows are selected),
+// and htmx row swaps that keep the row's selection and focus and show a refused move's message.
 'use strict';
 
 (function () {
@@ -31,12 +31,20 @@
 
   const count = document.querySelector('[data-selected-count]');
   const all = table.querySelector('input[data-select-all]');
+  // The bulk edit bar (bulk.view.tsx): hidden while nothing is selected, unless the server showed it
+  // (a selection or a refusal to show); it opens when the first row is selected.
+  const bar = document.getElementById('bulk-bar');
+  const idle = bar && bar.hasAttribute('data-idle');
   function updateCount() {
     const list = boxes();
     const n = list.filter(function (b) {
       return b.checked;
     }).length;
     if (count) count.textContent = String(n);
+    if (idle && n > 0 === bar.hasAttribute('data-idle')) {
+      bar.toggleAttribute('data-idle', n === 0);
+      bar.open = n > 0;
+    }
     if (all) {
       all.checked = n > 0 && n === list.length;
       all.indeterminate = n > 0 && n < list.length;

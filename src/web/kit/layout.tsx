@@ -95,6 +95,35 @@ function UserMenu({ ctx }: { ctx: PageContext }) {
   );
 }
 
+/**
+ * The navigation folded into one menu button for narrow screens (CSS shows it below 760 px and hides
+ * the inline navigation and search there): a `<details>`, so it opens without JavaScript.
+ */
+function NarrowMenu({ ctx, section }: { ctx: PageContext; section: PageProps['section'] }) {
+  return (
+    <details class="menu nav-menu">
+      <summary id="nav-menu">Menu</summary>
+      <div class="menu-items">
+        <nav aria-label="Main (menu)">
+          {NAV.map((item) => (
+            <a href={item.href} aria-current={section === item.key ? 'page' : undefined}>
+              {item.label}
+            </a>
+          ))}
+        </nav>
+        {ctx.user && (
+          <form class="menu-search" role="search" method="get" action="/search">
+            <input type="search" name="q" aria-label="Search CVEs, vendors and products" maxLength={200} />
+            <button type="submit" class="btn-small">
+              Search
+            </button>
+          </form>
+        )}
+      </div>
+    </details>
+  );
+}
+
 function Shortcuts({ extra = [] }: { extra?: PageShortcut[] }) {
   return (
     <dialog id="shortcuts" aria-labelledby="shortcuts-title">
@@ -183,8 +212,9 @@ export function Layout({
             <div class="topbar-inner">
               <a class="brand" href="/">
                 <img src={ctx.assets['icon.svg'].url} alt="" width={22} height={22} />
-                vulntrack
+                <span class="brand-name">vulntrack</span>
               </a>
+              <NarrowMenu ctx={ctx} section={section} />
               <nav class="mainnav" aria-label="Main">
                 {NAV.map((item) => (
                   <a

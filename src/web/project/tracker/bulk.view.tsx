@@ -8,7 +8,7 @@ import { CLEAR, type BulkValues } from './bulk.form.ts';
 import { STATUS_OPTIONS } from './row.view.tsx';
 import type { Assignee } from './state.ts';
 
-/** The bulk edit form above the list (the row checkboxes belong to it through `form="bulk"`). */
+/** The bulk edit bar under the list (the row checkboxes belong to its form through `form="bulk"`). */
 export function BulkEditForm({
   ctx,
   base,
@@ -25,17 +25,47 @@ export function BulkEditForm({
   values: BulkValues;
 }) {
   const errors = values.errors;
-  const selectionErrors = errors.selection ?? [];
   const all = page.capped ? `${formatCount(page.count)}+` : formatCount(page.count);
+  // Open when the server shows a selection or a refusal; otherwise tracker.js shows and opens the bar
+  // when a row is selected (`data-idle` hides it only once the script runs: without JavaScript the
+  // folded bar stays in view, one click from the form).
+  const shown = values.checked.length > 0 || Object.keys(errors).length > 0;
   return (
-    <form id="bulk" method="post" action={`${base}/bulk`} class="card bulk-edit">
+    <details class="bulk-edit" id="bulk-bar" open={shown || undefined} data-idle={shown ? undefined : ''}>
+      <summary>
+        Bulk edit: <span data-selected-count>{values.checked.length}</span> selected
+      </summary>
+      <BulkFields ctx={ctx} base={base} query={query} all={all} assignees={assignees} values={values} />
+    </details>
+  );
+}
+
+function BulkFields({
+  ctx,
+  base,
+  query,
+  all,
+  assignees,
+  values,
+}: {
+  ctx: PageContext;
+  base: string;
+  query: string;
+  all: string;
+  assignees: Assignee[];
+  values: BulkValues;
+}) {
+  const errors = values.errors;
+  const selectionErrors = errors.selection ?? [];
+  return (
+    <form id="bulk" method="post" action={`${base}/bulk`}>
       <Csrf ctx={ctx} />
       <input type="hidden" name="filter" value={query} />
       <fieldset class={selectionErrors.length ? 'bulk-scope has-error' : 'bulk-scope'}>
-        <legend>Bulk edit</legend>
+        <legend>Which CVEs</legend>
         <label>
           <input type="radio" name="scope" value="selected" checked={values.scope !== 'all'} /> The CVEs
-          selected below (<span data-selected-count>{values.checked.length}</span>)
+          selected above
         </label>
         <label>
           <input type="radio" name="scope" value="all" checked={values.scope === 'all'} /> All {all} CVEs

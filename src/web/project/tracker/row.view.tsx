@@ -53,6 +53,7 @@ export function TrackerRow({
   };
   const problems = errors ? Object.values(errors).flat() : [];
   const known = assignees.some((a) => a.email === assignee);
+  const title = headline(cve);
   return (
     <tr
       id={`row-${id}`}
@@ -71,18 +72,33 @@ export function TrackerRow({
           aria-label={`Select ${id}`}
         />
       </td>
-      <td class="nowrap">
+      <td class="nowrap cve-id">
         <a href={`${base}/${id}`} data-open>
           {id}
         </a>
       </td>
-      <td class="headline">{headline(cve)}</td>
-      <td class="nowrap">
-        <BestSeverity cve={cve} />
+      <td class="headline">
+        {/* Clamped to two lines by app.css; the whole text in the tooltip. */}
+        <span class="clamp" title={title}>
+          {title}
+        </span>
+        {row.tags.length > 0 && (
+          <span class="tags">
+            <span class="visually-hidden">My tags: </span>
+            {row.tags.map((t) => (
+              <span class="badge tag">{t}</span>
+            ))}
+          </span>
+        )}
       </td>
-      <td class="num">{cve.epss === null ? <span class="muted">–</span> : cve.epss.toFixed(3)}</td>
-      <td>{cve.kev && <span class="badge kev">KEV</span>}</td>
-      <td class="triage">
+      <td class="nowrap severity">
+        <BestSeverity cve={cve} />
+        {cve.kev && <span class="badge kev">KEV</span>}
+      </td>
+      <td class="num epss" data-label="EPSS">
+        {cve.epss === null ? <span class="muted">–</span> : cve.epss.toFixed(3)}
+      </td>
+      <td class="triage status">
         <form id={formId} method="post" action={moveUrl} class="inline-form">
           <Csrf ctx={ctx} />
           <input type="hidden" name="back" value={back} />
@@ -107,7 +123,7 @@ export function TrackerRow({
           </button>
         </form>
       </td>
-      <td class="triage">
+      <td class="triage assignee">
         <select
           name="assignee"
           form={formId}
@@ -136,14 +152,7 @@ export function TrackerRow({
           </div>
         )}
       </td>
-      <td class="tags">
-        {row.tags.length ? (
-          row.tags.map((t) => <span class="badge tag">{t}</span>)
-        ) : (
-          <span class="muted">–</span>
-        )}
-      </td>
-      <td class="nowrap">
+      <td class="nowrap updated" data-label="Updated">
         <Time date={cve.updated_at} style={ctx.dateStyle} withTime={false} />
       </td>
     </tr>

@@ -1,22 +1,18 @@
-/** The tracker page: the filters (the catalog's folded away), the bulk edit form, the rows, the pagers. */
-import { NO_STATUS } from '../../../domain/triage.ts';
+/** The tracker page: the filter bar, the rows, the pagers, the bulk edit bar (shown when rows are selected). */
 import type { CveBrowsePage } from '../../../services/cve-browse.ts';
 import type { ProjectAccess } from '../../kit/access.ts';
 import type { PageContext } from '../../kit/context.ts';
-import { FormProblems, SelectField } from '../../kit/fields.tsx';
+import { FormProblems } from '../../kit/fields.tsx';
 import type { FormErrors } from '../../kit/input.ts';
 import type { PageShortcut } from '../../kit/layout.tsx';
 import { projectPath } from '../../kit/paths.ts';
-import { FILTER_FIELDS } from '../../shared/cve-list/query.ts';
-import { CatalogFilterFields, OrderAndSizeFields, Pager, QueryField } from '../../shared/cve-list/view.tsx';
+import { Pager } from '../../shared/cve-list/view.tsx';
 import { ProjectPage } from '../project-page.tsx';
 import type { BulkValues } from './bulk.form.ts';
 import { BulkEditForm } from './bulk.view.tsx';
-import { STATUS_OPTIONS, TrackerRow, type RowData } from './row.view.tsx';
-import { trackerQueryString, UNASSIGNED, type Assignee, type TrackerState } from './state.ts';
-
-/** The catalog filters folded under "More filters" (the query box stays in view). */
-const CATALOG_FIELDS = FILTER_FIELDS.filter((name) => name !== 'q');
+import { TrackerFilters } from './filters.view.tsx';
+import { TrackerRow, type RowData } from './row.view.tsx';
+import { trackerQueryString, type Assignee, type TrackerState } from './state.ts';
 
 const SHORTCUTS: PageShortcut[] = [
   { keys: ['j'], label: 'Next CVE' },
@@ -57,8 +53,6 @@ export function TrackerPage({
   const query = trackerQueryString(state);
   const errors = state.errors;
   const checked = new Set(bulk.checked);
-  // The catalog's filters fold away unless one is set (or refused).
-  const catalogFiltered = CATALOG_FIELDS.some((name) => form[name] || errors[name]);
   return (
     <ProjectPage
       ctx={ctx}
@@ -78,57 +72,9 @@ export function TrackerPage({
         errors={{ ...errors, ...(bulk.errors._form ? { _form: bulk.errors._form } : {}) }}
         fields={[...Object.keys(form), 'status', 'assignee', 'tag']}
       />
-      <form method="get" action={base} class="cve-filters" id="cve-filters">
-        <QueryField path={base} form={form} errors={errors} />
-        <fieldset class="filters">
-          <legend>Filters</legend>
-          <SelectField
-            name="status"
-            label="Status"
-            value={state.status}
-            options={[
-              { value: '', label: 'Any' },
-              { value: NO_STATUS, label: 'No status' },
-              ...STATUS_OPTIONS,
-            ]}
-            errors={errors}
-          />
-          <SelectField
-            name="assignee"
-            label="Assignee"
-            value={state.assignee}
-            options={[
-              { value: '', label: 'Anyone' },
-              { value: UNASSIGNED, label: 'Nobody' },
-              ...assignees.map((a) => ({ value: a.email, label: a.username })),
-            ]}
-            errors={errors}
-          />
-          <SelectField
-            name="tag"
-            label="My tag"
-            value={state.tag}
-            options={[{ value: '', label: 'Any' }, ...tagNames.map((t) => ({ value: t, label: t }))]}
-            errors={errors}
-          />
-          <OrderAndSizeFields form={form} errors={errors} />
-          <div class="field">
-            <button type="submit">Apply</button>
-          </div>
-          <div class="field">
-            <a href={base}>Clear</a>
-          </div>
-        </fieldset>
-        <details class="more-filters" open={catalogFiltered ? true : undefined}>
-          <summary>More filters: text, vendor, product, weakness, CVSS, KEV, EPSS, dates</summary>
-          <div class="filters">
-            <CatalogFilterFields form={form} errors={errors} />
-          </div>
-        </details>
-      </form>
+      <TrackerFilters base={base} state={state} assignees={assignees} tagNames={tagNames} />
       {page && (
         <>
-          <BulkEditForm ctx={ctx} base={base} query={query} page={page} assignees={assignees} values={bulk} />
           <Pager path={base} query={query} page={page} />
           {rows.length > 0 && (
             <div class="table-wrap">
@@ -144,15 +90,13 @@ export function TrackerPage({
                       />
                     </th>
                     <th scope="col">CVE</th>
-                    <th scope="col">Title</th>
+                    <th scope="col">Title and my tags</th>
                     <th scope="col">Severity</th>
                     <th scope="col" class="num">
                       EPSS
                     </th>
-                    <th scope="col">KEV</th>
                     <th scope="col">Status</th>
                     <th scope="col">Assignee</th>
-                    <th scope="col">My tags</th>
                     <th scope="col">Updated</th>
                   </tr>
                 </thead>
@@ -173,6 +117,8 @@ export function TrackerPage({
             </div>
           )}
           {rows.length > 0 && <Pager path={base} query={query} page={page} countId={null} />}
+          {/* After the rows: the bar sticks to the bottom of the window while rows are selected. */}
+          <BulkEditForm ctx={ctx} base={base} query={query} page={page} assignees={assignees} values={bulk} />
         </>
       )}
     </ProjectPage>
