@@ -99,7 +99,16 @@ function UserMenu({ ctx }: { ctx: PageContext }) {
  * The navigation folded into one menu button for narrow screens (CSS shows it below 760 px and hides
  * the inline navigation and search there): a `<details>`, so it opens without JavaScript.
  */
-function NarrowMenu({ ctx, section }: { ctx: PageContext; section: PageProps['section'] }) {
+function NarrowMenu({
+  ctx,
+  section,
+  search,
+}: {
+  ctx: PageContext;
+  section: PageProps['section'];
+  /** As `PageProps.search`: no second search box on a page that has its own. */
+  search: boolean;
+}) {
   return (
     <details class="menu nav-menu">
       <summary id="nav-menu">Menu</summary>
@@ -111,7 +120,7 @@ function NarrowMenu({ ctx, section }: { ctx: PageContext; section: PageProps['se
             </a>
           ))}
         </nav>
-        {ctx.user && (
+        {ctx.user && search && (
           <form class="menu-search" role="search" method="get" action="/search">
             <input type="search" name="q" aria-label="Search CVEs, vendors and products" maxLength={200} />
             <button type="submit" class="btn-small">
@@ -214,7 +223,7 @@ export function Layout({
                 <img src={ctx.assets['icon.svg'].url} alt="" width={22} height={22} />
                 <span class="brand-name">vulntrack</span>
               </a>
-              <NarrowMenu ctx={ctx} section={section} />
+              <NarrowMenu ctx={ctx} section={section} search={search} />
               <nav class="mainnav" aria-label="Main">
                 {NAV.map((item) => (
                   <a
