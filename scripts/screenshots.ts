@@ -234,7 +234,7 @@ try {
     }
   }
   for (const scheme of ['light', 'dark'] as const) {
-    for (const p of PAGES.filter((s) => wanted(s.name, s.review))) {
+    for (const p of PAGES.filter((s) => wanted(s.name, s.review ?? false))) {
       const tab = p.anonymous ? anonymous : page;
       await tab.emulateMedia({ colorScheme: scheme });
       await tab.goto(`${server.baseUrl}${p.url}`);
