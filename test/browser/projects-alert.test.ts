@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { runCli } from '../helpers/cli.ts';
 import { cveIdOf, loadHistory } from '../helpers/cve5-history.ts';
-import { chromiumPath, launchBrowser, startServer, type TestServer } from '../helpers/browser.ts';
+import {
+  chromiumPath,
+  launchBrowser,
+  startServer,
+  type TestServer,
+  createFirstAdmin,
+} from '../helpers/browser.ts';
 import { startReceiver, type Receiver } from '../notifications/receivers.ts';
 
 const chromium = chromiumPath();
@@ -38,13 +44,7 @@ describe.skipIf(!chromium)('browser journey: from onboarding to the alert of a n
       launchBrowser(),
     ]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
   }, 300_000);
   afterAll(async () => {
     await browser?.close();

@@ -13,6 +13,7 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
 } from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
@@ -41,13 +42,7 @@ describe.skipIf(!chromium)('browser: project automations', () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     base = `${server.baseUrl}/org/acme/projects/web/automations`;
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     // A project subscribed to apache, with a webhook notification, through API v2.
     await page.goto(`${server.baseUrl}/org/acme/tokens`);
     await page.getByLabel('Name').fill('setup');

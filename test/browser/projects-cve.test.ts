@@ -11,6 +11,8 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
+  acmeApi,
 } from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
@@ -29,25 +31,9 @@ describe.skipIf(!chromium)('browser: a CVE in a project', () => {
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     // The project, through API v2 with a token made on the tokens page.
-    await page.goto(`${server.baseUrl}/org/acme/tokens`);
-    await page.getByLabel('Name').fill('setup');
-    await page.getByLabel('Mode').selectOption('write');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const token = await page.locator('#new-token').inputValue();
-    const call = (method: string, url: string, body: unknown) =>
-      fetch(`${server.baseUrl}/api/v2/organizations/acme${url}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+    const call = await acmeApi(page, server);
     expect((await call('POST', '/projects', { name: 'web' })).status).toBe(201);
     expect(
       (await call('PUT', '/projects/web/subscriptions', { vendors: ['apache'], products: {} })).status,

@@ -19,6 +19,7 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
 } from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
@@ -39,13 +40,7 @@ describe.skipIf(!chromium)('browser: the project dashboard', () => {
     shots = await fs.mkdtemp(path.join(os.tmpdir(), 'vulntrack-dashboard-shots-'));
     [server, browser] = await Promise.all([startServer({ VULNTRACK_DATA_DIR: dataDir }), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     const created = await runCli(['project', 'create', 'acme', 'jira', '--vendor', 'atlassian'], env());
     expect(created.code, created.stderr).toBe(0);
   }, 300_000);

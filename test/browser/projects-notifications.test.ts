@@ -14,6 +14,7 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
 } from '../helpers/browser.ts';
 import { startReceiver, type Receiver } from '../notifications/receivers.ts';
 
@@ -39,13 +40,7 @@ describe.skipIf(!chromium)('browser: project notifications and reports', () => {
     // The receiver is on loopback: this server may send there (OUTBOUND_ALLOW_PRIVATE, tests only).
     [server, browser] = await Promise.all([startServer({ OUTBOUND_ALLOW_PRIVATE: 'true' }), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     // A project and a weekly report automation, through API v2 with a token made on its page.
     await page.goto(`${server.baseUrl}/org/acme/tokens`);
     await page.getByLabel('Name').fill('setup');

@@ -14,6 +14,7 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
 } from '../helpers/browser.ts';
 import { startReceiver, type Receiver } from '../notifications/receivers.ts';
 
@@ -42,13 +43,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
   });
 
   it('sends the owner of a new organization from the projects list to the onboarding', async () => {
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
     await page.waitForURL(/\/org\/acme\/new-project$/);
     await expect(page.locator('h1').textContent()).resolves.toBe('New project');

@@ -12,6 +12,8 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
+  acmeApi,
 } from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
@@ -40,25 +42,9 @@ describe.skipIf(!chromium)('browser: the project tracker', () => {
   });
 
   it('sets up an organization with a project subscribed to two vendors of the sample', async () => {
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     // The project through API v2 (its onboarding pages are another area's).
-    await page.goto(`${server.baseUrl}/org/acme/tokens`);
-    await page.getByLabel('Name').fill('setup');
-    await page.getByLabel('Mode').selectOption('write');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const token = await page.locator('#new-token').inputValue();
-    const call = (method: string, url: string, body: unknown) =>
-      fetch(`${server.baseUrl}/api/v2/organizations/acme${url}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+    const call = await acmeApi(page, server);
     // The sample loads in the background: wait until its vendors are known.
     await expect
       .poll(async () => (await call('POST', '/projects', { name: 'triage' })).status, { timeout: 90_000 })

@@ -16,6 +16,8 @@ import {
   seriousAxeViolations,
   startServer,
   type TestServer,
+  createFirstAdmin,
+  acmeApi,
 } from '../helpers/browser.ts';
 
 const chromium = chromiumPath();
@@ -33,35 +35,17 @@ describe.skipIf(!chromium)('browser: the tracker layout and narrow screens', () 
     shots = await fs.mkdtemp(path.join(os.tmpdir(), 'vulntrack-layout-shots-'));
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.goto(server.setupLink);
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByLabel('Organization').fill('acme');
-    await page.getByRole('button', { name: 'Create and sign in' }).click();
-    await page.waitForURL(/\/org\/acme\/overview$/);
+    await createFirstAdmin(page, server);
     // A project of two busy vendors of the sample, made through API v2.
-    await page.goto(`${server.baseUrl}/org/acme/tokens`);
-    await page.getByLabel('Name').fill('setup');
-    await page.getByLabel('Mode').selectOption('write');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const token = await page.locator('#new-token').inputValue();
-    const call = (method: string, url: string, body: unknown) =>
-      fetch(`${server.baseUrl}/api/v2/organizations/acme${url}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+    const call = await acmeApi(page, server);
     expect((await call('POST', '/projects', { name: 'triage' })).status).toBe(201);
     expect(
       (await call('PUT', '/projects/triage/subscriptions', { vendors: ['microsoft', 'fortinet'] })).status,
     ).toBe(200);
     // A few CVEs assigned, so the overview and the dashboard list them.
-    const listed = (await (
-      await fetch(`${server.baseUrl}/api/v2/organizations/acme/projects/triage/cves?page_size=6`, {
-        headers: { authorization: `Bearer ${token}` },
-      })
-    ).json()) as { results: { cve_id: string }[] };
+    const listed = (await (await call('GET', '/projects/triage/cves?page_size=6')).json()) as {
+      results: { cve_id: string }[];
+    };
     const assigned = await call('PATCH', '/projects/triage/cves', {
       cve_ids: listed.results.map((r) => r.cve_id),
       status: 'analysis_in_progress',

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startCli, waitForOutput } from './cli.ts';
 import { startSink, type Sink } from '../notifications/smtp-sink.ts';
 
@@ -144,4 +144,39 @@ export async function seriousAxeViolations(page: import('playwright-core').Page)
     }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/**
+ * The first administrator, `alice` of organization `acme`, made from the link `serve` printed: the
+ * page is then signed in, on the organization's home.
+ */
+export async function createFirstAdmin(page: Page, server: TestServer): Promise<void> {
+  await page.goto(server.setupLink);
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Email').fill('alice@example.com');
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByLabel('Organization').fill('acme');
+  await page.getByRole('button', { name: 'Create and sign in' }).click();
+  await page.waitForURL(/\/org\/acme\/overview$/);
+}
+
+/**
+ * A read-and-write token of `acme` made on its tokens page (by the signed-in page), and a caller of
+ * API v2 under `/api/v2/organizations/acme` with it.
+ */
+export async function acmeApi(
+  page: Page,
+  server: TestServer,
+): Promise<(method: string, url: string, body?: unknown) => Promise<Response>> {
+  await page.goto(`${server.baseUrl}/org/acme/tokens`);
+  await page.getByLabel('Name').fill('setup');
+  await page.getByLabel('Mode').selectOption('write');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const token = await page.locator('#new-token').inputValue();
+  return (method, url, body) =>
+    fetch(`${server.baseUrl}/api/v2/organizations/acme${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 }
