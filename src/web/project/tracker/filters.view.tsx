@@ -12,6 +12,7 @@ import {
   OrderAndSizeFields,
   QUERY_EXAMPLES,
   QueryError,
+  QueryInput,
 } from '../../shared/cve-list/view.tsx';
 import { STATUS_OPTIONS } from './row.view.tsx';
 import { UNASSIGNED, type Assignee, type TrackerState } from './state.ts';
@@ -41,18 +42,7 @@ export function TrackerFilters({
       <div class="filter-bar">
         <div class={qErrors.length ? 'field query-field has-error' : 'field query-field'}>
           <label for="f-q">Query</label>
-          <input
-            id="f-q"
-            name="q"
-            type="search"
-            value={form.q}
-            maxLength={1000}
-            placeholder="e.g. kev=true AND cvss31>=9"
-            autocomplete="off"
-            spellcheck={false}
-            aria-invalid={qErrors.length ? 'true' : undefined}
-            aria-describedby={qErrors.length ? 'f-q-error f-q-hint' : 'f-q-hint'}
-          />
+          <QueryInput form={form} errors={errors} placeholder="e.g. kev=true AND cvss31>=9" />
         </div>
         <SelectField
           name="status"
