@@ -176,10 +176,13 @@ try {
   await page.getByLabel('Name', { exact: true }).fill('web-apps');
   await page.getByLabel('Description (optional)').fill('Our public web applications');
   await page.getByRole('button', { name: 'Next: vendors and products' }).click();
-  for (const vendor of ['apache', 'atlassian']) {
+  for (const [vendor, label] of [
+    ['apache', 'Apache'],
+    ['atlassian', 'Atlassian'],
+  ]) {
     await page.goto(`${server.baseUrl}/org/acme/new-project/vendors?search=${vendor}`);
-    await page.getByRole('button', { name: `Add ${vendor}`, exact: true }).click();
-    await page.getByRole('button', { name: `Remove ${vendor}`, exact: true }).waitFor();
+    await page.getByRole('button', { name: `Add ${label}`, exact: true }).click();
+    await page.getByRole('button', { name: `Remove ${label}`, exact: true }).waitFor();
   }
   // Keywords for what the catalog names no key for (issue 30): regreSSHion's record names only Red Hat.
   await page.getByLabel('Keywords, one per line').fill('openssh\nregreSSHion');

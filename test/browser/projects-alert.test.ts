@@ -59,10 +59,10 @@ describe.skipIf(!chromium)('browser journey: from onboarding to the alert of a n
     await page.getByRole('button', { name: 'Next: vendors and products' }).click();
     await page.waitForURL(/\/new-project\/vendors$/);
     await page.getByLabel('Find a vendor or product').pressSequentially('atlassian', { delay: 20 });
-    const add = page.getByRole('button', { name: 'Add atlassian', exact: true });
+    const add = page.getByRole('button', { name: 'Add Atlassian', exact: true });
     await add.waitFor({ timeout: 15_000 });
     await add.click();
-    await page.getByRole('button', { name: 'Remove atlassian', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Remove Atlassian', exact: true }).waitFor();
     await page.getByRole('link', { name: 'Next: alerts and report' }).click();
     await page.waitForURL(/\/new-project\/alerts$/);
     await page.getByRole('radio', { name: 'Webhook' }).check();

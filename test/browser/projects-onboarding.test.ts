@@ -57,7 +57,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
 
     await page.getByLabel('Find a vendor or product').pressSequentially('atlass', { delay: 30 });
     // htmx swaps the candidates in without a page load, and puts the search in the address bar.
-    const add = page.getByRole('button', { name: 'Add atlassian', exact: true });
+    const add = page.getByRole('button', { name: 'Add Atlassian', exact: true });
     await add.waitFor({ timeout: 15_000 });
     await expect(page.waitForURL(/search=atlass/, { timeout: 5_000 })).resolves.toBeUndefined();
     const row = page.locator('#candidates tbody tr', { has: add });
@@ -65,7 +65,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
     expect(cves).toBeGreaterThan(10);
     await add.click();
     await page.waitForLoadState();
-    await expect(page.getByRole('button', { name: 'Remove atlassian', exact: true }).count()).resolves.toBe(
+    await expect(page.getByRole('button', { name: 'Remove Atlassian', exact: true }).count()).resolves.toBe(
       1,
     );
     // A keyword for what the catalog names no key for (regreSSHion's record names only Red Hat).
@@ -127,7 +127,7 @@ describe.skipIf(!chromium)('browser journey: a first project', () => {
     await tab.getByRole('button', { name: 'Next: vendors and products' }).click();
     await tab.waitForURL(/\/new-project\/vendors$/);
     await tab.goto(`${server.baseUrl}/org/acme/new-project/vendors?search=atlassian`);
-    await tab.getByRole('button', { name: 'Add atlassian', exact: true }).click();
+    await tab.getByRole('button', { name: 'Add Atlassian', exact: true }).click();
     await tab.waitForLoadState();
     const project = '/org/acme/projects/Collaboration%20tools';
     const pages = [

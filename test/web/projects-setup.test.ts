@@ -87,7 +87,7 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       const found = await owner.get('/org/acme/new-project/vendors?search=apa');
       expect(found.status).toBe(200);
       const rows = found.html.querySelectorAll('#candidates tbody tr');
-      const apache = rows.find((r) => r.querySelector('td')?.text.trim() === 'apache');
+      const apache = rows.find((r) => r.querySelector('td')?.text.trim() === 'Apache');
       expect(apache, found.text).toBeDefined();
       const { count: total } = await api.services.catalog
         .keyCounts(['apache'])
@@ -297,7 +297,7 @@ describeEachDatabase('web: projects list, onboarding, settings, subscriptions', 
       expect(page.html.querySelector('button[name=remove][value=apache]')).not.toBeNull();
       const forMember = await member.get('/org/acme/projects/Payments/subscriptions');
       expect(forMember.status).toBe(200);
-      expect(forMember.text).toContain('apache');
+      expect(forMember.text).toContain('Apache');
       expect(forMember.html.querySelector('button[name=remove]')).toBeNull();
       expect(forMember.html.querySelector('#candidates')).toBeNull();
       expect((await member.post('/org/acme/projects/Payments/subscriptions', { add: 'adobe' })).status).toBe(

@@ -6,7 +6,7 @@
  * the current organization) with the handling of their POST.
  */
 import type { FastifyRequest } from 'fastify';
-import { vendorKey } from '../../domain/cpe.ts';
+import { nameLabel, vendorKey, vendorKeyLabel } from '../../domain/cpe.ts';
 import { AppError, validationError } from '../../domain/errors.ts';
 import { RECENT_COUNT_CAP, RECENT_DAYS, type KeyCounts } from '../../services/catalog.service.ts';
 import type { ProjectSubscriptionState } from '../../services/project.service.ts';
@@ -22,9 +22,9 @@ import { field, type FormErrors } from '../kit/input.ts';
  */
 export const NOISY_RECENT = 100;
 
-/** `linux`, or `linux_kernel (linux)` for a product. */
+/** A vendor or product in people's words: `Linux`, `Linux / Linux Kernel` (vendorKeyLabel). */
 export const keyLabel = (k: { vendor: string; product?: string | undefined }) =>
-  k.product === undefined ? k.vendor : `${k.product} (${k.vendor})`;
+  vendorKeyLabel(k.product === undefined ? k.vendor : vendorKey(k.vendor, k.product));
 
 /** The CVE list of a vendor or product: the catalog's, or a project tracker's. */
 export function cveListHref(base: string, k: { vendor: string; product?: string | undefined }) {
@@ -52,10 +52,11 @@ export function RecentCount({ n }: { n: number }) {
 
 /** A vendor or product as a table cell names it: the vendor in bold, or the product "product of" its vendor. */
 export function KeyCellName({ k }: { k: { vendor: string; product?: string | undefined } }) {
-  if (k.product === undefined) return <strong>{k.vendor}</strong>;
+  const vendor = vendorKeyLabel(k.vendor);
+  if (k.product === undefined) return <strong>{vendor}</strong>;
   return (
     <>
-      {k.product} <span class="muted small">product of {k.vendor}</span>
+      {nameLabel(k.product) || k.product} <span class="muted small">product of {vendor}</span>
     </>
   );
 }
