@@ -182,18 +182,6 @@ describe.skipIf(!chromium)('browser: project automations', () => {
         const violations = await seriousAxeViolations(tab);
         if (violations.length) found[`${colorScheme} ${url}`] = violations;
       }
-      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations/new?template=critical`);
-      await tab.screenshot({ path: `/tmp/h19e-builder-${colorScheme}.png`, fullPage: true });
-      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations/critical%20apache/dry-run`);
-      await tab.screenshot({ path: `/tmp/h19e-dry-run-${colorScheme}.png`, fullPage: true });
-      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations`);
-      await tab.screenshot({ path: `/tmp/h19e-list-${colorScheme}.png`, fullPage: true });
-      await tab.goto(`${server.baseUrl}${execution}`);
-      await tab.screenshot({ path: `/tmp/h19e-execution-${colorScheme}.png`, fullPage: true });
-      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations/critical%20apache`);
-      await tab.screenshot({ path: `/tmp/h19e-automation-${colorScheme}.png`, fullPage: true });
-      await tab.goto(`${server.baseUrl}/org/acme/projects/web/automations/critical%20apache/edit?view=json`);
-      await tab.screenshot({ path: `/tmp/h19e-json-${colorScheme}.png`, fullPage: true });
     }
     await context.close();
     expect(found).toEqual({});
