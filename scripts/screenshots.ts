@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { launchBrowser, startServer } from '../test/helpers/browser.ts';
+import { createFirstAdmin, launchBrowser, startServer } from '../test/helpers/browser.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE = `npm run screenshots [-- --all] [--only NAME,NAME] [--out DIR]
@@ -154,13 +154,7 @@ try {
     }
   }
   const page = await (await browser.newContext({ viewport })).newPage();
-  await page.goto(server.setupLink);
-  await page.getByLabel('Username').fill('alice');
-  await page.getByLabel('Email').fill('alice@example.com');
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByLabel('Organization').fill('acme');
-  await page.getByRole('button', { name: 'Create and sign in' }).click();
-  await page.waitForURL(/\/org\/acme\/overview$/);
+  await createFirstAdmin(page, server);
   // A pending invitation and a token, so the members, tokens and audit pages have rows.
   await page.goto(`${server.baseUrl}/org/acme/members`);
   await page.getByLabel('Email').fill('bob@example.com');

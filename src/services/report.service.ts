@@ -139,12 +139,12 @@ export class ReportService {
     return this.detail(row);
   }
 
-  /** What became of each notification the report was sent through (ReportSend), in action order. */
-  async sends(organizationId: string, projectName: string, id: string): Promise<ReportSend[]> {
-    const project = await this.projects.findActive(organizationId, projectName);
-    const row = /^[0-9a-f-]{36}$/.test(id) ? await this.reports.find(project.id, id) : undefined;
-    if (!row) throw new AppError('not_found');
-    return (await this.reports.sends(row.id)).map(({ result, delivery }) => {
+  /**
+   * What became of each notification a report (one `get` returned, so already checked to be the
+   * project's) was sent through (ReportSend), in action order.
+   */
+  async sends(report: ReportRow): Promise<ReportSend[]> {
+    return (await this.reports.sends(report.id)).map(({ result, delivery }) => {
       const { details } = result;
       const notification = String(details.notification ?? '–');
       const why = (value: unknown) => (typeof value === 'string' ? value : null);

@@ -85,10 +85,9 @@ export const cveListRoutes: FastifyPluginAsync<WebOptions> = async (app, { servi
     const query = request.query as Record<string, unknown>;
     // The query box is the page's one search box: a CVE id alone opens the CVE, as the header's box does.
     const q = queryText(query, 'q', 200).trim();
-    if (isCveId(q.toUpperCase()) && FILTER_FIELDS.every((name) => name === 'q' || !queryText(query, name))) {
-      const target = await services.catalog.searchTarget(q);
-      if (target.kind === 'cve') return reply.redirect(`/cves/${target.cveId}`);
-    }
+    const cveId = q.toUpperCase();
+    if (isCveId(cveId) && FILTER_FIELDS.every((name) => name === 'q' || !queryText(query, name)))
+      return reply.redirect(`/cves/${cveId}`);
     const { view, bad } = await renderList(request, query);
     return sendPage(reply, view, bad ? 400 : 200);
   });

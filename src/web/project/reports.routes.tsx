@@ -449,7 +449,7 @@ export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, 
   app.get<{ Params: Params }>(`${base}/:report`, async (request, reply) => {
     const access = await projectAccess(services, request);
     const detail = await reports.get(orgId(access), access.project.name, request.params.report);
-    const sends = await reports.sends(orgId(access), access.project.name, request.params.report);
+    const sends = await reports.sends(detail.report);
     return sendPage(
       reply,
       <ReportPage
