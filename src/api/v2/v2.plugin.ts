@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { authorize, type Requirement } from '../../domain/scopes.ts';
 import type { Services } from '../../services/services.ts';
-import { registerCallerRateLimit } from '../rate-limit.ts';
+import { registerCallerRateLimit } from '../../http/rate-limit.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import './auth.ts';
 import { cveRoutes } from './cves.routes.ts';

@@ -1,7 +1,7 @@
 /**
- * The per-caller request budget both APIs enforce (RATE_LIMIT_PER_MINUTE): @fastify/rate-limit
- * after authentication (so the key is the caller), `429 rate_limited` with `Retry-After` and the
- * `RateLimit-*` headers; each API words the refusal in its own error shape.
+ * The per-caller request budget both APIs and the MCP endpoint enforce (RATE_LIMIT_PER_MINUTE):
+ * @fastify/rate-limit after authentication (so the key is the caller), `429 rate_limited` with
+ * `Retry-After` and the `RateLimit-*` headers; each API words the refusal in its own error shape.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
