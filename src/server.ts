@@ -21,6 +21,7 @@ import helmet from '@fastify/helmet';
 import { SECURITY_HEADERS } from './http/security-headers.ts';
 import { answerClientError, parametersNotUtf8 } from './api/malformed-requests.ts';
 import { apiErrorHandler, envelope, mountApi } from './api/api.ts';
+import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { renderNotFound } from './web/error-page.tsx';
 import { webRoutes } from './web/web.plugin.ts';
 
@@ -147,6 +148,8 @@ export async function buildApp(options: AppOptions) {
   app.setErrorHandler(apiErrorHandler);
 
   await mountApi(app, { services: options.services, unmatched });
+  // The MCP server (docs/mcp.md): organization tokens, as API v2; in a context of its own.
+  await app.register(mcpRoutes, { services: options.services });
   // The web UI, in a context of its own (sessions, CSRF, its headers and error pages apply to it only).
   await app.register(webRoutes, { services: options.services });
   return app;
