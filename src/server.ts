@@ -19,6 +19,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import helmet from '@fastify/helmet';
 import { SECURITY_HEADERS } from './http/security-headers.ts';
+import { TokenBudget } from './http/rate-limit.ts';
 import { answerClientError, parametersNotUtf8 } from './api/malformed-requests.ts';
 import { apiErrorHandler, envelope, mountApi } from './api/api.ts';
 import { mcpRoutes } from './mcp/mcp.routes.ts';
@@ -147,9 +148,11 @@ export async function buildApp(options: AppOptions) {
   app.setNotFoundHandler(unmatched);
   app.setErrorHandler(apiErrorHandler);
 
-  await mountApi(app, { services: options.services, unmatched });
+  // API v2 and the MCP server count a token's requests in one budget.
+  const budget = new TokenBudget();
+  await mountApi(app, { services: options.services, unmatched, budget });
   // The MCP server (docs/mcp.md): organization tokens, as API v2; in a context of its own.
-  await app.register(mcpRoutes, { services: options.services });
+  await app.register(mcpRoutes, { services: options.services, budget });
   // The web UI, in a context of its own (sessions, CSRF, its headers and error pages apply to it only).
   await app.register(webRoutes, { services: options.services });
   return app;

@@ -1,14 +1,14 @@
 /**
  * `POST /mcp`: the MCP server over Streamable HTTP (docs/mcp.md), stateless: each request is
  * authenticated with an organization token (401 `invalid_token` in the API's envelope otherwise,
- * before the SDK sees it), counted against the token's request budget (RATE_LIMIT_PER_MINUTE, as API
- * v2), then handed with its parsed body to a new server and transport of the SDK, which answer in
+ * before the SDK sees it), counted against the token's request budget (RATE_LIMIT_PER_MINUTE, one
+ * budget with API v2's), then handed with its parsed body to a new server and transport of the SDK, which answer in
  * JSON. No session, no server-initiated stream: GET and DELETE are 405 (the SDK's stateless mode).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { TokenAuth } from '../domain/actor.ts';
-import { registerCallerRateLimit } from '../http/rate-limit.ts';
+import { registerCallerRateLimit, type TokenBudget } from '../http/rate-limit.ts';
 import { createMcpServer } from './mcp-server.ts';
 import type { McpServices } from './tool.ts';
 
@@ -19,7 +19,11 @@ declare module 'fastify' {
   }
 }
 
-export const mcpRoutes: FastifyPluginAsync<{ services: McpServices }> = async (app, { services }) => {
+export const mcpRoutes: FastifyPluginAsync<{
+  services: McpServices;
+  /** The per-token request budget shared with API v2. */
+  budget?: TokenBudget;
+}> = async (app, { services, budget }) => {
   // Errors thrown here reach the server's error handler: the API's envelope, `WWW-Authenticate: Bearer`.
   app.addHook('onRequest', async (request) => {
     request.mcpToken = await services.tokens.authenticate(request.headers.authorization);
@@ -30,6 +34,7 @@ export const mcpRoutes: FastifyPluginAsync<{ services: McpServices }> = async (a
     key: (request) => request.mcpToken?.id ?? request.ip,
     covers: () => true,
     message: (after) => `Too many requests: at most ${max} per minute for a token; retry in ${after}.`,
+    budget,
   });
 
   app.post('/mcp', async (request, reply) => {

@@ -337,27 +337,30 @@ describeEachDatabase('MCP over Streamable HTTP', (use) => {
       expect(get.headers.get('allow')).toBe('POST');
     });
 
-    it('counts /mcp requests against the token’s rate limit', async () => {
-      const api = await buildTestApi(use(), { RATE_LIMIT_PER_MINUTE: '2' });
+    it('counts /mcp requests in the token’s API v2 budget (RATE_LIMIT_PER_MINUTE)', async () => {
+      const api = await buildTestApi(use(), { RATE_LIMIT_PER_MINUTE: '3' });
       try {
-        const { header } = await createToken(api.services, w.org.id, {
-          type: 'system',
-          id: null,
-          name: 'system',
-        });
-        const post = () =>
+        const system = { type: 'system', id: null, name: 'system' } as const;
+        const { header } = await createToken(api.services, w.org.id, system);
+        const post = (authorization = header) =>
           api.app.inject({
             method: 'POST',
             url: '/mcp',
-            headers: { ...headers, authorization: header },
+            headers: { ...headers, authorization },
             payload: initialize,
           });
+        const apiCall = () =>
+          api.app.inject({ url: '/api/v2/cves?page_size=1', headers: { authorization: header } });
+        expect((await apiCall()).statusCode).toBe(200);
         expect((await post()).statusCode).toBe(200);
         expect((await post()).statusCode).toBe(200);
         const limited = await post();
         expect(limited.statusCode).toBe(429);
         expect(limited.json().error.code).toBe('rate_limited');
         expect(limited.headers['retry-after']).toBeDefined();
+        expect((await apiCall()).statusCode).toBe(429);
+        // Another token has a budget of its own.
+        expect((await post((await createToken(api.services, w.org.id, system)).header)).statusCode).toBe(200);
       } finally {
         await api.close();
       }
