@@ -59,24 +59,31 @@ export function registerResources(
     new ResourceTemplate('vulntrack://project/{org}/{project}/summary', {
       // The organization's projects, when the token may list them.
       list: async () => {
-        const who = await caller();
         try {
-          authorize(who.auth.mode, who.auth.scopes, { scope: 'projects:read', write: false });
-          authorize(who.auth.mode, who.auth.scopes, { scope: 'tracker:read', write: false });
-        } catch {
-          return { resources: [] };
+          const { auth } = await caller();
+          const may = (scope: 'projects:read' | 'tracker:read') => {
+            try {
+              authorize(auth.mode, auth.scopes, { scope, write: false });
+              return true;
+            } catch {
+              return false;
+            }
+          };
+          if (!may('projects:read') || !may('tracker:read')) return { resources: [] };
+          const { items } = await services.projects.list(auth.organizationId, { page: 1, pageSize: 50 });
+          const org = encodeURIComponent(auth.organizationName);
+          return {
+            resources: items
+              .filter((p) => p.active)
+              .map((p) => ({
+                uri: `vulntrack://project/${org}/${encodeURIComponent(p.name)}/summary`,
+                name: `${p.name} summary`,
+                mimeType: 'application/json',
+              })),
+          };
+        } catch (err) {
+          throw new Error(errorText(err, log));
         }
-        const { items } = await services.projects.list(who.auth.organizationId, { page: 1, pageSize: 50 });
-        const org = encodeURIComponent(who.auth.organizationName);
-        return {
-          resources: items
-            .filter((p) => p.active)
-            .map((p) => ({
-              uri: `vulntrack://project/${org}/${encodeURIComponent(p.name)}/summary`,
-              name: `${p.name} summary`,
-              mimeType: 'application/json',
-            })),
-        };
       },
     }),
     {

@@ -45,13 +45,16 @@ export interface ToolSpec<Shape extends z.ZodRawShape = z.ZodRawShape> {
 export const tool = <Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): ToolSpec =>
   spec as unknown as ToolSpec;
 
-/** What the client is told of a tool's behaviour: only `triage_cve` writes; every tool reads our own data. */
+/**
+ * What the client is told of a tool's behaviour: only `triage_cve` writes (and is not idempotent: a
+ * comment is added each time); every tool reads our own data, nothing of the open world.
+ */
 export function annotationsOf(spec: ToolSpec): ToolAnnotations {
   return {
     title: spec.title,
     readOnlyHint: !spec.requires.write,
     destructiveHint: false,
-    idempotentHint: true,
+    idempotentHint: !spec.requires.write,
     openWorldHint: false,
   };
 }

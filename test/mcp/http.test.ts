@@ -71,7 +71,7 @@ describeEachDatabase('MCP over Streamable HTTP', (use) => {
       expect(search.inputSchema.properties).toHaveProperty('q');
       expect(search.annotations?.readOnlyHint).toBe(true);
       const triage = tools.find((t) => t.name === 'triage_cve')!;
-      expect(triage.annotations?.readOnlyHint).toBe(false);
+      expect(triage.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
       expect(triage.inputSchema.required).toEqual(['project', 'cve_id']);
     });
   });
@@ -294,6 +294,10 @@ describeEachDatabase('MCP over Streamable HTTP', (use) => {
       await expect(
         client.readResource({ uri: `vulntrack://project/${w.other.name}/secret-apps/summary` }),
       ).rejects.toThrow(/not_found/);
+      // A token that may not read the tracker is offered no summary, and refused one.
+      const catalogOnly = await connect(await w.token({ mode: 'read', scopes: ['catalog:read'] }));
+      expect((await catalogOnly.listResources()).resources).toEqual([]);
+      await expect(catalogOnly.readResource({ uri })).rejects.toThrow(/missing_scope/);
     });
   });
 

@@ -24,7 +24,8 @@ const LOG4SHELL = 'CVE-2021-44228';
 const SECRET = 'test-secret-'.padEnd(40, 'x');
 
 for (const backend of backends) {
-  describe(`vulntrack mcp (stdio) [${backend}]`, () => {
+  // Each test starts the CLI two or three times (a few seconds each on a busy machine).
+  describe(`vulntrack mcp (stdio) [${backend}]`, { timeout: 240_000 }, () => {
     let workDir: string;
     let db: Awaited<ReturnType<typeof cliDatabase>>;
     let env: Record<string, string>;
