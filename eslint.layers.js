@@ -52,48 +52,68 @@ export const layerRules = [
   },
   layer(
     ['src/db/**/*.ts', 'src/sources/**/*.ts', 'src/notifications/**/*.ts', 'src/sync/**/*.ts'],
-    ['services', 'api', 'web', 'http', 'jobs', 'cli', 'main', 'server'],
-    'db/, sources/, notifications/ and sync/ sit below the services: they never import services, api, web, http, jobs, cli, main.ts or server.ts.',
+    ['services', 'api', 'web', 'mcp', 'http', 'jobs', 'cli', 'main', 'server'],
+    'db/, sources/, notifications/ and sync/ sit below the services: they never import services, api, web, mcp, http, jobs, cli, main.ts or server.ts.',
   ),
   layer(
     ['src/services/**/*.ts'],
-    ['api', 'web', 'http', 'jobs', 'cli', 'main', 'server'],
-    'Services never import api/, web/, http/, jobs/, cli/, main.ts or server.ts: their callers sit above them.',
+    ['api', 'web', 'mcp', 'http', 'jobs', 'cli', 'main', 'server'],
+    'Services never import api/, web/, mcp/, http/, jobs/, cli/, main.ts or server.ts: their callers sit above them.',
   ),
   layer(
     ['src/jobs/**/*.ts'],
-    ['api', 'web', 'http', 'cli', 'main', 'server'],
-    'Jobs call services; they never import api/, web/, http/, cli/, main.ts or server.ts.',
+    ['api', 'web', 'mcp', 'http', 'cli', 'main', 'server'],
+    'Jobs call services; they never import api/, web/, mcp/, http/, cli/, main.ts or server.ts.',
   ),
   layer(
     ['src/http/**/*.ts'],
-    ['api', 'web', 'db', 'jobs', 'cli', 'main', 'server'],
-    'http/ holds what API routes and pages share (CSV downloads): it sits below both and imports neither, nor db/, jobs/, cli/, main.ts or server.ts.',
+    ['api', 'web', 'mcp', 'db', 'jobs', 'cli', 'main', 'server'],
+    'http/ holds what API routes, pages and the MCP endpoint share (CSV downloads, the rate limit): it sits below them and imports none, nor db/, jobs/, cli/, main.ts or server.ts.',
   ),
-  layer(['src/api/**/*.ts'], [...CALLERS_NEVER, 'web'], `${CALLERS_WHY} The API never imports web/.`),
+  layer(
+    ['src/api/**/*.ts'],
+    [...CALLERS_NEVER, 'web', 'mcp'],
+    `${CALLERS_WHY} The API never imports web/ or mcp/.`,
+  ),
+  // The MCP server: a caller of the services as the API is, apart from it (docs/mcp.md).
+  layer(
+    ['src/mcp/**/*.ts'],
+    [...CALLERS_NEVER, 'web', 'api'],
+    `${CALLERS_WHY} The MCP server never imports api/ or web/: it builds its own compact results from the services' data.`,
+  ),
   // web/ top level: the plugin (composes the kit and the four registries), its error page and session store.
   layer(
     ['src/web/*.ts', 'src/web/*.tsx'],
-    [...CALLERS_NEVER, 'api'],
-    `${CALLERS_WHY} The web never imports api/.`,
+    [...CALLERS_NEVER, 'api', 'mcp'],
+    `${CALLERS_WHY} The web never imports api/ or mcp/`,
     [PAGES_ONLY_FROM_REGISTRY],
   ),
-  layer(WEB_FILES('kit/**/*'), [...CALLERS_NEVER, 'api'], `${CALLERS_WHY} The web never imports api/.`, [
-    pattern(
-      `^\\.\\./(shared|${FEATURES.join('|')})/`,
-      'kit/ is what every page may use: it imports nothing else of web/ (no feature, no shared/ part).',
-    ),
-    NOT_THE_PLUGIN,
-    PAGES_ONLY_FROM_REGISTRY,
-  ]),
-  layer(WEB_FILES('shared/**/*'), [...CALLERS_NEVER, 'api'], `${CALLERS_WHY} The web never imports api/.`, [
-    pattern(
-      `^(\\.\\./)+(${FEATURES.join('|')})/`,
-      'shared/ holds parts two features draw: it imports kit/ and shared/ only, never a feature.',
-    ),
-    NOT_THE_PLUGIN,
-    PAGES_ONLY_FROM_REGISTRY,
-  ]),
+  layer(
+    WEB_FILES('kit/**/*'),
+    [...CALLERS_NEVER, 'api', 'mcp'],
+    `${CALLERS_WHY} The web never imports api/ or mcp/`,
+    [
+      pattern(
+        `^\\.\\./(shared|${FEATURES.join('|')})/`,
+        'kit/ is what every page may use: it imports nothing else of web/ (no feature, no shared/ part).',
+      ),
+      NOT_THE_PLUGIN,
+      PAGES_ONLY_FROM_REGISTRY,
+    ],
+  ),
+  layer(
+    WEB_FILES('shared/**/*'),
+    [...CALLERS_NEVER, 'api', 'mcp'],
+    `${CALLERS_WHY} The web never imports api/ or mcp/`,
+    [
+      pattern(
+        `^(\\.\\./)+(${FEATURES.join('|')})/`,
+        'shared/ holds parts two features draw: it imports kit/ and shared/ only, never a feature.',
+      ),
+      NOT_THE_PLUGIN,
+      PAGES_ONLY_FROM_REGISTRY,
+    ],
+  ),
   ...FEATURES.flatMap((feature) => {
     const others = FEATURES.filter((f) => f !== feature);
     const fence = pattern(
@@ -105,15 +125,15 @@ export const layerRules = [
       // The registry: the one file of the feature that imports its pages.
       layer(
         [`src/web/${feature}/index.ts`],
-        [...CALLERS_NEVER, 'api'],
-        `${CALLERS_WHY} The web never imports api/.`,
+        [...CALLERS_NEVER, 'api', 'mcp'],
+        `${CALLERS_WHY} The web never imports api/ or mcp/`,
         base,
       ),
       {
         ...layer(
           WEB_FILES(`${feature}/**/*`),
-          [...CALLERS_NEVER, 'api'],
-          `${CALLERS_WHY} The web never imports api/.`,
+          [...CALLERS_NEVER, 'api', 'mcp'],
+          `${CALLERS_WHY} The web never imports api/ or mcp/`,
           [...base, PAGES_ONLY_FROM_REGISTRY],
         ),
         ignores: [`src/web/${feature}/index.ts`],

@@ -19,8 +19,10 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import helmet from '@fastify/helmet';
 import { SECURITY_HEADERS } from './http/security-headers.ts';
+import { TokenBudget } from './http/rate-limit.ts';
 import { answerClientError, parametersNotUtf8 } from './api/malformed-requests.ts';
 import { apiErrorHandler, envelope, mountApi } from './api/api.ts';
+import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { renderNotFound } from './web/error-page.tsx';
 import { webRoutes } from './web/web.plugin.ts';
 
@@ -146,7 +148,11 @@ export async function buildApp(options: AppOptions) {
   app.setNotFoundHandler(unmatched);
   app.setErrorHandler(apiErrorHandler);
 
-  await mountApi(app, { services: options.services, unmatched });
+  // API v2 and the MCP server count a token's requests in one budget.
+  const budget = new TokenBudget();
+  await mountApi(app, { services: options.services, unmatched, budget });
+  // The MCP server (docs/mcp.md): organization tokens, as API v2; in a context of its own.
+  await app.register(mcpRoutes, { services: options.services, budget });
   // The web UI, in a context of its own (sessions, CSRF, its headers and error pages apply to it only).
   await app.register(webRoutes, { services: options.services });
   return app;

@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { AppError, RetryLaterError, type ErrorCode } from '../domain/errors.ts';
 import type { Services } from '../services/services.ts';
+import type { TokenBudget } from '../http/rate-limit.ts';
 import { healthRoutes } from './health.routes.ts';
 import { legacyV1Routes } from './v1/legacy/legacy.plugin.ts';
 import { pagedV1Routes } from './v1/paged/paged.plugin.ts';
@@ -78,7 +79,13 @@ export async function mountApi(
   {
     services,
     unmatched,
-  }: { services: Services; unmatched: (request: FastifyRequest, reply: FastifyReply) => unknown },
+    budget,
+  }: {
+    services: Services;
+    unmatched: (request: FastifyRequest, reply: FastifyReply) => unknown;
+    /** The per-token request budget API v2 shares with `/mcp`. */
+    budget?: TokenBudget;
+  },
 ) {
   await app.register(swagger, {
     hideUntagged: true,
@@ -102,7 +109,7 @@ export async function mountApi(
   const routeTable: V2Route[] = [];
   app.decorate('v2RouteTable', routeTable);
   app.decorate('responseCache', new ResponseCache(services.config.apiResponseCacheBytes));
-  await app.register(v2Routes, { prefix: '/api/v2', services: services, routeTable });
+  await app.register(v2Routes, { prefix: '/api/v2', services: services, routeTable, budget });
   // API v1 (deprecated) under /api, in the shape the deployment serves; it answers unmatched /api/v2
   // paths through `unmatched`, as its prefix covers them.
   const v1 = services.config.apiV1Shape === 'paged' ? pagedV1Routes : legacyV1Routes;

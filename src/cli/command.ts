@@ -41,8 +41,8 @@ interface CommandSpec {
 /** A command that runs in the CLI's own process only (it opens the database or serves itself). */
 export interface LocalCommand extends CommandSpec {
   kind: 'local';
-  /** Its exit status. */
-  run(out: Output): Promise<number>;
+  /** Its exit status; `options` as commander parsed them (a command with options reads them here). */
+  run(out: Output, options: Record<string, unknown>): Promise<number>;
 }
 
 /**

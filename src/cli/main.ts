@@ -43,6 +43,24 @@ const worker: LocalCommand = {
   },
 };
 
+const mcp: LocalCommand = {
+  kind: 'local',
+  name: 'mcp',
+  description:
+    'an MCP server on stdin/stdout for AI assistants, as an organization token (docs/mcp.md); logs on stderr',
+  options: [
+    { flags: '--token <token>', description: 'the organization token (default: VULNTRACK_TOKEN)' },
+    {
+      flags: '--url <url>',
+      description: "a running server's address: pass every call to its /mcp instead of opening the data dir",
+    },
+  ],
+  async run(output, options) {
+    const { mcpCommand } = await import('./mcp.command.ts');
+    return mcpCommand(output, options as { token?: string; url?: string });
+  },
+};
+
 const migrate: LocalCommand = {
   kind: 'local',
   name: 'migrate',
@@ -86,6 +104,7 @@ const COMMANDS: CliCommand[] = [
   S.vendorsAliasVeto,
   S.vendorsAliasRemove,
   S.migrateFromOpencve,
+  mcp,
 ];
 
 /** The commands that only group others (`vulntrack token …`). */
@@ -120,7 +139,7 @@ function addCommand(spec: CliCommand): void {
   // Commander passes the positional arguments, then the options, then the command itself.
   command.action(async (...values: unknown[]) => {
     if (spec.kind === 'local') {
-      exitCode = await spec.run(out());
+      exitCode = await spec.run(out(), values.at(-2) as Record<string, unknown>);
       return;
     }
     const args = spec.args(...(values.slice(0, -1) as never[]));

@@ -1,7 +1,7 @@
 /** The audit log of each organization. */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
-import type { Actor } from '../domain/actor.ts';
+import { recordedName, type Actor } from '../domain/actor.ts';
 
 export interface AuditEntry {
   organizationId: string;
@@ -43,7 +43,7 @@ export class AuditRepository {
           created_at: sql<Date>`clock_timestamp()`,
           actor_type: entry.actor.type,
           actor_id: entry.actor.id,
-          actor_name: entry.actor.name,
+          actor_name: recordedName(entry.actor),
           action: entry.action,
           resource_type: entry.resourceType,
           resource_id: entry.resourceId ?? null,

@@ -3,6 +3,16 @@ export interface Actor {
   type: 'user' | 'token' | 'system';
   id: string | null;
   name: string;
+  /** The door it came through when not the usual one: a token's call through the MCP server (docs/mcp.md). */
+  via?: 'mcp' | undefined;
+}
+
+/**
+ * The actor's name as an audit entry (or a comment) records it: its name, and `via mcp` after it for
+ * a token calling through the MCP server, so the log says `token` / `<name> via mcp`.
+ */
+export function recordedName(actor: Actor): string {
+  return actor.via ? `${actor.name} via ${actor.via}` : actor.name;
 }
 
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: 'system' };

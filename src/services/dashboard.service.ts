@@ -165,6 +165,32 @@ export class DashboardService {
     };
   }
 
+  /**
+   * A project's counts as its dashboard shows them (by status, by severity, open by severity, open
+   * KEV), without a visit: for a caller that is not a member (the MCP server's project summary). 404
+   * for a project the organization does not have, or an inactive one.
+   */
+  async projectCounts(organizationId: string, projectName: string): Promise<DashboardCounts> {
+    const project = await this.listed(organizationId, projectName);
+    const version = await this.dashboards.catalogVersion();
+    const [catalogCells, statusCells] = await Promise.all([
+      this.cached(
+        version,
+        JSON.stringify([
+          'cells',
+          project.keys,
+          project.hasKeywords ? [project.id, project.listVersion] : null,
+        ]),
+        () =>
+          this.dashboards
+            .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
+            .then((r) => r.cells),
+      ),
+      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
+    ]);
+    return countsOf(catalogCells, statusCells);
+  }
+
   /** Makes the user's Atom feed of the project, or replaces it (the old URL answers 404 from then on). */
   async rotateFeed(organizationId: string, projectName: string, userId: string): Promise<void> {
     const project = await this.listed(organizationId, projectName);

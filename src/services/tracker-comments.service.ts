@@ -8,7 +8,7 @@ import type { DB } from '../db/schema.ts';
 import type { AuditEntry, AuditRepository } from '../db/audit.repository.ts';
 import type { ProjectRepository } from '../db/project.repository.ts';
 import type { CommentRow, TrackerRepository } from '../db/tracker.repository.ts';
-import type { Actor } from '../domain/actor.ts';
+import { recordedName, type Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { assertPageInRange, offsetOf, type PageRequest } from '../domain/paging.ts';
 import type { ProjectRow } from '../domain/project.ts';
@@ -56,7 +56,7 @@ export class TrackerCommentService {
     const project = await this.projectWithCve(organizationId, projectName, cveId);
     return this.db.transaction().execute(async (tx) => {
       const comment = await this.tracker.addComment(
-        { projectId: project.id, cveId, authorType, authorId, authorName: actor.name, body },
+        { projectId: project.id, cveId, authorType, authorId, authorName: recordedName(actor), body },
         tx,
       );
       await this.audit.record(commentAudit(organizationId, actor, project, comment, 'create', {}), tx);

@@ -49,6 +49,14 @@ describe('layer lint rules', () => {
     ['src/http/x.ts', "import { envelope } from '../api/api.ts';"],
     ['src/http/x.ts', "import type { PageContext } from '../web/kit/context.ts';"],
     ['src/services/x.service.ts', "import { csvStream } from '../http/csv.ts';"],
+    // mcp/ is a caller as api/ is: never api/, web/, db/ or the top; nothing below it imports it.
+    ['src/mcp/x.tools.ts', "import { cveDetail } from '../api/v2/catalog.presenter.ts';"],
+    ['src/mcp/x.ts', "import { renderNotFound } from '../web/error-page.tsx';"],
+    ['src/mcp/x.ts', "import { CveRepository } from '../db/cve.repository.ts';"],
+    ['src/mcp/x.ts', "import { createServices } from '../main.ts';"],
+    ['src/api/v2/x.routes.ts', "import { TOOLS } from '../../mcp/mcp-server.ts';"],
+    ['src/web/kit/x.ts', "import { TOOLS } from '../../mcp/mcp-server.ts';"],
+    ['src/services/x.service.ts', "import { capped } from '../mcp/results.ts';"],
     // Pages and routes never import the server composition, nor db/.
     ['src/web/org/x.routes.tsx', "import { buildApp } from '../../server.ts';"],
     [
@@ -92,6 +100,10 @@ describe('layer lint rules', () => {
     ['src/cli/x.command.ts', "import { createServices } from '../main.ts';"],
     ['src/cli/serve.command.ts', "import { buildApp } from '../server.ts';"],
     ['src/api/v2/x.routes.ts', "import { csvStream, sendCsv } from '../../http/csv.ts';"],
+    ['src/mcp/x.ts', "import { registerCallerRateLimit } from '../http/rate-limit.ts';"],
+    ['src/mcp/x.tools.ts', "import type { Services } from '../services/services.ts';"],
+    ['src/cli/mcp.command.ts', "import { createMcpServer } from '../mcp/mcp-server.ts';"],
+    ['src/server.ts', "import { mcpRoutes } from './mcp/mcp.routes.ts';"],
     ['src/web/project/x.routes.tsx', "import { csvStream, sendCsv } from '../../http/csv.ts';"],
     ['src/http/x.ts', "import type { ReportCve } from '../services/report.service.ts';"],
     ['src/web/kit/x.tsx', "import type { PageContext } from './context.ts';"],

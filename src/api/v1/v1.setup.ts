@@ -12,7 +12,7 @@ import { authorize, type Scope } from '../../domain/scopes.ts';
 import type { Services } from '../../services/services.ts';
 import { INVALID_CREDENTIALS } from '../../services/basic-auth.service.ts';
 import { PageOutOfRangeError } from '../../domain/paging.ts';
-import { registerCallerRateLimit } from '../rate-limit.ts';
+import { registerCallerRateLimit } from '../../http/rate-limit.ts';
 import { validationDetails, type SchemaError } from '../validation-messages.ts';
 
 declare module 'fastify' {

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
 import { authorize, type Requirement } from '../../domain/scopes.ts';
 import type { Services } from '../../services/services.ts';
-import { registerCallerRateLimit } from '../rate-limit.ts';
+import { registerCallerRateLimit, type TokenBudget } from '../../http/rate-limit.ts';
 import { ErrorEnvelope } from './schemas.ts';
 import './auth.ts';
 import { cveRoutes } from './cves.routes.ts';
@@ -35,10 +35,12 @@ export interface V2Route {
   auth: Requirement;
 }
 
-export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2Route[] }> = async (
-  app,
-  { services, routeTable },
-) => {
+export const v2Routes: FastifyPluginAsync<{
+  services: Services;
+  routeTable?: V2Route[];
+  /** The token budget shared with `/mcp` (else API v2 counts alone). */
+  budget?: TokenBudget;
+}> = async (app, { services, routeTable, budget }) => {
   app.addSchema(ErrorEnvelope);
 
   app.addHook('onRoute', (route) => {
@@ -79,6 +81,7 @@ export const v2Routes: FastifyPluginAsync<{ services: Services; routeTable?: V2R
     covers: (request) =>
       Boolean(request.routeOptions.config.auth) || request.routeOptions.config.limitByAddress === true,
     message: (after) => `Too many requests: at most ${max} per minute for a token; retry in ${after}.`,
+    budget,
   });
 
   const register = (plugin: FastifyPluginAsync<{ services: Services }>) => app.register(plugin, { services });
