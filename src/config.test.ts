@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ConfigError, parseConfig } from './config.ts';
 
 describe('TRUST_PROXY', () => {
@@ -64,6 +67,65 @@ describe('INVENTORY_MATCH_CACHE_CVES', () => {
     expect(parseConfig({ INVENTORY_MATCH_CACHE_CVES: '0' }).inventoryMatchCacheCves).toBe(0);
     expect(() => parseConfig({ INVENTORY_MATCH_CACHE_CVES: 'lots' })).toThrow(
       'INVENTORY_MATCH_CACHE_CVES must be a whole number from 0 to 10000000 (got "lots")',
+    );
+  });
+});
+
+describe('OIDC_*', () => {
+  const base = {
+    VULNTRACK_BASE_URL: 'https://vulntrack.example',
+    OIDC_ISSUER: 'https://id.example/realms/acme',
+    OIDC_CLIENT_ID: 'vulntrack',
+  };
+
+  it('is off without OIDC_ISSUER, with the documented defaults when set', () => {
+    expect(parseConfig({}).oidc).toBeUndefined();
+    expect(parseConfig(base).oidc).toEqual({
+      issuer: 'https://id.example/realms/acme',
+      clientId: 'vulntrack',
+      clientSecret: undefined,
+      scopes: 'openid email profile',
+      buttonLabel: 'Sign in with SSO',
+      usernameClaim: 'preferred_username',
+      emailClaim: 'email',
+      groupsClaim: 'groups',
+      groupRoles: [],
+      only: false,
+    });
+  });
+
+  it('reads the group mapping and stops at a malformed one, naming the setting and the entry', () => {
+    expect(parseConfig({ ...base, OIDC_GROUP_ROLES: 'secops=acme:owner' }).oidc?.groupRoles).toEqual([
+      { group: 'secops', organization: 'acme', role: 'owner' },
+    ]);
+    expect(() => parseConfig({ ...base, OIDC_GROUP_ROLES: 'secops=acme:boss' })).toThrow(
+      'OIDC_GROUP_ROLES: "secops=acme:boss": the role must be owner or member (got "boss")',
+    );
+  });
+
+  it('refuses an http issuer but on loopback, a missing client or base URL, OIDC_ONLY alone', () => {
+    expect(() => parseConfig({ ...base, OIDC_ISSUER: 'http://id.example' })).toThrow(ConfigError);
+    expect(parseConfig({ ...base, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer).toBe(
+      'http://127.0.0.1:9000',
+    );
+    expect(() => parseConfig({ ...base, OIDC_CLIENT_ID: '' })).toThrow('OIDC_CLIENT_ID is required');
+    expect(() => parseConfig({ ...base, VULNTRACK_BASE_URL: '' })).toThrow('VULNTRACK_BASE_URL is required');
+    expect(() => parseConfig({ OIDC_ONLY: 'true' })).toThrow('OIDC_ONLY needs OIDC_ISSUER');
+    expect(() => parseConfig({ ...base, OIDC_SCOPES: 'email' })).toThrow('OIDC_SCOPES must include openid');
+  });
+
+  it('reads the client secret from OIDC_CLIENT_SECRET_FILE', () => {
+    const file = path.join(os.tmpdir(), `oidc-secret-${process.pid}`);
+    fs.writeFileSync(file, 's3cret-from-file\n');
+    try {
+      expect(parseConfig({ ...base, OIDC_CLIENT_SECRET_FILE: file }).oidc?.clientSecret).toBe(
+        's3cret-from-file',
+      );
+    } finally {
+      fs.rmSync(file);
+    }
+    expect(() => parseConfig({ ...base, OIDC_CLIENT_SECRET_FILE: `${file}-missing` })).toThrow(
+      'OIDC_CLIENT_SECRET_FILE: cannot read',
     );
   });
 });

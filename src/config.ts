@@ -2,10 +2,12 @@
  * Environment → validated, typed config. Parsed once; a bad value stops the process with a message
  * that names the variable. Tests build a config with `parseConfig(env)`.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type ipaddrModule from 'ipaddr.js';
 import { parseAllowedHosts, type PrivateDestinations } from './domain/outbound-allow.ts';
+import { parseGroupRoles, type GroupRole } from './domain/oidc-groups.ts';
 
 export type ApiV1Shape = 'paged' | 'legacy';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -56,6 +58,27 @@ export interface Config {
   inventoryMatchCacheCves: number;
   /** Anyone may create an account at `/signup` (WEB_OPEN_SIGNUP; off: accounts come from invitations). */
   webOpenSignup: boolean;
+  /** Single sign-on with OpenID Connect (OIDC_*); undefined without OIDC_ISSUER. */
+  oidc: OidcConfig | undefined;
+}
+
+/** OpenID Connect sign-in (docs/web-ui.md, "Single sign-on"). */
+export interface OidcConfig {
+  /** The issuer's URL (OIDC_ISSUER): https, or http on a loopback address (tests, a local provider). */
+  issuer: string;
+  clientId: string;
+  /** OIDC_CLIENT_SECRET, or the file OIDC_CLIENT_SECRET_FILE names; undefined: a public client (PKCE only). */
+  clientSecret: string | undefined;
+  /** Space-separated (OIDC_SCOPES, default `openid email profile`). */
+  scopes: string;
+  buttonLabel: string;
+  usernameClaim: string;
+  emailClaim: string;
+  groupsClaim: string;
+  /** OIDC_GROUP_ROLES: `group=org:role` entries. */
+  groupRoles: GroupRole[];
+  /** OIDC_ONLY: no password sign-in, reset or self-made account but for server administrators. */
+  only: boolean;
 }
 
 export interface NotificationConfig {
@@ -407,6 +430,83 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       10_000_000,
     ),
     webOpenSignup: bool('WEB_OPEN_SIGNUP', env.WEB_OPEN_SIGNUP, false),
+    oidc: oidcConfig(env, baseUrl),
+  };
+}
+
+/** http on these hosts is accepted for an issuer (a provider on this machine); anything else needs https. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** True for an http:// URL on a loopback address (openid-client is then told to allow plain http). */
+export function isLoopbackHttp(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname);
+}
+
+function oidcConfig(env: NodeJS.ProcessEnv, baseUrl: string | undefined): OidcConfig | undefined {
+  const issuer = env.OIDC_ISSUER || undefined;
+  const only = bool('OIDC_ONLY', env.OIDC_ONLY, false);
+  if (!issuer) {
+    const stray = ['OIDC_CLIENT_ID', 'OIDC_GROUP_ROLES'].find((name) => env[name]);
+    if (only || stray) throw new ConfigError(`${only ? 'OIDC_ONLY' : stray} needs OIDC_ISSUER`);
+    return undefined;
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(issuer);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !(parsed.protocol === 'https:' || isLoopbackHttp(issuer)) || parsed.search || parsed.hash)
+    throw new ConfigError(
+      `OIDC_ISSUER must be an https:// URL (http only on 127.0.0.1, localhost or [::1]) without ? or # (got "${issuer}")`,
+    );
+  if (!env.OIDC_CLIENT_ID) throw new ConfigError('OIDC_CLIENT_ID is required with OIDC_ISSUER');
+  if (!baseUrl)
+    throw new ConfigError(
+      'VULNTRACK_BASE_URL is required with OIDC_ISSUER (the redirect URI is <VULNTRACK_BASE_URL>/auth/oidc/callback)',
+    );
+  if (env.OIDC_CLIENT_SECRET && env.OIDC_CLIENT_SECRET_FILE)
+    throw new ConfigError('Set OIDC_CLIENT_SECRET or OIDC_CLIENT_SECRET_FILE, not both');
+  let clientSecret = env.OIDC_CLIENT_SECRET || undefined;
+  if (env.OIDC_CLIENT_SECRET_FILE) {
+    try {
+      clientSecret = fs.readFileSync(env.OIDC_CLIENT_SECRET_FILE, 'utf8').trim() || undefined;
+    } catch (err) {
+      throw new ConfigError(
+        `OIDC_CLIENT_SECRET_FILE: cannot read ${env.OIDC_CLIENT_SECRET_FILE} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    if (!clientSecret)
+      throw new ConfigError(`OIDC_CLIENT_SECRET_FILE: ${env.OIDC_CLIENT_SECRET_FILE} is empty`);
+  }
+  const scopes = (env.OIDC_SCOPES || 'openid email profile').split(/\s+/).filter(Boolean);
+  if (!scopes.includes('openid'))
+    throw new ConfigError(`OIDC_SCOPES must include openid (got "${env.OIDC_SCOPES}")`);
+  const claim = (name: string, dflt: string) => {
+    const value = (env[name] || dflt).trim();
+    if (!/^[\w.:/-]{1,200}$/.test(value))
+      throw new ConfigError(`${name} must be a claim name (letters, digits and _ . : / -; got "${value}")`);
+    return value;
+  };
+  let groupRoles: GroupRole[];
+  try {
+    groupRoles = parseGroupRoles(env.OIDC_GROUP_ROLES);
+  } catch (err) {
+    throw new ConfigError(`OIDC_GROUP_ROLES: ${(err as Error).message}`);
+  }
+  const buttonLabel = (env.OIDC_BUTTON_LABEL || 'Sign in with SSO').trim().slice(0, 100);
+  return {
+    issuer,
+    clientId: env.OIDC_CLIENT_ID,
+    clientSecret,
+    scopes: scopes.join(' '),
+    buttonLabel,
+    usernameClaim: claim('OIDC_USERNAME_CLAIM', 'preferred_username'),
+    emailClaim: claim('OIDC_EMAIL_CLAIM', 'email'),
+    groupsClaim: claim('OIDC_GROUPS_CLAIM', 'groups'),
+    groupRoles,
+    only,
   };
 }
 

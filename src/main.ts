@@ -24,6 +24,7 @@ import { InvitationService } from './services/invitation.service.ts';
 import { FreshnessService } from './services/freshness.service.ts';
 import { OrganizationService } from './services/organization.service.ts';
 import { MemberService } from './services/member.service.ts';
+import { OidcService } from './services/oidc.service.ts';
 import { AuditService } from './services/audit.service.ts';
 import { ProjectService } from './services/project.service.ts';
 import { TrackerService } from './services/tracker.service.ts';
@@ -212,9 +213,11 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const accounts = new AccountService(database.db);
   // One throttle for every door that checks a password (web sign-in, API v1 Basic, confirm forms).
   const signInGuard = new SignInGuard();
-  const webSessions = new WebSessionService(database.db, accounts, signInGuard);
+  const ssoOnly = config.oidc?.only ?? false;
+  const webSessions = new WebSessionService(database.db, accounts, signInGuard, ssoOnly);
   // One account-mail budget for invitations, confirmations and password resets (docs/notifications.md).
   const mailLimit = new AccountMailLimit(config.accountMail);
+  const members = new MemberService(database.db, { sender: emailSender, baseUrl, limit: mailLimit });
   const services: Omit<Services, 'opencveMigration' | 'onboarding'> = {
     config,
     database,
@@ -230,15 +233,18 @@ export function servicesFor(config: Config, database: Database, secret: string):
       box,
       email: { sender: emailSender, baseUrl, limit: mailLimit },
       guard: signInGuard,
+      resetOnlyForAdmins: ssoOnly,
     }),
     savedViews: new SavedViewService(database.db),
     invitations: new InvitationService(database.db, accounts, webSessions, {
-      openSignup: config.webOpenSignup,
+      openSignup: config.webOpenSignup && !ssoOnly,
+      ssoOnly,
     }),
     statistics: new StatisticsService(database.db),
     dashboards: new DashboardService(database.db, secret),
     organizations: new OrganizationService(database.db),
-    members: new MemberService(database.db, { sender: emailSender, baseUrl, limit: mailLimit }),
+    members,
+    oidc: config.oidc && new OidcService(database.db, config.oidc, { baseUrl, members }),
     auditLog: new AuditService(database.db),
     projects,
     projectCves,
@@ -260,7 +266,7 @@ export function servicesFor(config: Config, database: Database, secret: string):
       config.apiV1AuthCacheMs,
       undefined,
       config.apiV1AuthFailuresPerMinute,
-      { guard: signInGuard, twoFactorUsers: config.apiV1BasicTwoFactorUsers },
+      { guard: signInGuard, twoFactorUsers: config.apiV1BasicTwoFactorUsers, adminsOnly: ssoOnly },
     ),
     apiV1: new ApiV1Service(database.db, catalog, projects, projectCves, tags),
     sync,

@@ -18,7 +18,7 @@ import type { Services } from './services/services.ts';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import helmet from '@fastify/helmet';
-import { SECURITY_HEADERS } from './http/security-headers.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { TokenBudget } from './http/rate-limit.ts';
 import { answerClientError, parametersNotUtf8 } from './api/malformed-requests.ts';
 import { apiErrorHandler, envelope, mountApi } from './api/api.ts';
@@ -100,7 +100,7 @@ export async function buildApp(options: AppOptions) {
   });
   for (const ajv of [coercing, exact]) addFormats(ajv);
   // Every answer, the 404 page and Swagger UI included, with the same security headers.
-  await app.register(helmet, SECURITY_HEADERS);
+  await app.register(helmet, securityHeaders(options.services.config.oidc?.issuer));
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? exact : coercing).compile(schema),
   );

@@ -86,6 +86,7 @@ const COMMANDS: CliCommand[] = [
   S.userDisableTwoFactor,
   S.userDisable,
   S.userEnable,
+  S.userLinkSso,
   S.orgCreate,
   S.projectCreate,
   S.tokenCreate,

@@ -19,6 +19,7 @@ import {
   userDisable,
   userDisableTwoFactor,
   userEnable,
+  userLinkSso,
   userList,
   userResetPassword,
 } from './user.command.ts';
@@ -39,6 +40,7 @@ export const SERVICE_COMMANDS = {
   userDisableTwoFactor,
   userDisable,
   userEnable,
+  userLinkSso,
   orgCreate,
   projectCreate,
   migrateFromOpencve,

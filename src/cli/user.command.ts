@@ -1,6 +1,6 @@
 /**
  * `vulntrack user …`: create and list users, reset a password, turn two-factor sign-in off, disable
- * an account and enable it again.
+ * an account and enable it again, let an account be linked to a single sign-on identity.
  */
 import { SYSTEM_ACTOR } from '../domain/actor.ts';
 import { serviceCommand } from './command.ts';
@@ -162,6 +162,22 @@ export const userEnable = serviceCommand({
         ? `enabled ${done.username}: they can sign in again`
         : `${done.username} was not disabled`,
       data: { username: done.username, disabled: false, was_disabled: done.changed },
+      exitCode: EXIT.ok,
+    };
+  },
+});
+
+export const userLinkSso = serviceCommand({
+  name: 'user link-sso',
+  description:
+    "let the user's account be linked to their single sign-on identity at their next SSO sign-in with the same email (no password sign-in needed first)",
+  arguments: [{ name: '<username>' }],
+  args: (username: string) => ({ username }),
+  async run(services, args) {
+    const user = await orNoSuchUser(args.username, services.accounts.allowSsoLink(args.username));
+    return {
+      text: `${user.username} can now sign in with single sign-on as ${user.email}: the first such sign-in links the account`,
+      data: { username: user.username, email: user.email, sso_link_allowed: true },
       exitCode: EXIT.ok,
     };
   },

@@ -31,8 +31,11 @@ export class AccountRepository {
     this.summaryById = new PreparedQuery(db, organizationSummaryQuery(db));
   }
 
-  createUser(values: { username: string; email: string; passwordHash: string; isAdmin: boolean }) {
-    return this.db
+  createUser(
+    values: { username: string; email: string; passwordHash: string; isAdmin: boolean },
+    tx: Kysely<DB> | Transaction<DB> = this.db,
+  ) {
+    return tx
       .insertInto('app_user')
       .values({
         username: values.username,

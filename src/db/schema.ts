@@ -116,6 +116,17 @@ export interface UserTable {
   totp_last_step: number | null;
   /** Set while the account is disabled by a server administrator: no sign-in, no session, no token of theirs. */
   disabled_at: Date | null;
+  /** `vulntrack user link-sso`: the next single sign-on with this email links the account (migration 0040). */
+  sso_link_allowed: Generated<boolean>;
+}
+
+/** A user's identity at an OpenID Connect provider, matched by (issuer, subject) (migration 0040). */
+export interface SsoIdentityTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: Generated<Date>;
+  last_sign_in_at: Date | null;
 }
 
 export interface RecoveryCodeTable {
@@ -501,6 +512,7 @@ export interface DB {
   weakness: WeaknessTable;
   import_run: ImportRunTable;
   app_user: UserTable;
+  sso_identity: SsoIdentityTable;
   web_session: WebSessionTable;
   one_time_link: OneTimeLinkTable;
   account_mail: AccountMailTable;

@@ -14,6 +14,10 @@ describe('redactUrl', () => {
     ],
     ['/x?a=1&API_KEY=abc', '/x?a=1&API_KEY=[redacted]'],
     ['/setup/AbC?next=/cves', '/setup/[redacted]?next=/cves'],
+    [
+      '/auth/oidc/callback?code=Sp1x-9&state=st4te&iss=http%3A%2F%2F127.0.0.1',
+      '/auth/oidc/callback?code=[redacted]&state=[redacted]&iss=http%3A%2F%2F127.0.0.1',
+    ],
   ])('redacts the secret of %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

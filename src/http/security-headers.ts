@@ -26,3 +26,19 @@ export const SECURITY_HEADERS: FastifyHelmetOptions = {
   // Pages are only ever same-origin; a referrer would leak one-time links' secrets.
   referrerPolicy: { policy: 'same-origin' },
 };
+
+/**
+ * The headers with single sign-on configured: signing out is a form whose answer redirects to the
+ * provider's end_session_endpoint, which Chromium checks against form-action, so the issuer's origin
+ * is allowed there too (docs/web-ui.md, "Single sign-on").
+ */
+export function securityHeaders(oidcIssuer: string | undefined): FastifyHelmetOptions {
+  if (!oidcIssuer) return SECURITY_HEADERS;
+  const csp = SECURITY_HEADERS.contentSecurityPolicy as { directives: Record<string, unknown> };
+  return {
+    ...SECURITY_HEADERS,
+    contentSecurityPolicy: {
+      directives: { ...csp.directives, formAction: ["'self'", new URL(oidcIssuer).origin] },
+    },
+  };
+}

@@ -9,6 +9,7 @@ import type { MemberRow } from '../domain/member.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
 import { TokenRepository } from '../db/token.repository.ts';
 import { WebSessionRepository } from '../db/web-session.repository.ts';
+import { SsoIdentityRepository } from '../db/sso-identity.repository.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
@@ -154,6 +155,18 @@ export class AccountService {
         });
       return { username: user.username, disabled: true, changed, tokensRevoked };
     });
+  }
+
+  /**
+   * `vulntrack user link-sso <username>`: the next single sign-on whose email is the user's links
+   * their account to that identity, without the password sign-in otherwise required first
+   * (OIDC_ONLY refuses it to anyone but an administrator). The flag is cleared once used.
+   */
+  async allowSsoLink(username: string): Promise<{ username: string; email: string }> {
+    const user = await this.accounts.findUserByUsername(username);
+    if (!user) throw new AppError('not_found', `No user is named "${username}".`);
+    await new SsoIdentityRepository(this.db).allowLinkByEmail(user.id, true);
+    return { username: user.username, email: user.email };
   }
 
   /** Enables a disabled account: the user signs in again. Their revoked tokens stay revoked. */

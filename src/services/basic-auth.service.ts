@@ -49,7 +49,13 @@ export const INVALID_CREDENTIALS = 'Invalid username/password.';
 export const TWO_FACTOR_REFUSED =
   'Two-factor sign-in is on for this account, so API v1 does not accept its password alone. Use an API v2 token, or ask the server operator to allow it (API_V1_BASIC_TWO_FACTOR_USERS=allow).';
 
+/** OIDC_ONLY: a password works for server administrators only. */
+export const SSO_ONLY_REFUSED =
+  'This server signs people in with single sign-on only: API v1 does not accept your password. Use an API v2 token.';
+
 export interface BasicAuthOptions {
+  /** OIDC_ONLY: only server administrators' passwords are accepted (default: everyone's). */
+  adminsOnly?: boolean;
   /** The throttle shared by every door that checks a password (default: one of its own). */
   guard?: SignInGuard;
   /** Whether users with two-factor sign-in on may use Basic authentication (default: refuse). */
@@ -62,6 +68,7 @@ type UserRow = {
   password_hash: string;
   totp_enabled_at: Date | null;
   disabled_at: Date | null;
+  is_admin: boolean;
 };
 export const INACTIVE_USER = 'User inactive or deleted.';
 
@@ -90,7 +97,10 @@ export class BasicAuthService {
     this.failures = new FailureThrottle(failuresPerMinute);
     this.guard = options.guard ?? new SignInGuard();
     this.twoFactorUsers = options.twoFactorUsers ?? 'refuse';
+    this.adminsOnly = options.adminsOnly ?? false;
   }
+
+  private readonly adminsOnly: boolean;
 
   /**
    * The user of an `Authorization: Basic …` header sent from `client` (its address). Throws
@@ -128,6 +138,7 @@ export class BasicAuthService {
     }
     // The password was right: saying why it is refused tells nothing its sender does not know.
     if (user?.disabled_at) throw new AppError('invalid_token', INACTIVE_USER);
+    if (this.adminsOnly && !user?.is_admin) throw new AppError('invalid_token', SSO_ONLY_REFUSED);
     if (user?.totp_enabled_at && this.twoFactorUsers !== 'allow')
       throw new AppError('invalid_token', TWO_FACTOR_REFUSED);
     return result;

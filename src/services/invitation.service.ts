@@ -43,6 +43,10 @@ export interface AcceptedInvitation {
 
 type PendingInvitation = NonNullable<Awaited<ReturnType<OneTimeLinkRepository['findPendingInvitation']>>>;
 
+/** OIDC_ONLY: what a sign-up through an invitation is told. */
+export const SSO_ONLY_SIGN_UP =
+  'This server makes accounts through single sign-on only: sign in with SSO, then open the invitation again.';
+
 /** The answer to a sign-up that lost the race for its link to another one. */
 const JUST_USED =
   'This invitation was just used to create an account: sign in with that account, or ask for a new invitation.';
@@ -56,10 +60,19 @@ export class InvitationService {
     db: Kysely<DB>,
     private readonly accountService: AccountService,
     private readonly webSessions: WebSessionService,
-    private readonly options: { openSignup: boolean },
+    private readonly options: {
+      openSignup: boolean;
+      /** OIDC_ONLY: no account is made with a password through an invitation (people sign in with SSO). */
+      ssoOnly?: boolean;
+    },
   ) {
     this.accounts = new AccountRepository(db);
     this.links = new OneTimeLinkRepository(db);
+  }
+
+  /** OIDC_ONLY: accounts come from single sign-on, never from a sign-up form. */
+  get ssoOnly(): boolean {
+    return this.options.ssoOnly ?? false;
   }
 
   /** Whether anyone may create an account at `/signup` (WEB_OPEN_SIGNUP). */
@@ -99,6 +112,7 @@ export class InvitationService {
     input: { username: string; password: string },
     address: string,
   ): Promise<AcceptedInvitation> {
+    if (this.options.ssoOnly) throw new AppError('permission_denied', SSO_ONLY_SIGN_UP);
     const pending = await this.pending(token, address);
     if (await this.accounts.findUserByEmail(pending.email))
       throw validationError({

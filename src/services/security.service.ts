@@ -70,6 +70,8 @@ export interface SecurityOptions {
   warn?: (message: string) => void;
   /** The throttle shared by every door that checks a password (default: one of its own). */
   guard?: SignInGuard;
+  /** OIDC_ONLY: reset links go to server administrators only (others sign in with single sign-on). */
+  resetOnlyForAdmins?: boolean;
 }
 
 type UserRow = Awaited<ReturnType<AccountRepository['findUserById']>> & {};
@@ -264,7 +266,8 @@ export class SecurityService {
     this.resetsByAddress.fail(address);
     this.resetsByLogin.fail(key);
     const user = await this.accounts.findUserByLogin(login.trim());
-    if (!user) return;
+    // Under OIDC_ONLY the answer is the same for anyone else: a reset form must not tell who exists.
+    if (!user || (this.options.resetOnlyForAdmins && !user.is_admin)) return;
     // Past the account-mail limit of the address no email goes, and the answer says nothing of it
     // (as for an unknown account: a reset form must not tell who exists).
     const counted = await this.db

@@ -13,6 +13,7 @@ import type { TokenService } from './token.service.ts';
 import type { AccountService } from './account.service.ts';
 import type { OrganizationService } from './organization.service.ts';
 import type { MemberService } from './member.service.ts';
+import type { OidcService } from './oidc.service.ts';
 import type { AuditService } from './audit.service.ts';
 import type { ProjectService } from './project.service.ts';
 import type { TrackerService } from './tracker.service.ts';
@@ -57,6 +58,8 @@ export interface Services {
   accounts: AccountService;
   organizations: OrganizationService;
   members: MemberService;
+  /** Single sign-on with OpenID Connect; undefined without OIDC_ISSUER. */
+  oidc: OidcService | undefined;
   auditLog: AuditService;
   projects: ProjectService;
   /** A project's CVEs with their triage, read: lists, exports, one CVE, one tracker row, assignees. */

@@ -20,6 +20,9 @@ import { type Lock, SignInGuard } from './sign-in-guard.ts';
 /** What a disabled user is told when they sign in with the right password (web, second step). */
 export const ACCOUNT_DISABLED = 'This account is disabled. Ask a server administrator to enable it.';
 
+/** OIDC_ONLY: what anyone but a server administrator is told after the right password. */
+export const PASSWORD_SIGN_IN_OFF = 'Password sign-in is off on this server: use the single sign-on button.';
+
 const FIRST_ADMIN_LINK_HOURS = 24;
 /** Expired sessions are deleted at most this often (by whichever process saves one). */
 const PURGE_EVERY_MS = 10 * 60_000;
@@ -66,6 +69,8 @@ export class WebSessionService {
     private readonly accountService: AccountService,
     /** The throttle shared by every door that checks a password. */
     private readonly guard: SignInGuard = new SignInGuard(),
+    /** OIDC_ONLY: a password signs in server administrators only (the break-glass path). */
+    private readonly passwordOnlyForAdmins = false,
   ) {
     this.accounts = new AccountRepository(db);
     this.sessions = new WebSessionRepository(db);
@@ -102,6 +107,8 @@ export class WebSessionService {
     }
     // Said only to whoever knows the password: nothing about the account is told to anyone else.
     if (user.disabled_at) throw validationError({ login: [ACCOUNT_DISABLED] });
+    if (this.passwordOnlyForAdmins && !user.is_admin)
+      throw validationError({ login: [PASSWORD_SIGN_IN_OFF] });
     return { ...webUserOf(user), secondFactor: user.totp_enabled_at !== null };
   }
 

@@ -133,6 +133,25 @@ for (const backend of backends) {
       expect(unknown.stderr).toContain('no user named "nobody"');
     });
 
+    it('lets an account be linked at its next single sign-on (user link-sso)', async () => {
+      const done = await runCli(['user', 'link-sso', 'bob'], env);
+      expect(done.code).toBe(0);
+      expect(done.stdout.trim()).toMatch(
+        /^bob can now sign in with single sign-on as \S+@\S+: the first such sign-in links the account$/,
+      );
+      const row = await withDatabase((db) =>
+        db
+          .selectFrom('app_user')
+          .select('sso_link_allowed')
+          .where('username', '=', 'bob')
+          .executeTakeFirstOrThrow(),
+      );
+      expect(row.sso_link_allowed).toBe(true);
+      const unknown = await runCli(['user', 'link-sso', 'nobody'], env);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('no user named "nobody"');
+    });
+
     it('disables an account (sessions end, its tokens revoked and audited, still a member) and enables it', async () => {
       const bob = await withDatabase(async (db) => {
         const user = await db

@@ -59,7 +59,8 @@ export interface TestServer {
 /** Starts `vulntrack serve` on a free port and waits until the sample catalog is loaded. */
 export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'vulntrack-browser-'));
-  const port = await freePort();
+  // A test that must know the address before the server starts (an OIDC provider's redirect URI) gives PORT.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const smtp = await startSink();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child: ChildProcess = startCli(['serve'], {

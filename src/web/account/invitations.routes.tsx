@@ -28,12 +28,15 @@ function InvitationPage({
   invitation,
   username = '',
   errors,
+  ssoOnly,
 }: {
   ctx: PageContext;
   token: string;
   invitation: Invitation;
   username?: string;
   errors?: FormErrors | undefined;
+  /** OIDC_ONLY: the single sign-on button's label; no account is made here with a password. */
+  ssoOnly?: string | undefined;
 }) {
   const user = ctx.user;
   const here = `/invitations/${token}`;
@@ -72,7 +75,15 @@ function InvitationPage({
           </a>
         </p>
       )}
-      {!user && !invitation.accountExists && (
+      {!user && !invitation.accountExists && ssoOnly && (
+        <p>
+          <a class="btn btn-primary" href={`/auth/oidc?next=${encodeURIComponent(here)}`}>
+            {ssoOnly}
+          </a>{' '}
+          then accept here.
+        </p>
+      )}
+      {!user && !invitation.accountExists && !ssoOnly && (
         <form method="post" action={`${here}/signup`} class="stacked">
           <Csrf ctx={ctx} />
           <div class="field">
@@ -136,11 +147,15 @@ function SignUpPage({
 export const invitationRoutes: FastifyPluginAsync<WebOptions> = async (app, { services }) => {
   const open = { config: { public: true } };
   const { invitations } = services;
+  const ssoOnly = invitations.ssoOnly ? services.oidc?.buttonLabel : undefined;
 
   app.get<{ Params: { token: string } }>('/invitations/:token', open, async (request, reply) => {
     const { token } = request.params;
     const invitation = await invitations.find(token, request.ip);
-    return sendPage(reply, <InvitationPage ctx={request.page} token={token} invitation={invitation} />);
+    return sendPage(
+      reply,
+      <InvitationPage ctx={request.page} token={token} invitation={invitation} ssoOnly={ssoOnly} />,
+    );
   });
 
   // Signed in (the page hook refuses anyone else): accept.

@@ -57,6 +57,7 @@ export type WebServices = Pick<
   | 'catalog'
   | 'organizations'
   | 'members'
+  | 'oidc'
   | 'tokens'
   | 'auditLog'
   | 'projects'
