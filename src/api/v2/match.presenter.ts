@@ -16,7 +16,7 @@ const CnaVersion = Type.Object(
   { description: 'The CNA version entry that decided, as written.' },
 );
 
-const Rule = Type.Object(
+export const Rule = Type.Object(
   {
     source: Type.Union([Type.Literal('nvd'), Type.Literal('cna')], {
       description:
@@ -97,7 +97,7 @@ export const MatchAnswer = Type.Object({
   components: Type.Array(ComponentAnswer),
 });
 
-function rule(r: MatchRule) {
+export function rule(r: MatchRule) {
   if (r.source === 'nvd') {
     return {
       source: r.source,
