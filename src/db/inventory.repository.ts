@@ -118,10 +118,14 @@ export class InventoryRepository {
     search: string | undefined,
     limit: number,
     offset: number,
+    affected = false,
   ): Promise<{ count: number; items: StoredComponent[] }> {
-    const where = search
+    const named = search
       ? sql`ic.inventory_id = ${inventoryId} AND strpos(lower(ic.name), ${search.toLowerCase()}) > 0`
       : sql`ic.inventory_id = ${inventoryId}`;
+    const where = affected
+      ? sql`${named} AND EXISTS (SELECT 1 FROM inventory_finding f WHERE f.component_id = ic.id)`
+      : named;
     const count = await sql<{ n: number }>`
       SELECT count(*)::int AS n FROM inventory_component ic WHERE ${where}`.execute(this.db);
     const rows = await sql<ComponentRow>`
@@ -345,6 +349,38 @@ export class InventoryRepository {
        WHERE s.provider = 'mitre' AND s.cve_id = ANY(${[...cveIds]}::text[])`.execute(tx);
     for (const r of rows.rows) if (r.names?.length) out.set(r.cve_id, r.names);
     return out;
+  }
+
+  /** What a component's page shows of its CVEs: the title, best score and KEV, and the project's status. */
+  async findingFacts(
+    projectId: string,
+    cveIds: readonly string[],
+  ): Promise<
+    Map<string, { title: string | null; cvssScore: number | null; kev: boolean; status: string | null }>
+  > {
+    if (!cveIds.length) return new Map();
+    const rows = await sql<{
+      cve_id: string;
+      title: string | null;
+      score: number | null;
+      kev: boolean;
+      status: string | null;
+    }>`
+      SELECT c.cve_id, c.title, coalesce(c.cvss40, c.cvss31, c.cvss30, c.cvss20) AS score, c.kev, t.status
+        FROM cve c
+        LEFT JOIN tracker_entry t ON t.project_id = ${projectId} AND t.cve_id = c.cve_id
+       WHERE c.cve_id = ANY(${[...cveIds]}::text[])`.execute(this.db);
+    return new Map(
+      rows.rows.map((r) => [
+        r.cve_id,
+        {
+          title: r.title,
+          cvssScore: r.score === null ? null : Number(r.score),
+          kev: r.kev,
+          status: r.status,
+        },
+      ]),
+    );
   }
 
   /** The stored components having one of the keys, each with all its keys. */

@@ -49,6 +49,14 @@ export interface Finding {
   foundAt: Date;
 }
 
+/** A finding with what a page shows beside it: the catalog's title, best score and KEV, the tracker's status. */
+export interface FindingWithFacts extends Finding {
+  title: string | null;
+  cvssScore: number | null;
+  kev: boolean;
+  status: string | null;
+}
+
 /** What an upload did. */
 export interface UploadSummary {
   inventory: InventorySummary;

@@ -31,6 +31,7 @@ import {
   matcherInput,
   MAX_INVENTORY_COMPONENTS,
   type Finding,
+  type FindingWithFacts,
   type InventorySummary,
   type StoredComponent,
   type UploadSummary,
@@ -74,7 +75,7 @@ export class InventoryService {
     organizationId: string,
     projectName: string,
     name: string,
-    page: { limit: number; offset: number; search?: string | undefined },
+    page: { limit: number; offset: number; search?: string | undefined; affected?: boolean },
   ): Promise<{ inventory: InventorySummary; count: number; components: StoredComponent[] }> {
     const { inventory } = await this.inventory(organizationId, projectName, name);
     const { count, items } = await this.inventories.components(
@@ -82,6 +83,7 @@ export class InventoryService {
       page.search?.trim() || undefined,
       page.limit,
       page.offset,
+      page.affected,
     );
     return { inventory: withoutId(inventory), count, components: items };
   }
@@ -97,6 +99,32 @@ export class InventoryService {
     const found = await this.inventories.component(inventory.id, position);
     if (!found) throw new AppError('not_found');
     return found;
+  }
+
+  /**
+   * One component and the CVEs found for it, each with what a page shows beside it: its title, best
+   * score and KEV from the catalog, and its status in the project's tracker.
+   */
+  async componentFindings(
+    organizationId: string,
+    projectName: string,
+    name: string,
+    position: number,
+  ): Promise<{ component: StoredComponent; findings: FindingWithFacts[] }> {
+    const { project, inventory } = await this.inventory(organizationId, projectName, name);
+    const found = await this.inventories.component(inventory.id, position);
+    if (!found) throw new AppError('not_found');
+    const facts = await this.inventories.findingFacts(
+      project.id,
+      found.findings.map((f) => f.cveId),
+    );
+    return {
+      component: found.component,
+      findings: found.findings.map((f) => ({
+        ...f,
+        ...(facts.get(f.cveId) ?? { title: null, cvssScore: null, kev: false, status: null }),
+      })),
+    };
   }
 
   /**

@@ -62,6 +62,7 @@ export type WebServices = Pick<
   | 'projects'
   | 'projectKeywords'
   | 'projectCves'
+  | 'inventories'
   | 'tracker'
   | 'trackerComments'
   | 'projectMatch'
