@@ -59,6 +59,7 @@ describe('matchNvdConfigurations', () => {
         bounds: { startIncluding: '1.0.1', endExcluding: '1.0.1g' },
         conditions: 'met',
         unknownConditions: [],
+        comparison: 'generic',
       },
     ]);
     expect(
