@@ -84,17 +84,19 @@ export interface VersionChange {
 }
 
 /**
- * What the matcher is given for a component: its CPE 2.3 name when it has one (NVD's own names),
- * else its package URL, else its supplier and name as a `{vendor, product, version}`
- * object; undefined when the SBOM gives nothing the catalog can be asked with (a bare name).
+ * What the matcher is given for a component: the SBOM component object (`{name, version, purl, cpe,
+ * vendor}`), so a component is matched by its package URL and its CPE together, and by its name
+ * (with its supplier as the vendor) when it has neither; never dropped for an identifier it lacks.
  */
 export function matcherInput(
   c: Pick<SbomComponent, 'name' | 'version' | 'purl' | 'cpe' | 'supplier'>,
-): unknown {
-  if (c.cpe) return c.cpe;
-  if (c.purl) return c.purl;
-  if (c.supplier && c.name) return { vendor: c.supplier, product: c.name, version: c.version ?? null };
-  return undefined;
+): Record<string, string> {
+  const out: Record<string, string> = { name: c.name };
+  if (c.version !== undefined) out.version = c.version;
+  if (c.purl) out.purl = c.purl;
+  if (c.cpe) out.cpe = c.cpe;
+  if (c.supplier) out.vendor = c.supplier;
+  return out;
 }
 
 /** The prefix of a package-name key in `inventory_component_key` (vendor keys are stored as they are). */
