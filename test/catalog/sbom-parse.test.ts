@@ -211,4 +211,28 @@ describe('parseSbom', () => {
       'The document is JSON but not an object: an SBOM is a JSON object.',
     );
   });
+
+  it('reads SPDX 2.2 and CycloneDX 1.7 as well', async () => {
+    const spdx = JSON.parse(fixture('spdx-2.3-vulnerable.spdx.json')) as Record<string, unknown>;
+    const v22 = await parseSbom(JSON.stringify({ ...spdx, spdxVersion: 'SPDX-2.2' }));
+    expect(v22.specVersion).toBe('SPDX-2.2');
+    expect(v22.components).toHaveLength(3);
+    const cdx = JSON.parse(fixture('cyclonedx-1.6-vulnerable.json')) as Record<string, unknown>;
+    const v17 = await parseSbom(
+      JSON.stringify({
+        ...cdx,
+        specVersion: '1.7',
+        $schema: 'http://cyclonedx.org/schema/bom-1.7.schema.json',
+      }),
+    );
+    expect(v17.specVersion).toBe('1.7');
+    expect(v17.components).toHaveLength(3);
+  });
+
+  it('refuses a document nested deeper than can be read with a sentence, not a crash', async () => {
+    const depth = 20_000;
+    const text = `{"bomFormat":"CycloneDX","specVersion":"1.6","version":1,"components":[${'{"type":"library","name":"n","components":['.repeat(depth)}{"type":"library","name":"leaf"}${']}'.repeat(depth)}]}`;
+    const err = await refusal(text);
+    expect(err.message).toMatch(/nested too deeply|not valid JSON/);
+  });
 });

@@ -12,7 +12,7 @@ export type CycloneDxVersion = (typeof CYCLONEDX_VERSIONS)[number];
 export const SPDX_VERSIONS = ['SPDX-2.2', 'SPDX-2.3'] as const;
 
 export type SniffedSbom =
-  | { format: 'cyclonedx'; specVersion: CycloneDxVersion; json: Record<string, unknown> }
+  | { format: 'cyclonedx'; specVersion: CycloneDxVersion; json: Record<string, unknown>; text: string }
   | { format: 'spdx-json'; specVersion: string; json: Record<string, unknown> }
   | { format: 'spdx-tag-value'; text: string };
 
@@ -90,7 +90,7 @@ function sniffJson(text: string, declared: Declared): SniffedSbom {
         `CycloneDX ${version} is not read: send CycloneDX JSON ${CYCLONEDX_VERSIONS.join(', ')}.`,
         { pointer: '/specVersion' },
       );
-    return { format: 'cyclonedx', specVersion: version as CycloneDxVersion, json };
+    return { format: 'cyclonedx', specVersion: version as CycloneDxVersion, json, text };
   }
   if ('spdxVersion' in json) {
     if (declared === 'cyclonedx' || declared === 'spdx-tag-value')

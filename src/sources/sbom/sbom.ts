@@ -74,7 +74,8 @@ export async function parseSbom(text: string, contentType?: string): Promise<Sbo
   const sniffed = sniffSbom(text, contentType);
   switch (sniffed.format) {
     case 'cyclonedx':
-      await validateCycloneDx(sniffed.specVersion, JSON.stringify(sniffed.json));
+      // The text as sent: a deeply nested document cannot be written out again (JSON.stringify recurses).
+      await validateCycloneDx(sniffed.specVersion, sniffed.text);
       return {
         format: 'cyclonedx',
         specVersion: sniffed.specVersion,
