@@ -76,17 +76,18 @@ export interface VersionChange {
 }
 
 /**
- * What the matcher is given for a component: its CPE 2.3 name when it has one (NVD's own names),
- * else its package URL, else its supplier and name as a `{vendor, product, version}`
- * object; undefined when the SBOM gives nothing the catalog can be asked with (a bare name).
+ * What the matcher is given for a component: the SBOM component object (`parseComponent` reads its
+ * CPE, its package URL and its name together; the supplier as the vendor), stated fields only.
  */
 export function matcherInput(
   c: Pick<SbomComponent, 'name' | 'version' | 'purl' | 'cpe' | 'supplier'>,
-): unknown {
-  if (c.cpe) return c.cpe;
-  if (c.purl) return c.purl;
-  if (c.supplier && c.name) return { vendor: c.supplier, product: c.name, version: c.version ?? null };
-  return undefined;
+): Record<string, string> {
+  const input: Record<string, string> = { name: c.name };
+  if (c.version !== undefined) input.version = c.version;
+  if (c.purl !== undefined) input.purl = c.purl;
+  if (c.cpe !== undefined) input.cpe = c.cpe;
+  if (c.supplier !== undefined) input.vendor = c.supplier;
+  return input;
 }
 
 /** The prefix of a package-name key in `inventory_component_key` (vendor keys are stored as they are). */
