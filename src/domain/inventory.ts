@@ -84,19 +84,18 @@ export interface VersionChange {
 }
 
 /**
- * What the matcher is given for a component: the SBOM component object (`{name, version, purl, cpe,
- * vendor}`), so a component is matched by its package URL and its CPE together, and by its name
- * (with its supplier as the vendor) when it has neither; never dropped for an identifier it lacks.
+ * What the matcher is given for a component: the SBOM component object (`parseComponent` reads its
+ * CPE, its package URL and its name together; the supplier as the vendor), stated fields only.
  */
 export function matcherInput(
   c: Pick<SbomComponent, 'name' | 'version' | 'purl' | 'cpe' | 'supplier'>,
 ): Record<string, string> {
-  const out: Record<string, string> = { name: c.name };
-  if (c.version !== undefined) out.version = c.version;
-  if (c.purl) out.purl = c.purl;
-  if (c.cpe) out.cpe = c.cpe;
-  if (c.supplier) out.vendor = c.supplier;
-  return out;
+  const input: Record<string, string> = { name: c.name };
+  if (c.version !== undefined) input.version = c.version;
+  if (c.purl !== undefined) input.purl = c.purl;
+  if (c.cpe !== undefined) input.cpe = c.cpe;
+  if (c.supplier !== undefined) input.vendor = c.supplier;
+  return input;
 }
 
 /** The prefix of a package-name key in `inventory_component_key` (vendor keys are stored as they are). */

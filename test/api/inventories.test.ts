@@ -14,7 +14,7 @@ import { sources } from '../../src/sources/index.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 import { buildTestApi, createOrganization, createToken, type TestApi } from '../helpers/api.ts';
 import { fixture } from '../helpers/catalog.ts';
-import { storeTestAliases } from '../helpers/aliases.ts';
+import { SAMPLE_RECORDS, storeAliasTable } from '../helpers/aliases.ts';
 import { expectMissingScope, expectNotFound, expectReadOnly } from '../helpers/projects.ts';
 
 const LOG4SHELL = 'CVE-2021-44228';
@@ -56,7 +56,7 @@ describeEachDatabase('API v2 inventories', (use) => {
   beforeAll(async () => {
     api = await buildTestApi(use(), { SYNC_SOURCES: 'none' });
     await api.app.ready();
-    await storeTestAliases(use().db);
+    await storeAliasTable(use().db, [SAMPLE_RECORDS]);
     await api.services.imports.importInputs(sources.cve5, [fixture('cve5', 'cves')]);
     await api.services.imports.importInputs(sources.nvd, [
       fixture('nvd', 'feed-1.1-heartbleed.json.gz'),
@@ -122,11 +122,6 @@ describeEachDatabase('API v2 inventories', (use) => {
         admin,
         sbom('spdx-2.3-vulnerable.spdx.json'),
       );
-      expect(json.statusCode, json.body).toBe(200);
-      expect(json.json()).toMatchObject({
-        inventory: { format: 'spdx-json', spec_version: 'SPDX-2.3' },
-        cves: 3,
-      });
       const tv = await call(
         'PUT',
         `${base}/spdx/inventories/tv`,
@@ -134,7 +129,12 @@ describeEachDatabase('API v2 inventories', (use) => {
         sbom('spdx-2.3-vulnerable.spdx'),
         'text/spdx',
       );
+      expect(json.statusCode, json.body).toBe(200);
       expect(tv.statusCode, tv.body).toBe(200);
+      expect(json.json()).toMatchObject({
+        inventory: { format: 'spdx-json', spec_version: 'SPDX-2.3' },
+        cves: 3,
+      });
       expect(tv.json()).toMatchObject({ inventory: { format: 'spdx-tag-value' }, cves: 3 });
       // Already the project's through the first inventory: the second brings nothing new.
       expect(tv.json().entered).toEqual([]);
@@ -233,7 +233,7 @@ describeEachDatabase('API v2 inventories', (use) => {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toEqual({
         results: [
-          expect.objectContaining({ name: 'json', format: 'spdx-json', component_count: 4, cve_count: 0 }),
+          expect.objectContaining({ name: 'json', format: 'spdx-json', component_count: 3, cve_count: 0 }),
           expect.objectContaining({ name: 'tv', format: 'spdx-tag-value', cve_count: 3 }),
         ],
       });
@@ -337,6 +337,84 @@ describeEachDatabase('API v2 inventories', (use) => {
       expect(await auditOf('inventory.delete')).toEqual([
         { resource_name: 'empty/firmware', changes: { components: 2 } },
       ]);
+    });
+  });
+
+  describe('VEX out', () => {
+    it("exports the project's triage as CycloneDX VEX, tracker statuses mapped, the comment as detail", async () => {
+      // `tv` still has the three; triage two of them.
+      const patch = (id: string, status: string) =>
+        api.app.inject({
+          method: 'PATCH',
+          url: `${base}/spdx/cves/${id}`,
+          headers: { authorization: admin, 'content-type': 'application/json' },
+          payload: JSON.stringify({ status }),
+        });
+      expect((await patch(HEARTBLEED, 'not_applicable')).statusCode).toBe(200);
+      const comment = await call('POST', `${base}/spdx/cves/${HEARTBLEED}/comments`, admin, {
+        body: 'code_not_reachable: the TLS heartbeat extension is disabled at build time.',
+      });
+      expect(comment.statusCode, comment.body).toBe(201);
+      expect((await patch(XZ, 'remediation_in_progress')).statusCode).toBe(200);
+
+      const res = await call('GET', `${base}/spdx/inventories/tv/vex`, reader);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['content-type']).toContain('application/vnd.cyclonedx+json');
+      const bom = res.json();
+      expect(bom).toMatchObject({ bomFormat: 'CycloneDX', specVersion: '1.5', version: 1 });
+      expect(bom.serialNumber).toMatch(/^urn:uuid:[0-9a-f-]{36}$/);
+      const byId = Object.fromEntries((bom.vulnerabilities as { id: string }[]).map((v) => [v.id, v]));
+      expect(Object.keys(byId).sort()).toEqual(THREE);
+      expect(byId[HEARTBLEED]).toEqual({
+        id: HEARTBLEED,
+        source: { name: 'NVD', url: `https://nvd.nist.gov/vuln/detail/${HEARTBLEED}` },
+        analysis: {
+          state: 'not_affected',
+          justification: 'code_not_reachable',
+          detail: 'code_not_reachable: the TLS heartbeat extension is disabled at build time.',
+        },
+        affects: [{ ref: 'SPDXRef-Package-generic-openssl' }],
+      });
+      expect(byId[XZ]).toMatchObject({ analysis: { state: 'exploitable' } });
+      expect(byId[LOG4SHELL]).toMatchObject({ analysis: { state: 'in_triage' } });
+    });
+
+    it('exports OpenVEX 0.2.0, products by package URL, and a resolved upgrade as fixed', async () => {
+      const res = await call('GET', `${base}/spdx/inventories/tv/vex?format=openvex`, reader);
+      expect(res.statusCode, res.body).toBe(200);
+      const doc = res.json();
+      expect(doc).toMatchObject({ '@context': 'https://openvex.dev/ns/v0.2.0', version: 1 });
+      expect(doc['@id']).toMatch(/^urn:uuid:/);
+      expect(doc.timestamp).toMatch(/Z$/);
+      expect(typeof doc.author).toBe('string');
+      const byId = Object.fromEntries(
+        (doc.statements as { vulnerability: { name: string } }[]).map((st) => [st.vulnerability.name, st]),
+      );
+      expect(byId[HEARTBLEED]).toEqual({
+        vulnerability: { name: HEARTBLEED },
+        products: [{ '@id': 'pkg:generic/openssl@1.0.1f' }],
+        status: 'not_affected',
+        justification: undefined,
+        impact_statement: 'code_not_reachable: the TLS heartbeat extension is disabled at build time.',
+      });
+      expect(byId[XZ]).toMatchObject({ status: 'affected', action_statement: 'Remediation in progress.' });
+      expect(byId[LOG4SHELL]).toMatchObject({ status: 'under_investigation' });
+
+      // The upgraded `backend` of `shop`: the three fixed, each naming the component as it is now.
+      const fixed = await call('GET', `${base}/shop/inventories/backend/vex?format=openvex`, reader);
+      const statements = fixed.json().statements as {
+        vulnerability: { name: string };
+        status: string;
+        products: unknown[];
+      }[];
+      expect(statements.map((st) => [st.vulnerability.name, st.status])).toEqual(
+        THREE.map((id) => [id, 'fixed']),
+      );
+      expect(statements.find((st) => st.vulnerability.name === LOG4SHELL)!.products).toEqual([
+        { '@id': 'pkg:maven/org.apache.logging.log4j/log4j-core@2.17.1' },
+      ]);
+      const bad = await call('GET', `${base}/shop/inventories/backend/vex?format=csaf`, reader);
+      expect(bad.statusCode).toBe(400);
     });
   });
 
