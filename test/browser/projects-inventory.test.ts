@@ -31,7 +31,12 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    // bypassCSP: axe is injected (a test-only context; the pages keep their CSP otherwise).
+    page = await browser.newPage({
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+      bypassCSP: true,
+    });
     await createFirstAdmin(page, server);
     const call = await acmeApi(page, server);
     expect((await call('POST', '/projects', { name: 'web' })).status).toBe(201);
@@ -61,7 +66,9 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
     await page.getByRole('link', { name: 'log4j-core', exact: true }).first().click();
     await page.waitForURL(/\/components\/\d+$/);
     const finding = page.locator('.finding', { hasText: 'CVE-2021-44228' });
-    await expect(finding.locator('.rules').textContent()).resolves.toMatch(/affected .*before 2\.15\.0/);
+    await expect(finding.locator('.rules').textContent()).resolves.toContain(
+      'The CNA (Apache Software Foundation · Apache Log4j2): affected from 2.0-beta9',
+    );
     if (shots) await page.screenshot({ path: `${shots}/inventory-component.png`, fullPage: true });
     expect(await seriousAxeViolations(page)).toEqual([]);
     await finding.getByRole('link', { name: 'CVE-2021-44228' }).click();

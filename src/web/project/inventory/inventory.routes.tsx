@@ -38,7 +38,7 @@ declare module 'fastify' {
 }
 
 const DONE: Record<string, string> = {
-  deleted: 'Inventory deleted. Its CVEs stay in the tracker with their triage.',
+  deleted: 'Inventory deleted. The CVEs only it brought have left the project’s list; their triage is kept.',
 };
 
 type InventoryParams = { org: string; project: string; name: string };

@@ -24,7 +24,7 @@ const FORMAT_LABELS: Record<string, string> = {
 };
 
 export const formatLabel = (i: Pick<InventorySummary, 'format' | 'specVersion'>) =>
-  `${FORMAT_LABELS[i.format] ?? i.format} ${i.specVersion}`;
+  `${FORMAT_LABELS[i.format] ?? i.format} ${i.specVersion.replace(/^SPDX-/, '')}`;
 
 export const inventoriesPath = (access: ProjectAccess, rest = '') =>
   projectPath(access.membership.name, access.project.name, `inventories${rest}`);
@@ -364,8 +364,8 @@ export function InventoryPage({
           <form method="post" action={`${base}/delete`} class="inline-form">
             <Csrf ctx={ctx} />
             <p class="muted small">
-              Deleting the inventory removes its components and findings; the CVEs stay in the tracker with
-              their triage.
+              Deleting the inventory removes its components and findings: the CVEs only it brought leave the
+              project&apos;s list (their triage is kept, should they come back).
             </p>
             <button type="submit" class="btn-small btn-danger">
               Delete {inventory.name}
