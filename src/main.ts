@@ -48,6 +48,7 @@ import type { RemapReport } from './domain/import-report.ts';
 import { ProjectMatchService } from './services/project-match.service.ts';
 import { ProjectKeywordService } from './services/project-keyword.service.ts';
 import { InventoryMatchService } from './services/inventory-match.service.ts';
+import { InventoryService } from './services/inventory.service.ts';
 import { TagService } from './services/tag.service.ts';
 import { BasicAuthService } from './services/basic-auth.service.ts';
 import { SignInGuard } from './services/sign-in-guard.ts';
@@ -167,6 +168,11 @@ export function servicesFor(config: Config, database: Database, secret: string):
   const vendorAliases: VendorAliasService = new VendorAliasService(database.db, {
     remap: (onProgress, keys): Promise<RemapReport> => imports.remapVendorKeys({ onProgress, keys }),
   });
+  const inventoryMatch = new InventoryMatchService(
+    database.db,
+    () => vendorAliases.mapper(),
+    config.inventoryMatchCacheCves,
+  );
   const imports = new ImportService(
     database.db,
     async () => {
@@ -254,11 +260,8 @@ export function servicesFor(config: Config, database: Database, secret: string):
     projectMatch: new ProjectMatchService(database.db),
     projectKeywords: new ProjectKeywordService(database.db),
     vendorAliases,
-    inventoryMatch: new InventoryMatchService(
-      database.db,
-      () => vendorAliases.mapper(),
-      config.inventoryMatchCacheCves,
-    ),
+    inventoryMatch,
+    inventories: new InventoryService(database.db, inventoryMatch),
     tags,
     basicAuth: new BasicAuthService(
       database.db,

@@ -97,6 +97,9 @@ const COMMANDS: CliCommand[] = [
   S.memberRemove,
   S.tagSet,
   S.tagList,
+  S.inventoryUpload,
+  S.inventoryList,
+  S.inventoryDelete,
   S.vendorsLearn,
   S.vendorsStatus,
   S.vendorsAliasShow,
@@ -116,6 +119,7 @@ const GROUPS: Record<string, string> = {
   token: 'organization API tokens',
   member: 'members and invitations of an organization',
   tag: "a user's own tags on CVEs (API v1's `tag` filter)",
+  inventory: "a project's inventories (SBOMs) and the CVEs found in them",
   vendors: 'CNA vendor and product text mapped to catalog keys (learned aliases, overrides)',
   alias: "how a CNA text maps, and the operator's own aliases and vetoes",
 };

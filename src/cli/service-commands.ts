@@ -6,6 +6,7 @@
 import type { Services } from '../services/services.ts';
 import { commandKey, type CommandResult, type ServiceCommand } from './command.ts';
 import { importCommand } from './import.command.ts';
+import { inventoryDelete, inventoryList, inventoryUpload } from './inventory.command.ts';
 import { jobsRetry, jobsStatus } from './jobs.command.ts';
 import { memberAdd, memberList, memberRemove } from './member.command.ts';
 import { migrateFromOpencve } from './migrate-from-opencve.command.ts';
@@ -52,6 +53,9 @@ export const SERVICE_COMMANDS = {
   memberRemove,
   tagSet,
   tagList,
+  inventoryUpload,
+  inventoryList,
+  inventoryDelete,
   ...VENDOR_COMMANDS,
 } satisfies Record<string, ServiceCommand>;
 

@@ -68,7 +68,9 @@ function ofProject(keys: readonly string[], keywordProjectId: string | undefined
   if (keywordProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
   return sql`(c.vendors && ${[...keys]}::text[] OR c.cve_id = ANY(ARRAY(
     SELECT ck.cve_id FROM project_keyword pk JOIN cve_keyword ck ON ck.keyword = pk.keyword
-     WHERE pk.project_id = ${keywordProjectId})))`;
+     WHERE pk.project_id = ${keywordProjectId}
+    UNION ALL
+    SELECT x.cve_id FROM inventory_cve x WHERE x.project_id = ${keywordProjectId})))`;
 }
 
 export class DashboardRepository {

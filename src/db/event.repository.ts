@@ -9,13 +9,15 @@ import type { ChangeEntry } from '../domain/cve-change.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
 import { matchProjects, type KeyFlag, type ProjectMatch } from '../domain/project-events.ts';
 import { keywordFlagKey } from '../domain/keywords.ts';
+import { INVENTORY_FLAG, type InventoryEventDetails } from '../domain/inventory.ts';
+import { CVE_FACT_COLUMNS, cveFactsOf, type PrefixedCveFacts } from './cve-facts.ts';
 
 const KEYWORD_FLAG = keywordFlagKey('');
-import { CVE_FACT_COLUMNS, cveFactsOf, type PrefixedCveFacts } from './cve-facts.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
-export type EventStream = 'changes' | 'epss';
+/** Recorded changes, EPSS moves, and CVEs inventories bring into projects (migration 0041). */
+export type EventStream = 'changes' | 'epss' | 'inventory';
 
 /** A recorded change (or an EPSS move), with the CVE as it is now. */
 export interface StreamItem {
@@ -29,6 +31,8 @@ export interface StreamItem {
   cve: CveFacts;
   /** A change recorded elsewhere and imported (OpenCVE's KB history): history, not news. */
   imported: boolean;
+  /** Set for an `inventory` item: the CVE an inventory brings into one project. */
+  inventory: InventoryEventDetails | null;
 }
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -64,12 +68,20 @@ export class EventRepository {
               FROM cve_change ch JOIN cve c ON c.cve_id = ch.cve_id
              WHERE ch.seq > ${afterSeq}
              ORDER BY ch.seq LIMIT ${limit}`.execute(this.db)
-        : await sql<ChunkRow>`
+        : stream === 'epss'
+          ? await sql<ChunkRow>`
             SELECT m.seq, NULL::uuid AS change_id, m.cve_id, m.created_at AS changed_at, '[]'::jsonb AS data,
                    false AS imported, m.old_score, m.new_score, ${cveColumns}
               FROM epss_move m JOIN cve c ON c.cve_id = m.cve_id
              WHERE m.seq > ${afterSeq}
-             ORDER BY m.seq LIMIT ${limit}`.execute(this.db);
+             ORDER BY m.seq LIMIT ${limit}`.execute(this.db)
+          : await sql<ChunkRow>`
+            SELECT e.seq, NULL::uuid AS change_id, e.cve_id, e.created_at AS changed_at, '[]'::jsonb AS data,
+                   false AS imported, NULL::float8 AS old_score, NULL::float8 AS new_score,
+                   e.data AS inventory, ${cveColumns}
+              FROM inventory_event e JOIN cve c ON c.cve_id = e.cve_id
+             WHERE e.seq > ${afterSeq}
+             ORDER BY e.seq LIMIT ${limit}`.execute(this.db);
     return rows.rows.map((r) => ({
       seq: Number(r.seq),
       changeId: r.change_id,
@@ -79,6 +91,7 @@ export class EventRepository {
       epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
       cve: cveFactsOf(r, 'cve_'),
       imported: r.imported,
+      inventory: r.inventory ?? null,
     }));
   }
 
@@ -92,8 +105,12 @@ export class EventRepository {
   async alertMatches(items: readonly { seq: number; flags: readonly KeyFlag[] }[]): Promise<ProjectMatch[]> {
     const all = [...new Set(items.flatMap((i) => i.flags.map((f) => f.key)))];
     // Keyword flags (`keywordFlagKey`) are matched to the projects watching the keyword.
-    const keys = all.filter((k) => !k.startsWith(KEYWORD_FLAG));
+    const keys = all.filter((k) => !k.startsWith(KEYWORD_FLAG) && !k.startsWith(INVENTORY_FLAG));
     const keywords = all.filter((k) => k.startsWith(KEYWORD_FLAG)).map((k) => k.slice(KEYWORD_FLAG.length));
+    // Inventory flags (`inventoryFlagKey`) name their project.
+    const inventoryProjects = all
+      .filter((k) => k.startsWith(INVENTORY_FLAG))
+      .map((k) => k.slice(INVENTORY_FLAG.length));
     if (!all.length) return [];
     const alerting = sql`(SELECT DISTINCT a.project_id FROM automation a JOIN project p ON p.id = a.project_id
                WHERE p.active AND a.is_enabled AND a.trigger_type = 'alert')`;
@@ -105,7 +122,11 @@ export class EventRepository {
         UNION ALL
         SELECT k.project_id, ${KEYWORD_FLAG} || k.keyword
           FROM project_keyword k JOIN ${alerting} e ON e.project_id = k.project_id
-         WHERE k.keyword = ANY(${keywords}::text[])) x
+         WHERE k.keyword = ANY(${keywords}::text[])
+        UNION ALL
+        SELECT e.project_id, ${INVENTORY_FLAG} || e.project_id::text
+          FROM ${alerting} e
+         WHERE e.project_id = ANY(${inventoryProjects}::uuid[])) x
        GROUP BY x.project_id`.execute(this.db);
     return matchProjects(
       items,
@@ -184,4 +205,5 @@ interface ChunkRow extends PrefixedCveFacts<'cve_'> {
   imported: boolean;
   old_score: number | null;
   new_score: number | null;
+  inventory?: InventoryEventDetails | null;
 }

@@ -8,6 +8,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 import type { KeywordField } from '../domain/keywords.ts';
+import type { VersionChange } from '../domain/inventory.ts';
 import { PRODUCT_SEPARATOR } from '../domain/cpe.ts';
 import type { KeyChange, MatchFacts, StatementKeys } from '../domain/project-match.ts';
 import type { VendorProvenance } from '../domain/vendor-provenance.ts';
@@ -29,6 +30,15 @@ interface FactsRow {
     candidates: { key: string; since: string }[];
     keywords_count: number;
     keywords: { keyword: string; fields: KeywordField[]; watched_since: string; matches_since: string }[];
+    components: {
+      inventory: string;
+      position: number;
+      name: string;
+      version: string | null;
+      purl: string | null;
+      found_at: string;
+    }[];
+    resolved: { inventory: string; resolved_at: string; resolution: unknown }[];
   }[];
 }
 
@@ -84,6 +94,19 @@ export class ProjectMatchRepository {
                                  FROM project_keyword pk
                                  JOIN cve_keyword ck ON ck.keyword = pk.keyword AND ck.cve_id = c.cve_id
                                 WHERE pk.project_id = p.id),
+                  'components', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                   'inventory', i.name, 'position', ic.position, 'name', ic.name,
+                                   'version', ic.version, 'purl', ic.purl, 'found_at', f.found_at)
+                                   ORDER BY i.name, ic.position), '[]'::jsonb)
+                                   FROM inventory i
+                                   JOIN inventory_component ic ON ic.inventory_id = i.id
+                                   JOIN inventory_finding f ON f.component_id = ic.id AND f.cve_id = c.cve_id
+                                  WHERE i.project_id = p.id),
+                  'resolved', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                 'inventory', i.name, 'resolved_at', x.resolved_at, 'resolution', x.resolution)
+                                 ORDER BY i.name), '[]'::jsonb)
+                                 FROM inventory_cve x JOIN inventory i ON i.id = x.inventory_id
+                                WHERE x.project_id = p.id AND x.cve_id = c.cve_id AND x.resolved_at IS NOT NULL),
                   'candidates', (SELECT coalesce(jsonb_agg(jsonb_build_object('key', x.vendor_key, 'since', x.created_at)
                                                  ORDER BY x.exact DESC, x.vendor_key), '[]'::jsonb)
                                    FROM (SELECT ps.vendor_key, ps.created_at, ps.vendor_key = ANY(c.vendors) AS exact
@@ -145,6 +168,21 @@ export class ProjectMatchRepository {
           fields: k.fields,
           watchedSince: new Date(k.watched_since),
           matchesSince: new Date(k.matches_since),
+        })),
+        components: p.components.map((k) => ({
+          inventory: k.inventory,
+          position: Number(k.position),
+          name: k.name,
+          version: k.version,
+          purl: k.purl,
+          foundAt: new Date(k.found_at),
+        })),
+        resolvedBy: p.resolved.map((r) => ({
+          inventory: r.inventory,
+          resolvedAt: new Date(r.resolved_at),
+          changes: ((r.resolution as { changes?: VersionChange[] } | null)?.changes ?? []).filter(
+            (c) => c && typeof c.name === 'string',
+          ),
         })),
       })),
     };

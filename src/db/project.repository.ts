@@ -10,7 +10,7 @@ type Executor = Kysely<DB> | Transaction<DB>;
 export interface ListedProject {
   id: string;
   keys: string[];
-  /** The project watches keywords (migration 0039). */
+  /** The project watches keywords (migration 0039) or has inventories (0041): its list holds their CVEs. */
   hasKeywords: boolean;
   listVersion: number;
 }
@@ -30,7 +30,9 @@ export class ProjectRepository {
           'p.id',
           sql<number>`p.list_version`.as('listVersion'),
           keys.as('keys'),
-          sql<boolean>`EXISTS (SELECT 1 FROM project_keyword k WHERE k.project_id = p.id)`.as('hasKeywords'),
+          // Inventories too (migration 0041): their CVEs are the project's as the keywords' are.
+          sql<boolean>`(EXISTS (SELECT 1 FROM project_keyword k WHERE k.project_id = p.id)
+                       OR EXISTS (SELECT 1 FROM inventory i WHERE i.project_id = p.id))`.as('hasKeywords'),
         ])
         .where('p.organization_id', '=', '')
         .where('p.name', '=', '')
@@ -114,6 +116,10 @@ export class ProjectRepository {
                 JOIN cve_keyword ck ON ck.keyword = pk.keyword
                 JOIN cve ON cve.cve_id = ck.cve_id
                WHERE pk.project_id = p.id
+              UNION ALL
+              SELECT x.cve_id, cve.state FROM inventory_cve x
+                JOIN cve ON cve.cve_id = x.cve_id
+               WHERE x.project_id = p.id
               LIMIT ${cap}) x) c
       WHERE p.id = ANY(${[...projectIds]}::uuid[])`.execute(this.db);
     return new Map(rows.rows.map((r) => [r.id, { cves: r.cves, capped: r.read >= cap, open: r.open }]));

@@ -80,7 +80,7 @@ export class TrackerRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   /**
-   * The CVEs among `cveIds` that belong to the project (subscribed vendor keys or watched keywords, not REJECTED), each
+   * The CVEs among `cveIds` that belong to the project (subscribed vendor keys, watched keywords or inventories, not REJECTED), each
    * with its tracker entry: one query, LEFT JOINed.
    */
   projectCves(
@@ -111,7 +111,8 @@ export class TrackerRepository {
       .where(
         sql<SqlBool>`(c.vendors && ${[...keys]}::text[] OR EXISTS (
           SELECT 1 FROM cve_keyword ck JOIN project_keyword pk ON pk.keyword = ck.keyword
-           WHERE ck.cve_id = c.cve_id AND pk.project_id = ${projectId}))`,
+           WHERE ck.cve_id = c.cve_id AND pk.project_id = ${projectId}) OR EXISTS (
+          SELECT 1 FROM inventory_cve x WHERE x.project_id = ${projectId} AND x.cve_id = c.cve_id))`,
       )
       .where('c.state', '<>', 'REJECTED')
       .orderBy('c.cve_id')
@@ -119,9 +120,13 @@ export class TrackerRepository {
   }
 
   /** The tracker entries of some CVEs of a project (a list page), by CVE id. */
-  async entries(projectId: string, cveIds: readonly string[]): Promise<Map<string, TrackerState>> {
+  async entries(
+    projectId: string,
+    cveIds: readonly string[],
+    tx: Executor = this.db,
+  ): Promise<Map<string, TrackerState>> {
     if (!cveIds.length) return new Map();
-    const rows = await this.db
+    const rows = await tx
       .selectFrom('tracker_entry as te')
       .leftJoin('app_user as u', 'u.id', 'te.assignee_id')
       .select([

@@ -22,6 +22,7 @@ export const ALERT_TRIGGERS = [
   'new_reference',
   'new_weakness',
   'affected_changed',
+  'cve_affects_component',
 ] as const;
 export type AlertTrigger = (typeof ALERT_TRIGGERS)[number];
 
@@ -40,6 +41,7 @@ export const TRIGGER_LABELS: Record<AlertTrigger, string> = {
   new_reference: 'New reference',
   new_weakness: 'New weakness',
   affected_changed: 'Affected versions changed',
+  cve_affects_component: 'A CVE affects an inventory component',
 };
 
 /** A trigger's label, or the trigger itself when it has none (an old or unknown one). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchCnaAffected } from './cna-affected-match.ts';
 import type { AffectedProduct } from './cve.ts';
 import { parseComponent, type InventoryComponent } from './inventory-component.ts';
+import type { TextMapper } from './vendor-provenance.ts';
 
 function component(value: unknown): InventoryComponent {
   const r = parseComponent(value);
@@ -128,5 +129,106 @@ describe('matchCnaAffected', () => {
     expect(matchCnaAffected(log4shell, component({ vendor: 'apache', product: 'log4j2' }))).toMatchObject([
       { entry: 0, version: { version: '2.0-beta9' } },
     ]);
+  });
+});
+
+describe('matchCnaAffected: a package URL and the alias table', () => {
+  const log4jCore = (version: string) =>
+    component(`pkg:maven/org.apache.logging.log4j/log4j-core@${version}`);
+  /** The alias table as a new install's maps the Log4Shell CNA's text: one product key, apache:log4j. */
+  const mapText: TextMapper = (containers) => {
+    const [entry] = (Array.isArray(containers.cna?.affected) ? containers.cna.affected : []) as {
+      vendor?: string;
+      product?: string;
+    }[];
+    const log4j = entry?.vendor === 'Apache Software Foundation' && entry.product === 'Apache Log4j2';
+    return { vendors: [], products: log4j ? ['apache$PRODUCT$log4j'] : [], evidence: {} };
+  };
+
+  it('ties the Log4Shell entry to log4j-core through the key the alias table maps its text to', () => {
+    expect(matchCnaAffected(log4shell, log4jCore('2.14.1'))).toEqual([]);
+    expect(matchCnaAffected(log4shell, log4jCore('2.14.1'), mapText)).toMatchObject([
+      {
+        entry: 0,
+        matchedBy: 'alias',
+        decidedBy: 'version',
+        change: { at: '2.13.0', status: 'affected' },
+        comparison: 'generic',
+      },
+    ]);
+    expect(matchCnaAffected(log4shell, log4jCore('2.17.1'), mapText)).toEqual([]);
+  });
+
+  it('ties by packageName only when the collectionURL registry is the purl type’s', () => {
+    const maven: AffectedProduct[] = [
+      {
+        vendor: 'Eclipse Foundation',
+        product: 'Jetty',
+        packageName: 'org.eclipse.jetty:jetty-servlets',
+        collectionURL: 'https://repo.maven.apache.org/maven2/',
+        defaultStatus: 'unaffected',
+        versions: [
+          { status: 'affected', version: '10.0.0', versionType: 'semver', lessThanOrEqual: '10.0.17' },
+        ],
+      },
+      {
+        product: 'requests',
+        packageName: 'requests',
+        collectionURL: 'https://pypi.org/project/requests',
+        versions: [{ status: 'affected', version: '0', lessThan: '2.32.0', versionType: 'python' }],
+      },
+    ];
+    expect(
+      matchCnaAffected(maven, component('pkg:maven/org.eclipse.jetty/jetty-servlets@10.0.10')),
+    ).toMatchObject([{ entry: 0, matchedBy: 'vendor_product', comparison: 'semver' }]);
+    expect(matchCnaAffected(maven, component('pkg:maven/org.eclipse.jetty/jetty-servlets@10.0.18'))).toEqual(
+      [],
+    );
+    // The same name in another ecosystem's registry is another package.
+    expect(matchCnaAffected(maven, component('pkg:npm/requests@1.0.0'))).toEqual([]);
+    expect(matchCnaAffected(maven, component('pkg:pypi/requests@2.31.0'))).toMatchObject([
+      { entry: 1, matchedBy: 'package_name', comparison: 'pep440' },
+    ]);
+  });
+});
+
+describe('matchCnaAffected: version schemes', () => {
+  const entry = (versionType: string | undefined, version: string, lessThan: string): AffectedProduct[] => [
+    {
+      vendor: 'acme',
+      product: 'widget',
+      versions: [{ status: 'affected', version, lessThan, ...(versionType ? { versionType } : {}) }],
+    },
+  ];
+  const at = (list: AffectedProduct[], version: string) =>
+    matchCnaAffected(list, component({ vendor: 'acme', product: 'widget', version }));
+
+  it('semver: a pre-release is before its release; a version semver cannot read falls back to generic', () => {
+    const list = entry('semver', '1.0.0', '2.0.0');
+    expect(at(list, '2.0.0-rc.1')).toMatchObject([{ comparison: 'semver' }]);
+    expect(at(list, '2.0.0')).toEqual([]);
+    expect(at(list, '1.5')).toMatchObject([{ comparison: 'semver' }]); // 1.5 read as 1.5.0
+    expect(at(list, '1.9.4.v20231009')).toMatchObject([{ comparison: 'generic' }]);
+  });
+
+  it('pep440: post-releases after, release candidates before the release', () => {
+    const list = entry('python', '0', '1.0.post1');
+    expect(at(list, '1.0')).toMatchObject([{ comparison: 'pep440' }]);
+    expect(at(list, '1.0rc1')).toMatchObject([{ comparison: 'pep440' }]);
+    expect(at(list, '1.0.post1')).toEqual([]);
+  });
+
+  it('an unknown or absent versionType is compared by the generic rule, and the rule says so', () => {
+    expect(at(entry('maven', '1.0', '2.0'), '1.5')).toMatchObject([{ comparison: 'generic' }]);
+    expect(at(entry('frobnicator', '1.0', '2.0'), '1.5')).toMatchObject([{ comparison: 'generic' }]);
+    expect(at(entry(undefined, '1.0', '2.0'), '1.5')).toMatchObject([{ comparison: 'generic' }]);
+  });
+
+  it('debian: the epoch counts, the revision after the upstream version', () => {
+    const list = entry('debian', '0', '1:2.0-1');
+    expect(at(list, '2.0')).toMatchObject([{ comparison: 'debian' }]); // epoch 0 < 1
+    expect(at(list, '1:2.0')).toMatchObject([{ comparison: 'debian' }]); // no revision < -1
+    expect(at(list, '1:2.0-1')).toEqual([]);
+    expect(at(entry('debian', '0', '2.0.1'), '2.0-1')).toMatchObject([{ comparison: 'debian' }]);
   });
 });

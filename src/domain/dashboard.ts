@@ -32,6 +32,7 @@ export const EVENT_LABELS: Record<string, string> = {
   new_reference: 'new reference',
   new_weakness: 'new weakness',
   affected_changed: 'affected versions changed',
+  cve_affects_component: 'affects an inventory component',
 };
 
 export const eventLabel = (type: string): string => EVENT_LABELS[type] ?? type.replaceAll('_', ' ');

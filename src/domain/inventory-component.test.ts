@@ -36,7 +36,13 @@ describe('parseComponent', () => {
     expect(reason({ vendor: 'x', product: 'y', versoin: '1' })).toMatch(/unknown field "versoin"/);
     expect(reason(42)).toMatch(/a component is a CPE/);
     expect(reason(null)).toMatch(/a component is a CPE/);
-    expect(reason('pkg:hex/x@1')).toMatch(/not a package URL we can read/);
+    expect(reason('pkg:9x/x@1')).toMatch(/not a package URL we can read/);
+    expect(reason({ purl: 'pkg:npm/x@1', product: 'x' })).toMatch(/unknown field "purl"/);
+    expect(reason({ purl: 'pkg:npm/x@1', cpe: 'cpe:2.3:a:x:y:1', supplier: 'x' })).toMatch(
+      /unknown field "supplier": an SBOM component has purl, cpe, name, version and vendor/,
+    );
+    expect(reason({ purl: 42 })).toBe('purl must be a text.');
+    expect(reason({ purl: 'maven/x', cpe: 'cpe:/a:x:y' })).toMatch(/^cpe: not a CPE 2\.3 name/);
   });
 });
 
@@ -76,5 +82,59 @@ describe('withMappedNames', () => {
     const p = parseComponent('cpe:2.3:a:apache:log4j:2.14.1:*:*:*:*:*:*:*');
     if (!p.ok) throw new Error(p.reason);
     expect(withMappedNames(p.component, mapper('apache$PRODUCT$log4j2'))).toBe(p.component);
+  });
+});
+
+describe('parseComponent: SBOM components', () => {
+  const read = (value: unknown) => {
+    const p = parseComponent(value);
+    if (!p.ok) throw new Error(p.reason);
+    return p.component;
+  };
+
+  it('reads a purl and a CPE together: the CPE pair first, then the purl pairs, and its package names', () => {
+    const c = read({
+      name: 'openssl',
+      version: '1.0.1f',
+      purl: 'pkg:generic/openssl@1.0.1f',
+      cpe: 'cpe:2.3:a:openssl:openssl:1.0.1f:*:*:*:*:*:*:*',
+    });
+    expect(c.kind).toBe('purl');
+    expect(c.part).toBe('a');
+    expect(c.version).toBe('1.0.1f');
+    expect(c.names[0]).toEqual({ vendor: 'openssl', product: 'openssl' });
+    expect(c.packageNames).toContain('openssl');
+    const xz = read({
+      name: 'xz-utils',
+      purl: 'pkg:deb/debian/xz-utils@5.6.0?arch=amd64',
+      cpe: 'cpe:2.3:a:tukaani:xz:5.6.0:*:*:*:*:*:*:*',
+    });
+    expect(xz.names.map((n) => `${n.vendor}:${n.product}`)).toEqual(
+      expect.arrayContaining(['tukaani:xz', 'xz-utils:xz-utils']),
+    );
+    expect(xz.version).toBe('5.6.0');
+  });
+
+  it('matches by the CPE when the purl cannot be read, and by the name when neither is given', () => {
+    const c = read({ name: 'openssl', purl: 'pkg:/', cpe: 'cpe:2.3:a:openssl:openssl:1.0.1f' });
+    expect(c.kind).toBe('cpe');
+    expect(c.names).toEqual([{ vendor: 'openssl', product: 'openssl' }]);
+    const byName = read({ name: 'libjpeg', version: '9e' });
+    expect(byName).toMatchObject({ kind: 'product', version: '9e' });
+    expect(byName.names).toContainEqual({ vendor: 'libjpeg', product: 'libjpeg' });
+    const withVendor = read({
+      name: 'Apache Log4j2',
+      vendor: 'Apache Software Foundation',
+      version: '2.14.1',
+    });
+    expect(withVendor.written).toEqual({ vendor: 'Apache Software Foundation', product: 'Apache Log4j2' });
+  });
+
+  it('keeps a component without a version (version unknown)', () => {
+    expect(read({ name: 'libjpeg', purl: 'pkg:generic/libjpeg' }).version).toBeUndefined();
+  });
+
+  it('takes the version given over the one of the purl', () => {
+    expect(read({ purl: 'pkg:npm/left-pad@1.3.0', version: '1.3.1' }).version).toBe('1.3.1');
   });
 });

@@ -1,7 +1,9 @@
 /**
  * One component of an inventory (`POST /api/v2/match`): a CPE 2.3 name, a `{vendor, product, version}`
- * object or a package URL, read into the names the catalog knows it by. Never throws: a component
- * that cannot be read gets a reason a person understands, and the rest of the inventory is matched.
+ * object, a package URL, or an SBOM component `{purl, cpe, name, version, vendor}` (any of purl, cpe
+ * and name; both identifiers are read when both are given), read into the names the catalog knows it
+ * by. Never throws: a component that cannot be read gets a reason a person understands, and the rest
+ * of the inventory is matched.
  */
 import {
   catalogName,
@@ -80,6 +82,70 @@ function fromCpe(text: string): ParsedComponent {
   return { ok: true, component };
 }
 
+/** The fields of an SBOM component object (`SbomComponent` as the matcher reads it). */
+const SBOM_FIELDS = ['purl', 'cpe', 'name', 'version', 'vendor'];
+
+/**
+ * An SBOM component: its CPE names the product as NVD does (first), its purl adds the package's names;
+ * one that cannot be read is passed over when the other can (never the whole component dropped). With
+ * neither, its name is read as a product name (a `pkg:generic` purl), and with a vendor also as the
+ * object `{vendor, product: name}`. The version given wins over the purl's and the CPE's.
+ */
+function fromSbomObject(value: Record<string, unknown>): ParsedComponent {
+  const unknown = Object.keys(value).filter((k) => !SBOM_FIELDS.includes(k));
+  if (unknown.length)
+    return {
+      ok: false,
+      reason: `unknown field ${JSON.stringify(unknown[0])}: an SBOM component has purl, cpe, name, version and vendor.`,
+    };
+  const fields: Record<string, string> = {};
+  for (const key of SBOM_FIELDS) {
+    const v = value[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') return { ok: false, reason: `${key} must be a text.` };
+    if (v.length > MAX_TEXT) return { ok: false, reason: `${key} is at most ${MAX_TEXT} characters.` };
+    if (v.trim() !== '') fields[key] = v.trim();
+  }
+  const { purl, cpe, name, version, vendor } = fields;
+  if (purl === undefined && cpe === undefined && name === undefined)
+    return { ok: false, reason: 'an SBOM component needs a purl, a cpe or a name.' };
+  const problems: string[] = [];
+  const read = (text: string | undefined, parse: (t: string) => ParsedComponent, label: string) => {
+    if (text === undefined) return undefined;
+    const r = parse(text);
+    if (r.ok) return r.component;
+    problems.push(`${label}: ${r.reason}`);
+    return undefined;
+  };
+  const byCpe = read(cpe, fromCpe, 'cpe');
+  const byPurl = read(purl, fromPurl, 'purl');
+  const parts = [byCpe, byPurl].filter((c): c is InventoryComponent => c !== undefined);
+  if (!parts.length && name !== undefined) {
+    if (vendor !== undefined) {
+      const object = fromObject({ vendor, product: name });
+      if (object.ok) parts.push(object.component);
+    }
+    const generic = fromPurl(`pkg:generic/${encodeURIComponent(name)}`);
+    if (generic.ok) {
+      const { names, packageNames } = generic.component;
+      parts.push({ kind: 'product', names, packageNames });
+    }
+  }
+  if (!parts.length) return { ok: false, reason: problems[0] ?? 'its name names nothing to look up.' };
+  const component: InventoryComponent = {
+    kind: byPurl ? 'purl' : byCpe ? 'cpe' : 'product',
+    names: uniqueNames(parts.flatMap((p) => p.names)),
+    packageNames: [...new Set(parts.flatMap((p) => p.packageNames))],
+  };
+  if (byCpe?.part) component.part = byCpe.part;
+  if (byPurl?.purl) component.purl = byPurl.purl;
+  const written = parts.find((p) => p.written)?.written;
+  if (written) component.written = written;
+  const v = meaningful(version) ? version : (byPurl?.version ?? byCpe?.version);
+  if (v !== undefined) component.version = v;
+  return { ok: true, component };
+}
+
 function fromObject(value: Record<string, unknown>): ParsedComponent {
   const { vendor, product, version } = value;
   const unknown = Object.keys(value).filter((k) => k !== 'vendor' && k !== 'product' && k !== 'version');
@@ -137,11 +203,16 @@ export function parseComponent(value: unknown): ParsedComponent {
       reason: 'a text component is a CPE 2.3 name ("cpe:2.3:…") or a package URL ("pkg:…").',
     };
   }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value))
-    return fromObject(value as Record<string, unknown>);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const object = value as Record<string, unknown>;
+    return 'product' in object || !SBOM_FIELDS.some((k) => k in object && k !== 'version' && k !== 'vendor')
+      ? fromObject(object)
+      : fromSbomObject(object);
+  }
   return {
     ok: false,
-    reason: 'a component is a CPE 2.3 name, a package URL, or an object {vendor, product, version}.',
+    reason:
+      'a component is a CPE 2.3 name, a package URL, an object {vendor, product, version} or an SBOM component {purl, cpe, name, version, vendor}.',
   };
 }
 

@@ -7,6 +7,7 @@ import type { AffectedProduct, NvdConfiguration } from './cve.ts';
 import { matchCnaAffected, type CnaRuleMatch } from './cna-affected-match.ts';
 import type { InventoryComponent } from './inventory-component.ts';
 import { matchNvdConfigurations, type NvdRuleMatch } from './nvd-configuration-match.ts';
+import type { TextMapper } from './vendor-provenance.ts';
 
 /** At most this many components in one call. */
 export const MAX_INVENTORY = 1000;
@@ -34,15 +35,19 @@ export type ComponentMatch =
 
 const NONE: never[] = [];
 
-/** The candidate CVEs that affect the component, in CVE id order, each with the rules that say so. */
+/**
+ * The candidate CVEs that affect the component, in CVE id order, each with the rules that say so.
+ * `mapText`: the alias table, which ties a CNA entry by its text (cna-affected-match.ts).
+ */
 export function matchComponent(
   component: InventoryComponent,
   candidates: readonly MatchableCve[],
+  mapText?: TextMapper,
 ): CveMatch[] {
   const out: CveMatch[] = [];
   for (const cve of candidates) {
     const nvd = cve.nvdConfigurations ? matchNvdConfigurations(cve.nvdConfigurations, component) : NONE;
-    const cna = cve.affected ? matchCnaAffected(cve.affected, component) : NONE;
+    const cna = cve.affected ? matchCnaAffected(cve.affected, component, mapText) : NONE;
     if (!nvd.length && !cna.length) continue;
     const rules: MatchRule[] = !cna.length ? nvd : !nvd.length ? cna : [...nvd, ...cna];
     if (rules.length)

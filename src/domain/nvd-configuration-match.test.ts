@@ -59,6 +59,7 @@ describe('matchNvdConfigurations', () => {
         bounds: { startIncluding: '1.0.1', endExcluding: '1.0.1g' },
         conditions: 'met',
         unknownConditions: [],
+        comparison: 'generic',
       },
     ]);
     expect(
@@ -178,5 +179,34 @@ describe('matchNvdConfigurations on odd stored data', () => {
     expect(
       matchNvdConfigurations(odd, component({ vendor: 'v', product: 'p', version: '1.0' })),
     ).toHaveLength(1);
+  });
+});
+
+describe('matchNvdConfigurations: a Maven purl against NVD’s product name', () => {
+  /** One of the ranges NVD gives Log4Shell (cpe:2.3:a:apache:log4j, 2.13.0 ≤ v < 2.15.0). */
+  const log4shell: NvdConfiguration[] = [
+    {
+      nodes: [
+        {
+          operator: 'OR',
+          negate: false,
+          cpeMatch: [
+            m('cpe:2.3:a:apache:log4j:*:*:*:*:*:*:*:*', true, {
+              versionStartIncluding: '2.13.0',
+              versionEndExcluding: '2.15.0',
+            }),
+          ],
+        },
+      ],
+    },
+  ];
+
+  it('reaches apache:log4j from pkg:maven/org.apache.logging.log4j/log4j-core (2.14.1 yes, 2.17.1 no)', () => {
+    const at = (v: string) =>
+      matchNvdConfigurations(log4shell, component(`pkg:maven/org.apache.logging.log4j/log4j-core@${v}`));
+    expect(at('2.14.1')).toMatchObject([
+      { criteria: 'cpe:2.3:a:apache:log4j:*:*:*:*:*:*:*:*', conditions: 'met' },
+    ]);
+    expect(at('2.17.1')).toEqual([]);
   });
 });

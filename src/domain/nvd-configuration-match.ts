@@ -30,6 +30,8 @@ export interface NvdRuleMatch {
   /** `met`: the configuration holds for this component alone; `unknown`: it also needs `unknownConditions`. */
   conditions: 'met' | 'unknown';
   unknownConditions: string[];
+  /** How the version was compared: NVD's bounds carry no scheme, so always the generic comparator; absent with no version. */
+  comparison?: 'generic';
 }
 
 function meaningful(value: string | undefined): value is string {
@@ -218,7 +220,7 @@ export function matchNvdConfigurations(
           }
     }
     for (const m of hits) {
-      out.push({
+      const rule: NvdRuleMatch = {
         source: 'nvd',
         configuration: index,
         criteria: m.criteria,
@@ -226,7 +228,9 @@ export function matchNvdConfigurations(
         bounds: boundsOf(m),
         conditions,
         unknownConditions,
-      });
+      };
+      if (version !== undefined) rule.comparison = 'generic';
+      out.push(rule);
     }
   }
   return out;

@@ -14,6 +14,8 @@ export interface ChangeItem {
   /** Set for an EPSS move (then `entries` is empty). */
   epss: { old: number | null; new: number } | null;
   cve: { state: string; vendors: readonly string[] };
+  /** Set for a CVE an inventory brings into the project (`cve_affects_component`). */
+  inventory?: { inventory: string; component: unknown; rules: unknown } | null;
 }
 
 /** A vendor or product key of a change: whether the CVE carries it now, and carried it before the change. */
@@ -122,6 +124,15 @@ export function matchProjects(
 
 /** The events an item brings to a project it concerns. */
 export function itemEvents(item: ChangeItem, enters: boolean): ProjectEventEntry[] {
+  if (item.inventory) {
+    const { inventory, component, rules } = item.inventory;
+    return [
+      ...(enters
+        ? [{ type: 'cve_enters_project' as const, details: { created: false, cause: 'inventory' } }]
+        : []),
+      { type: 'cve_affects_component' as const, details: { inventory, component, rules } },
+    ];
+  }
   return item.epss ? eventsOfEpssMove(item.epss.old, item.epss.new) : eventsOfChange(item.entries, enters);
 }
 

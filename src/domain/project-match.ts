@@ -21,6 +21,7 @@ import {
   vendorKeysOfCpe,
 } from './cpe.ts';
 import type { KeywordField } from './keywords.ts';
+import type { VersionChange } from './inventory.ts';
 import type { KeyOrigin, VendorProvenance } from './vendor-provenance.ts';
 
 /** Where a CVE's key comes from: one provider's statement, and how that statement gives it. */
@@ -95,7 +96,29 @@ export interface MatchFacts {
     keywordsCount?: number;
     /** Its keywords that match the CVE (`cve_keyword`, migration 0039). */
     keywords?: MatchedKeyword[];
+    /** The components of its inventories the CVE affects (`inventory_finding`, migration 0041). */
+    components?: MatchedComponent[];
+    /** Its inventories whose upload resolved the CVE (every finding gone), with the versions before and after. */
+    resolvedBy?: InventoryResolution[];
   }[];
+}
+
+/** A component of one of the project's inventories that the CVE affects (docs/inventories.md). */
+export interface MatchedComponent {
+  inventory: string;
+  /** Its position in the SBOM (its page: `…/inventories/<inventory>/components/<position>`). */
+  position: number;
+  name: string;
+  version: string | null;
+  purl: string | null;
+  foundAt: Date;
+}
+
+/** An upload of the inventory resolved the CVE: the components' versions before and after. */
+export interface InventoryResolution {
+  inventory: string;
+  resolvedAt: Date;
+  changes: VersionChange[];
 }
 
 /** A watched keyword of the project that matches the CVE, and where (docs/catalog.md, "Keyword watches"). */
@@ -156,6 +179,10 @@ export interface ProjectMatch {
   matched: MatchedKey[];
   /** The watched keywords the CVE matches, with where (also for a REJECTED CVE). */
   matchedKeywords: MatchedKeyword[];
+  /** The components of the project's inventories the CVE affects (also for a REJECTED CVE). */
+  matchedComponents: MatchedComponent[];
+  /** The project's inventories whose upload resolved the CVE (it stays in the project, resolved). */
+  resolvedBy: InventoryResolution[];
   /**
    * When the CVE entered the project: the earliest, over its matched keys and keywords, of the later
    * of "the CVE has the key" and "the project subscribed to it". `cause` says which of the two it was,
@@ -167,7 +194,9 @@ export interface ProjectMatch {
     at: Date;
     key: string | null;
     keyword: string | null;
-    cause: 'cve_gained_key' | 'subscribed' | 'published' | 'keyword';
+    cause: 'cve_gained_key' | 'subscribed' | 'published' | 'keyword' | 'inventory';
+    /** For `inventory`: the inventory and component whose finding brought it. */
+    component?: { inventory: string; name: string; version: string | null };
   } | null;
   /** Every key of the CVE with where it comes from. */
   keys: CveKey[];
@@ -312,10 +341,12 @@ export function explainMatches(facts: MatchFacts): ProjectMatch[] {
         cveHasSince: hasSince(s.key, facts.keyChanges),
       }));
     const matchedKeywords = p.keywords ?? [];
+    const matchedComponents = p.components ?? [];
+    const resolvedBy = p.resolvedBy ?? [];
     const keywordsCount = p.keywordsCount ?? 0;
     const rejected = cve.state === 'REJECTED';
     const outcome: MatchOutcome =
-      matched.length || matchedKeywords.length
+      matched.length || matchedKeywords.length || matchedComponents.length || resolvedBy.length
         ? rejected
           ? 'rejected'
           : 'matched'
@@ -336,6 +367,15 @@ export function explainMatches(facts: MatchFacts): ProjectMatch[] {
         const at = k.watchedSince > k.matchesSince ? k.watchedSince : k.matchesSince;
         if (!entered || at < entered.at) entered = { at, key: null, keyword: k.keyword, cause: 'keyword' };
       }
+      for (const c of matchedComponents)
+        if (!entered || c.foundAt < entered.at)
+          entered = {
+            at: c.foundAt,
+            key: null,
+            keyword: null,
+            cause: 'inventory',
+            component: { inventory: c.inventory, name: c.name, version: c.version },
+          };
     }
     return {
       cveId: cve.cveId,
@@ -344,6 +384,8 @@ export function explainMatches(facts: MatchFacts): ProjectMatch[] {
       outcome,
       matched,
       matchedKeywords,
+      matchedComponents,
+      resolvedBy,
       entered,
       keys,
       retracted,

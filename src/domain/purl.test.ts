@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePurl, purlCpeNames, purlPackageNames, type Purl } from './purl.ts';
+import { parsePurl, purlCpeNames, purlPackageNames, registryPurlType, type Purl } from './purl.ts';
 
 function purl(text: string): Purl {
   const r = parsePurl(text);
@@ -35,9 +35,9 @@ describe('parsePurl', () => {
       ok: false,
       reason: expect.stringContaining('type and a name'),
     });
-    expect(parsePurl('pkg:hex/phoenix@1.0')).toMatchObject({
+    expect(parsePurl('pkg:9x/phoenix@1.0')).toMatchObject({
       ok: false,
-      reason: expect.stringContaining('"hex" is not matched'),
+      reason: expect.stringContaining('"9x" is not a package type'),
     });
     expect(parsePurl('pkg:maven/log4j-core@1')).toMatchObject({
       ok: false,
@@ -84,5 +84,48 @@ describe('purlPackageNames', () => {
       'org.apache.logging.log4j/log4j-core',
     ]);
     expect(purlPackageNames(purl('pkg:rpm/redhat/xz@5.6.0'))).toEqual(['xz']);
+  });
+});
+
+describe('parsePurl: types without rules of their own', () => {
+  it('reads pkg:generic and any other type, its name as a product (never refused for its type)', () => {
+    expect(purl('pkg:generic/openssl@1.0.1f')).toEqual({
+      type: 'generic',
+      name: 'openssl',
+      version: '1.0.1f',
+    });
+    expect(purlCpeNames(purl('pkg:generic/openssl@1.0.1f'))).toContainEqual({
+      vendor: 'openssl',
+      product: 'openssl',
+    });
+    expect(purl('pkg:hex/phoenix@1.7.0')).toEqual({ type: 'hex', name: 'phoenix', version: '1.7.0' });
+    expect(purlCpeNames(purl('pkg:conan/openssl/openssl@3.0.0'))[0]).toEqual({
+      vendor: 'openssl',
+      product: 'openssl',
+    });
+  });
+});
+
+describe('purlCpeNames: Maven', () => {
+  it('gives log4j-core the pair NVD names Log4j by (apache:log4j)', () => {
+    expect(purlCpeNames(purl('pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1'))).toContainEqual({
+      vendor: 'apache',
+      product: 'log4j',
+    });
+    expect(purlPackageNames(purl('pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1'))).toContain(
+      'org.apache.logging.log4j:log4j-core',
+    );
+  });
+});
+
+describe('registryPurlType', () => {
+  it('names the ecosystem of a package registry, none for source hosts and portals', () => {
+    expect(registryPurlType('https://repo.maven.apache.org/maven2')).toBe('maven');
+    expect(registryPurlType('https://repo.maven.apache.org/maven2/')).toBe('maven');
+    expect(registryPurlType('https://pypi.org/project/requests')).toBe('pypi');
+    expect(registryPurlType('https://www.npmjs.com/package/left-pad')).toBe('npm');
+    expect(registryPurlType('https://github.com/tukaani-project/xz')).toBeUndefined();
+    expect(registryPurlType('https://access.redhat.com/downloads/content/package-browser/')).toBeUndefined();
+    expect(registryPurlType('https://pypi.org.evil.example/x')).toBeUndefined();
   });
 });

@@ -4,7 +4,10 @@
  * not a CPE, so its (vendor, product) pairs are guesses, and a CNA's `packageName` is the direct link.
  */
 
-/** The ecosystems NVD and CNAs name, each read as described in docs/catalog.md. */
+/**
+ * The ecosystems read with their own rules (docs/catalog.md). Any other type (`generic`, `hex`,
+ * `conan`, `swift`, …) is read too: its name as a product, its namespace's words as vendors.
+ */
 export const PURL_TYPES = [
   'maven',
   'npm',
@@ -21,7 +24,8 @@ export const PURL_TYPES = [
 export type PurlType = (typeof PURL_TYPES)[number];
 
 export interface Purl {
-  type: PurlType;
+  /** Lower case; one of PURL_TYPES or any other type the purl specification allows. */
+  type: PurlType | (string & {});
   namespace?: string;
   name: string;
   version?: string;
@@ -57,10 +61,10 @@ export function parsePurl(text: string): PurlResult {
   if (parts.length < 2)
     return { ok: false, reason: 'a package URL needs a type and a name (pkg:type/name).' };
   const type = parts[0]!.toLowerCase();
-  if (!(PURL_TYPES as readonly string[]).includes(type))
+  if (!/^[a-z.+-][a-z0-9.+-]*$/.test(type))
     return {
       ok: false,
-      reason: `package type "${type}" is not matched; known types: ${PURL_TYPES.join(', ')}.`,
+      reason: `"${type}" is not a package type (letters, digits, ".", "+" and "-", not starting with a digit).`,
     };
   const decoded = parts.slice(1).map(decode);
   if (decoded.some((p) => p === undefined))
@@ -75,7 +79,7 @@ export function parsePurl(text: string): PurlResult {
   if (type === 'pypi') name = name.replace(/[._]+/g, '-');
   if (type === 'maven' && !namespace)
     return { ok: false, reason: 'a Maven package URL names its group (pkg:maven/group/artifact).' };
-  const purl: Purl = { type: type as PurlType, name };
+  const purl: Purl = { type, name };
   if (namespace) purl.namespace = namespace;
   if (version !== undefined && version !== '') purl.version = version;
   return { ok: true, purl };
@@ -157,4 +161,37 @@ export function purlPackageNames(purl: Purl): string[] {
     else if (purl.type !== 'deb' && purl.type !== 'rpm') names.push(`${ns}/${purl.name}`);
   }
   return unique(names.map((n) => n.toLowerCase()));
+}
+
+/**
+ * Package registries a CNA names in `collectionURL`, by host and path, and the purl type of their
+ * packages. Source hosts (GitHub, GitLab) and vendor portals are not registries: they name no
+ * ecosystem.
+ */
+const REGISTRIES: { prefix: string; type: PurlType }[] = [
+  { prefix: 'repo.maven.apache.org/maven2', type: 'maven' },
+  { prefix: 'repo1.maven.org/maven2', type: 'maven' },
+  { prefix: 'central.sonatype.com', type: 'maven' },
+  { prefix: 'search.maven.org', type: 'maven' },
+  { prefix: 'registry.npmjs.org', type: 'npm' },
+  { prefix: 'www.npmjs.com', type: 'npm' },
+  { prefix: 'npmjs.com', type: 'npm' },
+  { prefix: 'pypi.org', type: 'pypi' },
+  { prefix: 'pypi.python.org', type: 'pypi' },
+  { prefix: 'rubygems.org', type: 'gem' },
+  { prefix: 'crates.io', type: 'cargo' },
+  { prefix: 'www.nuget.org', type: 'nuget' },
+  { prefix: 'nuget.org', type: 'nuget' },
+  { prefix: 'packagist.org', type: 'composer' },
+  { prefix: 'pkg.go.dev', type: 'golang' },
+  { prefix: 'proxy.golang.org', type: 'golang' },
+];
+
+/** The purl type of the package registry a `collectionURL` names; undefined for any other URL. */
+export function registryPurlType(collectionURL: string): PurlType | undefined {
+  const where = collectionURL
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z]+:\/\//, '');
+  return REGISTRIES.find((r) => where === r.prefix || where.startsWith(`${r.prefix}/`))?.type;
 }

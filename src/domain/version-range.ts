@@ -1,8 +1,12 @@
 /**
- * Version comparison for inventory matching (docs/catalog.md "Matching an inventory"). One general
- * comparator serves every `versionType` a CVE record names (semver, maven, python, rpm, custom) and
- * NVD's version bounds, because upstream data mixes them freely; only `git` is compared as text.
+ * Version comparison for inventory matching (docs/catalog.md "Matching an inventory",
+ * docs/inventories.md "Version schemes"). A CNA range's `versionType` picks the scheme: `semver` and
+ * `npm` are compared by the `semver` package, `python` / `pypi` by `@renovatebot/pep440`, `debian` /
+ * `deb` and `rpm` by epoch, upstream version and revision; every other type (`maven`, `custom`,
+ * `generic`, none, NVD's bounds, which carry no type) and any version a scheme cannot read use the
+ * generic comparator below, and a match says which was used (`SchemeComparer.used`). `git` is text.
  *
+ * The generic comparator:
  * A version is read as a run of tokens: numbers (compared as numbers), and words. A word is a
  * pre-release (before the release it qualifies: `2.0-beta9` < `2.0-rc1` < `2.0`) when it is one of
  * the usual markers (`dev`, `snapshot`, `alpha`, `beta`, `milestone`, `rc`, `cr`, `pre`, `preview`, `ea`,
@@ -11,6 +15,8 @@
  * `release` say nothing (`1.0.Final` = `1.0`). Missing numbers are zeros (`1.0` = `1.0.0`), a leading
  * `v` and an epoch (`1:`) are dropped, and case is ignored.
  */
+import * as pep440 from '@renovatebot/pep440';
+import semver from 'semver';
 
 type Token =
   | { kind: 'num'; value: bigint }
@@ -127,4 +133,80 @@ export function withinBounds(version: string, b: VersionBounds): boolean {
   if (b.endIncluding !== undefined && compareVersions(version, b.endIncluding) > 0) return false;
   if (b.endExcluding !== undefined && compareVersions(version, b.endExcluding) >= 0) return false;
   return true;
+}
+
+/** How a range's versions were compared. */
+export type VersionComparison = 'semver' | 'pep440' | 'debian' | 'rpm' | 'generic';
+
+/** The scheme a CVE 5 `versionType` names; anything else (maven, custom, generic, none) is generic. */
+export function schemeOf(versionType: string | undefined): VersionComparison {
+  switch ((versionType ?? '').trim().toLowerCase()) {
+    case 'semver':
+    case 'npm':
+      return 'semver';
+    case 'python':
+    case 'pypi':
+    case 'pep440':
+      return 'pep440';
+    case 'debian':
+    case 'deb':
+    case 'dpkg':
+      return 'debian';
+    case 'rpm':
+      return 'rpm';
+    default:
+      return 'generic';
+  }
+}
+
+/** A semantic version, padded where a range writes `2.0` or `2.0-beta9`; null when it is not one. */
+function semverOf(version: string): semver.SemVer | null {
+  const m = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?([-+][0-9A-Za-z.+-]*)?$/.exec(version.trim());
+  if (!m) return null;
+  return semver.parse(`${m[1]}.${m[2] ?? 0}.${m[3] ?? 0}${m[4] ?? ''}`);
+}
+
+/** Debian's and RPM's `[epoch:]upstream[-revision]`: epochs compared as numbers (none is 0), then each part. */
+function comparePackageVersions(a: string, b: string): number {
+  const split = (v: string) => {
+    const m = /^\s*(?:(\d+):)?(.*?)(?:-([^-]*))?\s*$/.exec(v)!;
+    return { epoch: BigInt(m[1] ?? 0), upstream: m[2]!, revision: m[3] ?? '' };
+  };
+  const x = split(a);
+  const y = split(b);
+  if (x.epoch !== y.epoch) return x.epoch < y.epoch ? -1 : 1;
+  return compareVersions(x.upstream, y.upstream) || compareVersions(x.revision, y.revision);
+}
+
+/**
+ * Compares versions under one scheme, falling back to the generic comparator for a pair the scheme
+ * cannot read; `used` is then `generic`, so a finding says how its range was read. Never throws.
+ */
+export class SchemeComparer {
+  used: VersionComparison;
+
+  constructor(readonly scheme: VersionComparison) {
+    this.used = scheme;
+  }
+
+  compare(a: string, b: string): number {
+    switch (this.scheme) {
+      case 'semver': {
+        const x = semverOf(a);
+        const y = semverOf(b);
+        if (x && y) return semver.compare(x, y);
+        break;
+      }
+      case 'pep440':
+        if (pep440.valid(a) && pep440.valid(b)) return Math.sign(pep440.compare(a, b));
+        break;
+      case 'debian':
+      case 'rpm':
+        return comparePackageVersions(a, b);
+      case 'generic':
+        return compareVersions(a, b);
+    }
+    this.used = 'generic';
+    return compareVersions(a, b);
+  }
 }

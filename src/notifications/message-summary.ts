@@ -29,6 +29,7 @@ const EVENT_LABELS: Record<string, string> = {
   new_reference: 'new reference',
   new_weakness: 'new weakness',
   affected_changed: 'affected versions changed',
+  cve_affects_component: 'affects an inventory component',
 };
 
 export interface CveLine {

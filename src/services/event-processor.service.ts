@@ -26,9 +26,17 @@ import {
 } from '../domain/automation.ts';
 import type { CveFacts } from '../domain/cve-facts.ts';
 import { executionCve, type ExecutionCve } from '../domain/automation-execution.ts';
-import { concernsProjects, itemEvents, keyFlags, type ProjectMatch } from '../domain/project-events.ts';
+import {
+  concernsProjects,
+  itemEvents,
+  keyFlags,
+  type KeyFlag,
+  type ProjectMatch,
+} from '../domain/project-events.ts';
 import { buildReport, newReportLink } from '../domain/report.ts';
 import { keywordFlags } from './keyword-events.ts';
+import { inventoryFlags } from './inventory-events.ts';
+import { inventoryFlagKey } from '../domain/inventory.ts';
 import type { NotificationChange } from '../notifications/payload.ts';
 import type { DeliveryRequest, DeliveryService } from './delivery.service.ts';
 import type { TrackerAutomation } from './tracker-automation.service.ts';
@@ -127,7 +135,8 @@ export class EventProcessor {
   /** Processes everything recorded so far, chunk by chunk. */
   async processPending(): Promise<ProcessReport> {
     const total: ProcessReport = { items: 0, events: 0, executions: 0, deliveries: 0 };
-    for (const stream of ['changes', 'epss'] as const) {
+    // The inventory stream last: the changes' chunks record what inventories newly find.
+    for (const stream of ['changes', 'epss', 'inventory'] as const) {
       for (;;) {
         const r = await this.db.transaction().execute((tx) => this.processChunk(tx, stream));
         total.items += r.items;
@@ -149,12 +158,16 @@ export class EventProcessor {
     // Imported history (OpenCVE's KB) happened before it came here: passed over, the cursor moves on.
     const items = all.filter((i) => !i.imported);
 
-    // Kept for every item, imported history included: `cve_keyword` follows the catalog.
-    const byKeyword = await keywordFlags(tx, stream, all);
+    // An inventory item concerns its one project (it enters it unless listed there otherwise).
+    const flagsOf =
+      stream === 'inventory'
+        ? (i: StreamItem) =>
+            i.inventory
+              ? [{ key: inventoryFlagKey(i.inventory.projectId), now: true, before: !i.inventory.enters }]
+              : []
+        : await this.catalogFlags(tx, stream, all);
     const matches = await repo.alertMatches(
-      items
-        .filter(concernsProjects)
-        .map((i) => ({ seq: i.seq, flags: [...keyFlags(i), ...(byKeyword.get(i.seq) ?? [])] })),
+      items.filter(concernsProjects).map((i) => ({ seq: i.seq, flags: flagsOf(i) })),
     );
     report.events = matches.reduce((n, m) => n + m.seqs.length, 0);
     if (matches.length) {
@@ -169,6 +182,21 @@ export class EventProcessor {
     if (stream === 'epss')
       await repo.purgeEpssMoves(all.at(-1)!.seq, new Date(Date.now() - EPSS_MOVES_KEPT_MS));
     return report;
+  }
+
+  /**
+   * The flags of a chunk of catalog changes or EPSS moves: the CVE's vendor keys, its watched
+   * keywords' and its inventories' (both kept for every item, imported history included:
+   * `cve_keyword` and the findings follow the catalog).
+   */
+  private async catalogFlags(
+    tx: Transaction<DB>,
+    stream: EventStream,
+    all: readonly StreamItem[],
+  ): Promise<(i: StreamItem) => KeyFlag[]> {
+    const byKeyword = await keywordFlags(tx, stream, all);
+    const byInventory = await inventoryFlags(tx, stream, all);
+    return (i) => [...keyFlags(i), ...(byKeyword.get(i.seq) ?? []), ...(byInventory.get(i.seq) ?? [])];
   }
 
   /**

@@ -25,6 +25,7 @@ import {
   type ComponentMatch,
   type MatchableCve,
 } from '../domain/inventory-match.ts';
+import type { TextMapper } from '../domain/vendor-provenance.ts';
 import { InventoryMatchCache } from './inventory-match-cache.ts';
 import type { CnaKeyMapper } from './vendor-alias.service.ts';
 
@@ -63,12 +64,13 @@ export class InventoryMatchService {
         components: [`at most ${MAX_INVENTORY} components a call; this list has ${inventory.length}.`],
       });
     let parsed = inventory.map((value) => parseComponent(value));
-    if (parsed.some((p) => p.ok && p.component.written)) {
-      const mapper = await this.aliases();
+    // The alias table maps an object's text to keys, and a CNA entry's text for every component
+    // (Log4Shell's "Apache Software Foundation" / "Apache Log4j2" is the log4j-core purl's apache:log4j).
+    const mapper = parsed.some((p) => p.ok) ? await this.aliases() : undefined;
+    if (mapper && parsed.some((p) => p.ok && p.component.written))
       parsed = parsed.map((p) =>
         p.ok ? { ok: true, component: withMappedNames(p.component, mapper.map) } : p,
       );
-    }
     const keys = new Set<string>();
     const lookupNames = new Set<string>();
     for (const p of parsed) {
@@ -88,7 +90,10 @@ export class InventoryMatchService {
     step('candidates', `${ids.size} CVEs`);
     const cves = await this.matchable(ids, version);
     step('matching data');
-    const answers = parsed.map((p, index) => answer(p, index, inventory[index], byKey, byName, cves));
+    const mapText = mapper?.map;
+    const answers = parsed.map((p, index) =>
+      answer(p, index, inventory[index], byKey, byName, cves, mapText),
+    );
     step('matching');
     return answers;
   }
@@ -142,6 +147,7 @@ function answer(
   byKey: ReadonlyMap<string, string[]>,
   byName: ReadonlyMap<string, string[]>,
   cves: ReadonlyMap<string, MatchableCve>,
+  mapText: TextMapper | undefined,
 ): ComponentMatch {
   if (!parsed.ok) return { index, input, ok: false, reason: parsed.reason };
   const { component } = parsed;
@@ -154,5 +160,11 @@ function answer(
   };
   for (const key of componentKeys(component)) add(byKey.get(key));
   for (const name of component.packageNames) add(byName.get(name));
-  return { index, input, ok: true, component, cves: matchComponent(component, [...candidates.values()]) };
+  return {
+    index,
+    input,
+    ok: true,
+    component,
+    cves: matchComponent(component, [...candidates.values()], mapText),
+  };
 }

@@ -43,6 +43,7 @@ import type { ProjectMatchService } from './project-match.service.ts';
 import type { ProjectKeywordService } from './project-keyword.service.ts';
 import type { VendorAliasService } from './vendor-alias.service.ts';
 import type { InventoryMatchService } from './inventory-match.service.ts';
+import type { InventoryService } from './inventory.service.ts';
 
 import type { DashboardService } from './dashboard.service.ts';
 
@@ -78,6 +79,8 @@ export interface Services {
   vendorAliases: VendorAliasService;
   /** Which CVEs affect each component of an inventory, at its version (`POST /api/v2/match`). */
   inventoryMatch: InventoryMatchService;
+  /** A project's inventories (SBOMs): upload, list, components, findings, delete, VEX (issue 33). */
+  inventories: InventoryService;
   /** A user's own tags on CVEs (CLI, web UI, API v1's `tag` filter). */
   tags: TagService;
   /** API v1's HTTP Basic authentication, with its credential cache. */

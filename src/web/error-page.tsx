@@ -47,9 +47,12 @@ export function renderError(err: FastifyError | AppError, request: FastifyReques
   } else if (err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET') {
     status = 403;
     message = 'This form has expired or was not sent from this site. Go back, reload the page and try again.';
-  } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+  } else if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === 'FST_REQ_FILE_TOO_LARGE') {
     status = 413;
     message = 'What you sent is too large.';
+  } else if (err.code === 'FST_FILES_LIMIT') {
+    status = 413;
+    message = 'This form takes no file, or only one.';
   } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     status = err.statusCode;
     message = 'The request was not understood.';

@@ -13,6 +13,7 @@ import cookie from '@fastify/cookie';
 import session from '@fastify/session';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import compress from '@fastify/compress';
 import { createHmac } from 'node:crypto';
 import type { WebOptions } from './kit/context.ts';
@@ -39,6 +40,13 @@ export const webRoutes: FastifyPluginAsync<WebOptions> = async (app, { services 
 
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  // File uploads (an SBOM on the Inventory tab): read into the body before the CSRF check below, so
+  // the form's token is found as in any form. No page takes a file unless its route's
+  // `config.multipartOptions` raises `files` (and the size it accepts).
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { files: 0, fileSize: 0, fields: 20, fieldSize: 64 * 1024, parts: 21 },
+  });
   await app.register(cookie, { secret: derive(services.secret, 'web-cookie') });
   await app.register(session, {
     secret: derive(services.secret, 'web-session'),
@@ -112,9 +120,11 @@ const NUL_REFUSED = () =>
     'What you sent contains a NUL character, which cannot be stored. Remove it and try again.',
   );
 
-/** True when a form body or query (strings, arrays of strings) holds a NUL character anywhere. */
+/** True when a form body or query (strings, arrays of strings; not files) holds a NUL character anywhere. */
 function hasNul(input: unknown): boolean {
   if (typeof input === 'string') return input.includes('\u0000');
+  // An uploaded file is the service's to read (an SBOM parser says what it refuses).
+  if (Buffer.isBuffer(input)) return false;
   if (Array.isArray(input)) return input.some(hasNul);
   if (input && typeof input === 'object')
     return Object.entries(input).some(([key, value]) => key.includes('\u0000') || hasNul(value));

@@ -51,6 +51,31 @@ export class WebClient {
     });
   }
 
+  /**
+   * Posts a form with files (multipart/form-data, as a browser sends an `<input type=file>`), with the
+   * CSRF token of the last page unless `_csrf` is given.
+   */
+  async postFiles(
+    url: string,
+    form: Record<string, string>,
+    files: Record<string, { name: string; content: string | Buffer; type?: string }>,
+  ) {
+    const data = new FormData();
+    for (const [key, value] of Object.entries({ _csrf: this.csrf, ...form })) data.append(key, value);
+    for (const [key, file] of Object.entries(files))
+      data.append(
+        key,
+        new Blob([typeof file.content === 'string' ? file.content : new Uint8Array(file.content)], {
+          type: file.type ?? 'application/octet-stream',
+        }),
+        file.name,
+      );
+    const encoded = new Request('http://localhost/', { method: 'POST', body: data });
+    return this.request('POST', url, Buffer.from(await encoded.arrayBuffer()), {
+      'content-type': encoded.headers.get('content-type')!,
+    });
+  }
+
   /** Follows a redirect response, or returns the page when it is not one. */
   async follow(response: PageResponse): Promise<PageResponse> {
     let current = response;
@@ -70,7 +95,7 @@ export class WebClient {
   private async request(
     method: 'GET' | 'POST',
     url: string,
-    payload: string | undefined,
+    payload: string | Buffer | undefined,
     headers: Record<string, string>,
   ) {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');

@@ -55,6 +55,8 @@ describe('the why panel', () => {
       outcome: 'no_subscribed_key',
       matched: [],
       matchedKeywords: [],
+      matchedComponents: [],
+      resolvedBy: [],
       entered: null,
       keys: [key],
       retracted: [],

@@ -16,7 +16,7 @@ const CnaVersion = Type.Object(
   { description: 'The CNA version entry that decided, as written.' },
 );
 
-const Rule = Type.Object(
+export const Rule = Type.Object(
   {
     source: Type.Union([Type.Literal('nvd'), Type.Literal('cna')], {
       description:
@@ -43,9 +43,19 @@ const Rule = Type.Object(
     package_name: Opt(Type.String()),
     collection_url: Opt(Type.String()),
     matched_by: Opt(
-      Type.Union([Type.Literal('vendor_product'), Type.Literal('cpe'), Type.Literal('package_name')], {
-        description: 'cna: how the entry was tied to the component.',
-      }),
+      Type.Union(
+        [
+          Type.Literal('vendor_product'),
+          Type.Literal('cpe'),
+          Type.Literal('alias'),
+          Type.Literal('package_name'),
+        ],
+        {
+          description:
+            'cna: how the entry was tied to the component (`alias`: its vendor and product text as the alias ' +
+            'table maps it, the key the catalog lists the CVE under).',
+        },
+      ),
     ),
     decided_by: Opt(
       Type.Union([Type.Literal('version'), Type.Literal('default_status')], {
@@ -55,6 +65,25 @@ const Rule = Type.Object(
     ),
     version: Opt(CnaVersion),
     change: Opt(Type.Object({ at: Type.String(), status: Type.String() })),
+    comparison: Opt(
+      Type.Union(
+        [
+          Type.Literal('semver'),
+          Type.Literal('pep440'),
+          Type.Literal('debian'),
+          Type.Literal('rpm'),
+          Type.Literal('git'),
+          Type.Literal('generic'),
+        ],
+        {
+          description:
+            'How the version was compared with the range: the CNA `versionType`’s scheme (`semver` for semver ' +
+            'and npm, `pep440` for python and pypi, `debian`, `rpm`, `git` as text), or `generic`, the general ' +
+            'comparator (docs/inventories.md, "Version schemes"), for NVD’s ranges, other or absent types and ' +
+            'versions the scheme cannot read. Absent when no version was compared.',
+        },
+      ),
+    ),
   },
   { description: 'A rule that says the component is affected.' },
 );
@@ -97,7 +126,7 @@ export const MatchAnswer = Type.Object({
   components: Type.Array(ComponentAnswer),
 });
 
-function rule(r: MatchRule) {
+export function rule(r: MatchRule) {
   if (r.source === 'nvd') {
     return {
       source: r.source,
@@ -110,6 +139,7 @@ function rule(r: MatchRule) {
       version_end_excluding: r.bounds.endExcluding,
       conditions: r.conditions,
       unknown_conditions: r.unknownConditions,
+      comparison: r.comparison,
     };
   }
   return {
@@ -129,6 +159,7 @@ function rule(r: MatchRule) {
       version_type: r.version.versionType,
     },
     change: r.change,
+    comparison: r.comparison,
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * `POST /match`: an inventory (CPE names, `{vendor, product, version}` objects, package URLs; at most
+ * `POST /match`: an inventory (CPE names, `{vendor, product, version}` objects, package URLs, SBOM
+ * components `{purl, cpe, name, version, vendor}`; at most
  * 1,000) matched against the catalog, one answer per component in the order sent
  * (`InventoryMatchService`, docs/catalog.md "Matching an inventory"). Scope `catalog:read`; a read
  * token suffices, as nothing is written.
@@ -16,9 +17,10 @@ const MatchBody = Type.Object(
       Type.Unknown({
         description:
           'A CPE 2.3 name (`cpe:2.3:a:apache:log4j:2.14.1:*:*:*:*:*:*:*`), an object ' +
-          '`{"vendor": "apache", "product": "log4j", "version": "2.14.1"}`, or a package URL ' +
-          '(`pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1`; types maven, npm, pypi, golang, nuget, ' +
-          'gem, cargo, composer, github, deb, rpm). One that cannot be read gets its own `error`.',
+          '`{"vendor": "apache", "product": "log4j", "version": "2.14.1"}`, a package URL ' +
+          '(`pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1`; any type, `pkg:generic/…` by its name), or an ' +
+          'SBOM component `{"name", "version", "purl", "cpe", "vendor"}` (purl and CPE read together). ' +
+          'One that cannot be read gets its own `error`.',
       }),
       {
         minItems: 1,

@@ -87,17 +87,47 @@ export const ProjectMatchItem = Type.Object({
     }),
     { description: 'The watched keywords the CVE matches (as whole words), and where.' },
   ),
+  matched_components: Type.Array(
+    Type.Object({
+      inventory: Type.String(),
+      name: Type.String(),
+      version: Nullable(Type.String()),
+      purl: Nullable(Type.String()),
+      found_at: Timestamp,
+    }),
+    { description: "The components of the project's inventories (SBOMs) the CVE affects at their version." },
+  ),
+  resolved_by: Type.Array(
+    Type.Object({
+      inventory: Type.String(),
+      resolved_at: Timestamp,
+      changes: Type.Array(
+        Type.Object({ name: Type.String(), before: Nullable(Type.String()), after: Nullable(Type.String()) }),
+      ),
+    }),
+    {
+      description:
+        "The project's inventories whose upload resolved the CVE (every finding gone), with the versions before and after.",
+    },
+  ),
   entered: Nullable(
     Type.Object(
       {
         at: Timestamp,
         key: Nullable(Type.String({ description: 'The key it entered through; null for a keyword.' })),
         keyword: Nullable(Type.String({ description: 'The keyword it entered through (cause `keyword`).' })),
+        component: Type.Optional(
+          Type.Object(
+            { inventory: Type.String(), name: Type.String(), version: Nullable(Type.String()) },
+            { description: 'The inventory component it entered through (cause `inventory`).' },
+          ),
+        ),
         cause: Type.Union([
           Type.Literal('cve_gained_key'),
           Type.Literal('subscribed'),
           Type.Literal('published'),
           Type.Literal('keyword'),
+          Type.Literal('inventory'),
         ]),
       },
       {
@@ -172,11 +202,24 @@ export function projectMatchItem(m: ProjectMatch) {
       watched_since: toMicrosZ(k.watchedSince),
       matches_since: toMicrosZ(k.matchesSince),
     })),
+    matched_components: m.matchedComponents.map((c) => ({
+      inventory: c.inventory,
+      name: c.name,
+      version: c.version,
+      purl: c.purl,
+      found_at: toMicrosZ(c.foundAt),
+    })),
+    resolved_by: m.resolvedBy.map((r) => ({
+      inventory: r.inventory,
+      resolved_at: toMicrosZ(r.resolvedAt),
+      changes: r.changes.map((c) => ({ name: c.name, before: c.before, after: c.after })),
+    })),
     entered: m.entered
       ? {
           at: toMicrosZ(m.entered.at),
           key: m.entered.key,
           keyword: m.entered.keyword,
+          ...(m.entered.component ? { component: m.entered.component } : {}),
           cause: m.entered.cause,
         }
       : null,

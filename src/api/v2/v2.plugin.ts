@@ -27,6 +27,7 @@ import { automationRoutes } from './automations.routes.ts';
 import { invitationRoutes } from './invitations.routes.ts';
 import { vendorAliasRoutes } from './vendor-aliases.routes.ts';
 import { matchRoutes } from './match.routes.ts';
+import { inventoryRoutes } from './inventories.routes.ts';
 
 /** A v2 route and what it requires: the input of the OpenAPI descriptions and of the route-walking tests. */
 export interface V2Route {
@@ -101,4 +102,5 @@ export const v2Routes: FastifyPluginAsync<{
   await register(invitationRoutes);
   await register(vendorAliasRoutes);
   await register(matchRoutes);
+  await register(inventoryRoutes);
 };

@@ -63,6 +63,7 @@ export type WebServices = Pick<
   | 'projects'
   | 'projectKeywords'
   | 'projectCves'
+  | 'inventories'
   | 'tracker'
   | 'trackerComments'
   | 'projectMatch'

@@ -17,6 +17,8 @@ interface FieldProps {
   inputmode?: 'numeric' | 'text' | 'email';
   pattern?: string;
   maxlength?: number;
+  /** The id of a `<datalist>` of suggestions. */
+  list?: string;
 }
 
 /** A labelled input with its hint and its errors (announced with the input through aria-describedby). */
@@ -42,6 +44,7 @@ export function Field(props: FieldProps) {
           inputMode: props.inputmode,
           pattern: props.pattern,
           maxLength: props.maxlength,
+          list: props.list,
           'aria-invalid': errors.length ? 'true' : undefined,
           'aria-describedby': describedBy || undefined,
           // Preact types each input type apart; the props above are valid for every type this takes.

@@ -7,12 +7,20 @@ import { Layout } from '../kit/layout.tsx';
 import { orgPath, projectPath } from '../kit/paths.ts';
 
 export type ProjectTab =
-  'dashboard' | 'tracker' | 'subscriptions' | 'notifications' | 'automations' | 'reports' | 'settings';
+  | 'dashboard'
+  | 'tracker'
+  | 'subscriptions'
+  | 'inventory'
+  | 'notifications'
+  | 'automations'
+  | 'reports'
+  | 'settings';
 
 const TABS: { key: ProjectTab; label: string; path: string }[] = [
   { key: 'dashboard', label: 'Dashboard', path: '' },
   { key: 'tracker', label: 'Tracker', path: 'cves' },
   { key: 'subscriptions', label: 'Subscriptions', path: 'subscriptions' },
+  { key: 'inventory', label: 'Inventory', path: 'inventories' },
   { key: 'notifications', label: 'Notifications', path: 'notifications' },
   { key: 'automations', label: 'Automations', path: 'automations' },
   { key: 'reports', label: 'Reports', path: 'reports' },

@@ -141,9 +141,49 @@ function KeywordList({ match }: { match: ProjectMatch }) {
   );
 }
 
+/** The inventory components the CVE affects, and the uploads that resolved it. */
+function ComponentList({ match }: { match: ProjectMatch }) {
+  return (
+    <>
+      {match.matchedComponents.length > 0 && (
+        <ul class="match-components">
+          {match.matchedComponents.map((c) => (
+            <li>
+              <strong class="match-key">
+                {c.name} {c.version}
+              </strong>{' '}
+              of the inventory <strong>{c.inventory}</strong>
+              {c.purl && <span class="mono small"> ({c.purl})</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {match.resolvedBy.map((r) => (
+        <p class="small">
+          Resolved by the inventory <strong>{r.inventory}</strong>:{' '}
+          {r.changes
+            .map((c) => `${c.name} ${c.before ?? 'version unknown'} → ${c.after ?? 'removed'}`)
+            .join(', ')}
+          .
+        </p>
+      ))}
+    </>
+  );
+}
+
 function Entered({ ctx, match }: { ctx: PageContext; match: ProjectMatch }) {
   const e = match.entered;
   if (!e) return null;
+  if (e.cause === 'inventory' && e.component)
+    return (
+      <p class="match-entered">
+        Entered the project <Time date={e.at} style={ctx.dateStyle} />, when it was found to affect{' '}
+        <strong>
+          {e.component.name} {e.component.version}
+        </strong>{' '}
+        of the inventory <strong>{e.component.inventory}</strong>.
+      </p>
+    );
   if (e.key === null)
     return (
       <p class="match-entered">
@@ -300,6 +340,17 @@ export function MatchExplanation({
               <KeywordList match={match} />
             </>
           )}
+          {(match.matchedComponents.length > 0 || match.resolvedBy.length > 0) && (
+            <>
+              {match.matchedComponents.length > 0 && (
+                <p>
+                  It affects {match.matchedComponents.length === 1 ? 'a component' : 'components'} of the
+                  project&apos;s inventories, at the version listed:
+                </p>
+              )}
+              <ComponentList match={match} />
+            </>
+          )}
           <Entered ctx={ctx} match={match} />
           {match.keys.length > match.matched.length && (
             <details class="small">
@@ -390,6 +441,21 @@ function ProjectCard({
                 i > 0 && ', ',
                 <>
                   the keyword <strong>{k.keyword}</strong> in {fieldsText(k.fields)}
+                </>,
+              ])}
+              .
+            </p>
+          )}
+          {m.matchedComponents.length > 0 && (
+            <p class="small">
+              Affects{' '}
+              {m.matchedComponents.map((c, i) => [
+                i > 0 && ', ',
+                <>
+                  <strong>
+                    {c.name} {c.version}
+                  </strong>{' '}
+                  of the inventory {c.inventory}
                 </>,
               ])}
               .

@@ -1,0 +1,104 @@
+/**
+ * The Inventory tab in a real browser against a real server (the sample catalog): upload an SBOM file,
+ * see the findings, open one, triage it on the project's CVE page, download the VEX and find the
+ * triage in it; no serious accessibility violation, light and dark.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import {
+  acmeApi,
+  chromiumPath,
+  createFirstAdmin,
+  launchBrowser,
+  seriousAxeViolations,
+  startServer,
+  type TestServer,
+} from '../helpers/browser.ts';
+import { fixture } from '../helpers/catalog.ts';
+
+const chromium = chromiumPath();
+if (!chromium)
+  console.warn('browser journeys SKIPPED: Chromium is not installed (apt-get install -y chromium)');
+
+const shots = process.env.SCREENSHOTS_DIR;
+
+describe.skipIf(!chromium)('browser: a project inventory', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const tab = () => `${server.baseUrl}/org/acme/projects/web/inventories`;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    // bypassCSP: axe is injected (a test-only context; the pages keep their CSP otherwise).
+    page = await browser.newPage({
+      viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
+      bypassCSP: true,
+    });
+    await createFirstAdmin(page, server);
+    const call = await acmeApi(page, server);
+    expect((await call('POST', '/projects', { name: 'web' })).status).toBe(201);
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('uploads an SBOM file from the Inventory tab and shows what it found', async () => {
+    await page.goto(`${server.baseUrl}/org/acme/projects/web`);
+    await page.getByRole('link', { name: 'Inventory', exact: true }).click();
+    await page.waitForURL(/\/inventories$/);
+    await expect(page.getByText('No inventory yet.').count()).resolves.toBe(1);
+    await page.getByLabel('Name').fill('backend');
+    await page.getByLabel('SBOM file').setInputFiles(fixture('sbom', 'cyclonedx-1.6-vulnerable.json'));
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.waitForURL(/\/inventories\/backend$/);
+    const result = await page.locator('.upload-result').textContent();
+    expect(result).toContain('CVE-2021-44228');
+    expect(result).toContain('CVE-2024-3094');
+    if (shots) await page.screenshot({ path: `${shots}/inventory.png`, fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  });
+
+  it("opens a component's findings and triages one on the project's CVE page", async () => {
+    await page.getByRole('link', { name: 'log4j-core', exact: true }).first().click();
+    await page.waitForURL(/\/components\/\d+$/);
+    const finding = page.locator('.finding', { hasText: 'CVE-2021-44228' });
+    await expect(finding.locator('.rules').textContent()).resolves.toContain(
+      'The CNA (Apache Software Foundation · Apache Log4j2): affected from 2.0-beta9',
+    );
+    if (shots) await page.screenshot({ path: `${shots}/inventory-component.png`, fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await finding.getByRole('link', { name: 'CVE-2021-44228' }).click();
+    await page.waitForURL(/\/cves\/CVE-2021-44228$/);
+    await page.locator('form.triage-form select[name=status]').selectOption('not_applicable');
+    await page.getByRole('button', { name: 'Save triage' }).click();
+    await page.waitForURL(/done=/);
+    await page.getByLabel('Add a comment').fill('The JNDI lookup class is removed from our build.');
+    await page.getByRole('button', { name: 'Add comment' }).click();
+    await page.waitForURL(/done=commented/);
+  });
+
+  it('downloads the VEX with that triage', async () => {
+    await page.goto(`${tab()}/backend`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'VEX (OpenVEX)' }).click(),
+    ]);
+    const vex = JSON.parse(await readFile((await download.path())!, 'utf8')) as {
+      statements: { vulnerability: { name: string }; status: string }[];
+    };
+    const log4shell = vex.statements.find((s) => s.vulnerability.name === 'CVE-2021-44228')!;
+    expect(log4shell.status).toBe('not_affected');
+  });
+
+  it('reads well in dark mode', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${tab()}/backend`);
+    if (shots) await page.screenshot({ path: `${shots}/inventory-dark.png`, fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+});
