@@ -129,19 +129,7 @@ export class DashboardService {
         ]),
         () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES, keywords),
       ),
-      // A project watching keywords: its CVEs move with its list version too (migration 0039).
-      this.cached(
-        version,
-        JSON.stringify([
-          'cells',
-          project.keys,
-          project.hasKeywords ? [project.id, project.listVersion] : null,
-        ]),
-        () =>
-          this.dashboards
-            .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
-            .then((r) => r.cells),
-      ),
+      this.catalogCells(project, version),
       this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
       this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasKeywords),
       this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasKeywords),
@@ -174,21 +162,25 @@ export class DashboardService {
     const project = await this.listed(organizationId, projectName);
     const version = await this.dashboards.catalogVersion();
     const [catalogCells, statusCells] = await Promise.all([
-      this.cached(
-        version,
-        JSON.stringify([
-          'cells',
-          project.keys,
-          project.hasKeywords ? [project.id, project.listVersion] : null,
-        ]),
-        () =>
-          this.dashboards
-            .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
-            .then((r) => r.cells),
-      ),
+      this.catalogCells(project, version),
       this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
     ]);
     return countsOf(catalogCells, statusCells);
+  }
+
+  /**
+   * The project's CVEs counted by severity and KEV, kept per catalog version; a project watching
+   * keywords or holding inventories: its CVEs move with its list version too (migrations 0039, 0041).
+   */
+  private catalogCells(project: Awaited<ReturnType<DashboardService['listed']>>, version: number) {
+    return this.cached(
+      version,
+      JSON.stringify(['cells', project.keys, project.hasKeywords ? [project.id, project.listVersion] : null]),
+      () =>
+        this.dashboards
+          .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
+          .then((r) => r.cells),
+    );
   }
 
   /** Makes the user's Atom feed of the project, or replaces it (the old URL answers 404 from then on). */
