@@ -290,6 +290,28 @@ describeEachDatabase('alert automations', (use) => {
         newcomer: true,
       },
       {
+        name: "an inventory lists xz 5.6.0, which the CNA's new range covers: the CVE affects a component",
+        run: async () => {
+          const sbom = {
+            bomFormat: 'CycloneDX',
+            specVersion: '1.6',
+            version: 1,
+            components: [{ type: 'library', name: 'xz', version: '5.6.0', supplier: { name: 'Tukaani' } }],
+          };
+          const res = await api.app.inject({
+            method: 'PUT',
+            url: `/api/v2/organizations/${org}/projects/triggers/inventories/firmware`,
+            headers: { ...auth, 'content-type': 'application/json' },
+            payload: JSON.stringify(sbom),
+          });
+          expect(res.statusCode, res.body).toBeLessThan(300);
+          await api.services.events.processPending();
+        },
+        // Already the project's through its subscriptions: it does not enter again.
+        fires: ['cve_affects_component'],
+        cves: [XZ],
+      },
+      {
         name: 'the real KEV catalog adds a CVE',
         run: async () => {
           const report = await api.services.imports.importInputs(sources.kev, [KEV_EXCERPT]);
