@@ -24,6 +24,7 @@ function pathFor(url: string, org: string): string {
     id: UUID,
     name: 'default',
     link: 'ABCDEF123456',
+    position: '1',
   };
   return url.replace(/:(\w+)/g, (_m, key: string) => encodeURIComponent(values[key] ?? 'x'));
 }
