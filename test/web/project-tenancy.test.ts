@@ -8,6 +8,7 @@
 import { storeTestAliases } from '../helpers/aliases.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { readFile } from 'node:fs/promises';
 import { sources } from '../../src/sources/index.ts';
 import { buildTestApi, createOrganization, type TestApi } from '../helpers/api.ts';
 import { fixture } from '../helpers/catalog.ts';
@@ -23,6 +24,8 @@ const PASSWORD = 'correct horse battery staple';
 const PROJECT_TABLES = [
   'project',
   'project_subscription',
+  'inventory',
+  'inventory_component',
   'tracker_entry',
   'tracker_comment',
   'notification',
@@ -115,6 +118,22 @@ describeEachDatabase('web: project tenancy walk', (use) => {
       victim.actor,
     );
     ids.comment = comment.id;
+    // Inventories: one SBOM and its first component.
+    const sbom = await readFile(fixture('sbom', 'cyclonedx-1.6-vulnerable.json'), 'utf8');
+    await api.services.inventories.upload(
+      victim.org.id,
+      'walked',
+      'walk-sbom',
+      sbom,
+      undefined,
+      victim.actor,
+    );
+    ids.name = 'walk-sbom';
+    const stored = await api.services.inventories.get(victim.org.id, 'walked', 'walk-sbom', {
+      limit: 1,
+      offset: 0,
+    });
+    ids.position = String(stored.components[0]!.position);
   });
   afterAll(() => api.close());
 
@@ -125,7 +144,11 @@ describeEachDatabase('web: project tenancy walk', (use) => {
       Object.entries(route.form ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.map(fill) : fill(v)]),
     );
   const send = (client: WebClient, route: WalkRoute, form = formOf(route)) =>
-    route.method === 'GET' ? client.get(urlOf(route)) : client.post(urlOf(route), form);
+    route.method === 'GET'
+      ? client.get(urlOf(route))
+      : route.files
+        ? client.postFiles(urlOf(route), form as Record<string, string>, route.files)
+        : client.post(urlOf(route), form);
 
   async function snapshot(): Promise<string> {
     const db = api.services.database.db;

@@ -10,6 +10,7 @@ import { projectCveRoutes } from './project-cve.ts';
 import { notificationRoutes } from './notifications.ts';
 import { automationRoutes } from './automations.ts';
 import { reportRoutes } from './reports.ts';
+import { inventoryRoutes } from './inventories.ts';
 import type { WalkRoute } from './walk.ts';
 
 export const PROJECT_ROUTES: WalkRoute[] = [
@@ -20,4 +21,5 @@ export const PROJECT_ROUTES: WalkRoute[] = [
   ...notificationRoutes,
   ...automationRoutes,
   ...reportRoutes,
+  ...inventoryRoutes,
 ];

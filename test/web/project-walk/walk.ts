@@ -10,6 +10,8 @@ export interface WalkRoute {
   allowed: 'owner' | 'member';
   /** A form that succeeds for the owner (placeholders are replaced as in the URL). */
   form?: Record<string, string | string[]>;
+  /** Files sent with the form (multipart, as a browser sends an `<input type=file>`). */
+  files?: Record<string, { name: string; content: string }>;
   /**
    * Walked last by the owner, in this order (a delete, a rename): later routes still need what it
    * removes.
