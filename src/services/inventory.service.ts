@@ -11,6 +11,7 @@
  * or removed) is marked resolved: the tracker's status `resolved`, a comment in its history and an
  * audit entry naming the versions before and after. Nothing is deleted.
  */
+import { activeProject } from './tracker-model.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AuditRepository, type AuditEntry } from '../db/audit.repository.ts';
@@ -38,7 +39,6 @@ import {
   type VersionChange,
 } from '../domain/inventory.ts';
 import { MAX_INVENTORY, type ComponentMatch } from '../domain/inventory-match.ts';
-import { PROJECT_NAME } from '../domain/names.ts';
 import type { ProjectRow } from '../domain/project.ts';
 import { SbomError, type SbomComponent, type SbomDocument } from '../domain/sbom/sbom.ts';
 import { parseSbom } from '../sources/sbom/sbom.ts';
@@ -66,7 +66,7 @@ export class InventoryService {
 
   /** The project's inventories, by name. */
   async list(organizationId: string, projectName: string): Promise<InventorySummary[]> {
-    const project = await this.activeProject(organizationId, projectName);
+    const project = await activeProject(this.projects, organizationId, projectName);
     return this.inventories.list(project.id);
   }
 
@@ -145,7 +145,7 @@ export class InventoryService {
           'An inventory name starts with a letter or digit; letters, digits, space, _ . - after; at most 100.',
         ],
       });
-    const project = await this.activeProject(organizationId, projectName);
+    const project = await activeProject(this.projects, organizationId, projectName);
     const document = await readDocument(text, contentType);
     if (document.components.length > MAX_INVENTORY_COMPONENTS)
       throw validationError({
@@ -394,18 +394,10 @@ export class InventoryService {
     projectName: string,
     name: string,
   ): Promise<{ project: ProjectRow; inventory: InventorySummary & { id: string } }> {
-    const project = await this.activeProject(organizationId, projectName);
+    const project = await activeProject(this.projects, organizationId, projectName);
     const inventory = INVENTORY_NAME.test(name) ? await this.inventories.find(project.id, name) : undefined;
     if (!inventory) throw new AppError('not_found');
     return { project, inventory };
-  }
-
-  private async activeProject(organizationId: string, name: string): Promise<ProjectRow> {
-    const project = PROJECT_NAME.test(name)
-      ? await this.projects.findByName(organizationId, name)
-      : undefined;
-    if (!project?.active) throw new AppError('not_found');
-    return project;
   }
 }
 

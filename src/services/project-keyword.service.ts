@@ -5,6 +5,7 @@
  * those of a new subscription do (no alert: alerts are for changes, as for a subscription); one no
  * project watches any more leaves its matches behind.
  */
+import { activeProject } from './tracker-model.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { AuditRepository } from '../db/audit.repository.ts';
@@ -13,8 +14,6 @@ import { ProjectRepository } from '../db/project.repository.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import { KeywordMatcher, parseKeywords } from '../domain/keywords.ts';
-import { PROJECT_NAME } from '../domain/names.ts';
-import type { ProjectRow } from '../domain/project.ts';
 
 export class ProjectKeywordService {
   private readonly projects: ProjectRepository;
@@ -29,7 +28,7 @@ export class ProjectKeywordService {
 
   /** The active project's keywords, sorted; 404 for a project the organization does not have. */
   async get(organizationId: string, projectName: string): Promise<string[]> {
-    const project = await this.activeProject(organizationId, projectName);
+    const project = await activeProject(this.projects, organizationId, projectName);
     return this.keywords.keywords(project.id);
   }
 
@@ -43,7 +42,7 @@ export class ProjectKeywordService {
     typed: readonly string[],
     actor: Actor,
   ): Promise<string[]> {
-    const project = await this.activeProject(organizationId, projectName);
+    const project = await activeProject(this.projects, organizationId, projectName);
     const parsed = parseKeywords(typed);
     if ('errors' in parsed) throw validationError(parsed.errors);
     return this.db.transaction().execute(async (tx) => {
@@ -82,14 +81,5 @@ export class ProjectKeywordService {
         for (const [keyword, fields] of matcher.match(t)) rows.push({ keyword, cveId: t.cveId, fields });
       await this.keywords.insertMatches(rows, tx);
     }
-  }
-
-  private async activeProject(organizationId: string, name: string): Promise<ProjectRow> {
-    // A name no project can have (a NUL byte, say) is not looked up: PostgreSQL text cannot hold it.
-    const project = PROJECT_NAME.test(name)
-      ? await this.projects.findByName(organizationId, name)
-      : undefined;
-    if (!project?.active) throw new AppError('not_found');
-    return project;
   }
 }

@@ -67,12 +67,16 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
     await page.waitForURL(/\/components\/\d+$/);
     const finding = page.locator('.finding', { hasText: 'CVE-2021-44228' });
     await expect(finding.locator('.rules').textContent()).resolves.toContain(
-      'The CNA (Apache Software Foundation · Apache Log4j2): affected from 2.0-beta9',
+      'The CNA (Apache Software Foundation · Apache Log4j2): affected from 2.13.0 up to before 2.15.0',
     );
     if (shots) await page.screenshot({ path: `${shots}/inventory-component.png`, fullPage: true });
     expect(await seriousAxeViolations(page)).toEqual([]);
     await finding.getByRole('link', { name: 'CVE-2021-44228' }).click();
     await page.waitForURL(/\/cves\/CVE-2021-44228$/);
+    await expect(page.locator('#why').textContent()).resolves.toContain(
+      'log4j-core 2.14.1 of the inventory backend',
+    );
+    if (shots) await page.screenshot({ path: `${shots}/inventory-cve.png`, fullPage: true });
     await page.locator('form.triage-form select[name=status]').selectOption('not_applicable');
     await page.getByRole('button', { name: 'Save triage' }).click();
     await page.waitForURL(/done=/);
@@ -96,9 +100,15 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
 
   it('reads well in dark mode', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.goto(`${tab()}/backend`);
-    if (shots) await page.screenshot({ path: `${shots}/inventory-dark.png`, fullPage: true });
-    expect(await seriousAxeViolations(page)).toEqual([]);
+    for (const [url, name] of [
+      [tab(), 'inventories-dark'],
+      [`${tab()}/backend`, 'inventory-dark'],
+      [`${server.baseUrl}/org/acme/projects/web/cves/CVE-2021-44228`, 'inventory-cve-dark'],
+    ] as const) {
+      await page.goto(url);
+      if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+      expect(await seriousAxeViolations(page)).toEqual([]);
+    }
     await page.emulateMedia({ colorScheme: 'light' });
   });
 });

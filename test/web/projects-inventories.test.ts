@@ -117,7 +117,7 @@ describeEachDatabase('web: project inventories', (use) => {
       expect(finding.querySelector('a')!.getAttribute('href')).toBe(
         '/org/acme/projects/web/cves/CVE-2021-44228',
       );
-      // The record's first range, as Apache wrote it (its upper bound is a word, compared generically).
+      // Apache writes one range with steps (changes[]): the step that covers 2.14.1, up to the next.
       // The project's page of the CVE says why it is there, and has the triage form.
       const cve = await owner.get('/org/acme/projects/web/cves/CVE-2021-44228');
       const why = cve.html.querySelector('#why')!.text.replace(/\s+/g, ' ');
@@ -125,7 +125,7 @@ describeEachDatabase('web: project inventories', (use) => {
       expect(why).toContain('log4j-core 2.14.1 of the inventory backend');
       expect(cve.html.querySelector('form.triage-form')).toBeTruthy();
       expect(finding.querySelector('.rules')!.text).toContain(
-        'The CNA (Apache Software Foundation · Apache Log4j2): affected from 2.0-beta9 up to before log4j-core* (custom)',
+        'The CNA (Apache Software Foundation · Apache Log4j2): affected from 2.13.0 up to before 2.15.0 (custom)',
       );
     });
 

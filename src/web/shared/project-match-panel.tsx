@@ -10,6 +10,7 @@ import type { KeywordField } from '../../domain/keywords.ts';
 import type { CveKey, KeySource, NearKey, ProjectMatch } from '../../domain/project-match.ts';
 import { Time } from '../kit/fields.tsx';
 import { providerName } from './cve/labels.tsx';
+import { ComponentList } from './inventory-match.tsx';
 import type { PageContext } from '../kit/context.ts';
 
 /** `apache log4j` (a product) or `apache` (a vendor), as people read keys. */
@@ -138,36 +139,6 @@ function KeywordList({ match }: { match: ProjectMatch }) {
         </li>
       ))}
     </ul>
-  );
-}
-
-/** The inventory components the CVE affects, and the uploads that resolved it. */
-function ComponentList({ match }: { match: ProjectMatch }) {
-  return (
-    <>
-      {match.matchedComponents.length > 0 && (
-        <ul class="match-components">
-          {match.matchedComponents.map((c) => (
-            <li>
-              <strong class="match-key">
-                {c.name} {c.version}
-              </strong>{' '}
-              of the inventory <strong>{c.inventory}</strong>
-              {c.purl && <span class="mono small"> ({c.purl})</span>}
-            </li>
-          ))}
-        </ul>
-      )}
-      {match.resolvedBy.map((r) => (
-        <p class="small">
-          Resolved by the inventory <strong>{r.inventory}</strong>:{' '}
-          {r.changes
-            .map((c) => `${c.name} ${c.before ?? 'version unknown'} → ${c.after ?? 'removed'}`)
-            .join(', ')}
-          .
-        </p>
-      ))}
-    </>
   );
 }
 

@@ -361,7 +361,7 @@ export function InventoryPage({
             errors={errors}
             submit="Upload new version"
           />
-          <form method="post" action={`${base}/delete`} class="inline-form">
+          <form method="post" action={`${base}/delete`} class="inventory-delete">
             <Csrf ctx={ctx} />
             <p class="muted small">
               Deleting the inventory removes its components and findings: the CVEs only it brought leave the

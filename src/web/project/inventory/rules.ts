@@ -5,8 +5,21 @@
 import type { MatchRule } from '../../../domain/inventory-match.ts';
 import type { VersionBounds } from '../../../domain/version-range.ts';
 
-/** "from 2.0-beta9 up to before 2.15.0", "up to 1.0.1f", "exactly 5.6.0". */
-function cnaRange(v: NonNullable<Extract<MatchRule, { source: 'cna' }>['version']>): string {
+type CnaRule = Extract<MatchRule, { source: 'cna' }>;
+
+/**
+ * "from 2.0-beta9 up to before 2.15.0", "up to 1.0.1f", "exactly 5.6.0". A range with `changes[]`
+ * steps is told from the step that decided (`change`) up to the next step, else the range's end:
+ * Log4Shell's "2.0-beta9 to log4j-core*" range with steps reads "from 2.13.0 up to before 2.15.0".
+ */
+function cnaRange(v: NonNullable<CnaRule['version']>, change: CnaRule['change']): string {
+  if (change) {
+    const steps = v.changes ?? [];
+    const next = steps
+      .slice(steps.findIndex((c) => c.at === change.at) + 1)
+      .find((c) => c.status !== change.status);
+    return next ? `from ${change.at} up to before ${next.at}` : `from ${change.at}`;
+  }
   const from = v.version && v.version !== '0' && v.version !== '*' ? `from ${v.version} ` : '';
   if (v.lessThan && v.lessThan !== '*') return `${from}up to before ${v.lessThan}`;
   if (v.lessThanOrEqual && v.lessThanOrEqual !== '*') return `${from}up to ${v.lessThanOrEqual}`;
@@ -31,7 +44,7 @@ export function ruleText(rule: MatchRule): string {
     if (rule.decidedBy === 'default_status' || !rule.version)
       return `${who}: affected unless a range says otherwise`;
     const scheme = rule.version.versionType ? ` (${rule.version.versionType})` : '';
-    return `${who}: affected ${cnaRange(rule.version)}${scheme}`;
+    return `${who}: affected ${cnaRange(rule.version, rule.change)}${scheme}`;
   }
   const range = nvdRange(rule.bounds);
   const cpe = rule.criteria
