@@ -34,6 +34,17 @@ describe('InventoryMatchCache', () => {
     expect(cache.lookup(['A', 'B', 'C'], 1).unknown).toEqual(['B']);
   });
 
+  it('drops a tenth more than the excess at once, least recently used first', () => {
+    const cache = new InventoryMatchCache(100);
+    cache.begin(1);
+    for (let i = 0; i < 100; i++) cache.store(cve(`CVE-${i}`), 't', 1);
+    cache.lookup(['CVE-0'], 1); // CVE-0 used: CVE-1 … CVE-11 are now the oldest
+    cache.store(cve('CVE-100'), 't', 1);
+    expect(cache.size).toBe(90);
+    const { unknown } = cache.lookup(['CVE-0', 'CVE-1', 'CVE-11', 'CVE-12', 'CVE-100'], 1);
+    expect(unknown).toEqual(['CVE-1', 'CVE-11']);
+  });
+
   it('keeps candidate ids for one version only, and never stores a slower call’s older read', () => {
     const cache = new InventoryMatchCache(10);
     cache.begin(3);
