@@ -21,8 +21,6 @@ import { openDatabase } from '../src/db/client.ts';
 import { servicesFor } from '../src/main.ts';
 import { matchAnswer } from '../src/api/v2/match.presenter.ts';
 import { InventoryMatchService } from '../src/services/inventory-match.service.ts';
-import { sources } from '../src/sources/index.ts';
-import { corpusFile } from './import/corpus.ts';
 import {
   createDatabase,
   DEFAULT_SERVER_URL,
@@ -33,12 +31,8 @@ import {
 import { loadAverage, machineInfo } from './lib/machine.ts';
 import { projectRoot } from './lib/paths.ts';
 import { chooseInventory } from './match/inventory.ts';
-import { replicate } from './match/replicate.ts';
+import { buildMatchCatalog, catalogStats } from './match/catalog.ts';
 import { timePhases } from './match/phases.ts';
-
-const NVD_FEEDS = ['2014', '2017', 'modified', 'recent'].map((f) =>
-  path.resolve(projectRoot, `../shared/data/nvd/feed-1.1/nvdcve-1.1-${f}.json.gz`),
-);
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -72,34 +66,8 @@ export async function run(args: string[]): Promise<void> {
       database,
       'bench-secret-'.padEnd(40, 'x'),
     );
-    if (!values.reuse) {
-      let t = performance.now();
-      const corpus = corpusFile();
-      const imported = await services.imports.importInputs(sources.cve5, [corpus]);
-      build.push(
-        `CVE 5 corpus \`${path.relative(projectRoot, corpus)}\`: ${imported.counts.imported} records, ${((performance.now() - t) / 1000).toFixed(0)} s`,
-      );
-      t = performance.now();
-      const nvd = await services.imports.importInputs(sources.nvd, NVD_FEEDS);
-      build.push(
-        `NVD 1.1 feeds (2014, 2017, modified, recent): ${nvd.counts.imported} records, ${((performance.now() - t) / 1000).toFixed(0)} s`,
-      );
-      t = performance.now();
-      const copied = await replicate(db, size);
-      build.push(
-        `replicated to ${copied.rows} CVEs (${copied.statements} CNA statements copied), ${((performance.now() - t) / 1000).toFixed(0)} s`,
-      );
-      t = performance.now();
-      await sql`VACUUM ANALYZE cve, cve_vendor, cve_source`.execute(db);
-      build.push(`VACUUM ANALYZE ${((performance.now() - t) / 1000).toFixed(0)} s`);
-    }
-    const stats = (
-      await sql<{ cves: number; with_nvd: number; with_cna: number; bytes: string }>`
-        SELECT (SELECT count(*)::int FROM cve) AS cves,
-               (SELECT count(*)::int FROM cve WHERE jsonb_typeof(nvd_configurations) = 'array') AS with_nvd,
-               (SELECT count(*)::int FROM cve_source WHERE provider = 'mitre' AND data ? 'affected') AS with_cna,
-               pg_database_size(current_database())::text AS bytes`.execute(db)
-    ).rows[0]!;
+    if (!values.reuse) build.push(...(await buildMatchCatalog(services, db, size)));
+    const stats = await catalogStats(db);
     const inventory = await chooseInventory(db);
     const app = await buildApp({ services, logger: false });
     await app.ready();
@@ -183,7 +151,7 @@ export async function run(args: string[]): Promise<void> {
       '## Catalog',
       '',
       ...(build.length ? build.map((b) => `- ${b}`) : ['- reused (`--reuse`)']),
-      `- ${stats.cves.toLocaleString('en-US')} CVEs, ${stats.with_nvd.toLocaleString('en-US')} with NVD configurations, ${stats.with_cna.toLocaleString('en-US')} CNA statements with \`affected\`; database ${(Number(stats.bytes) / 2 ** 30).toFixed(2)} GiB`,
+      `- ${stats}`,
       '',
       '## Inventory',
       '',

@@ -52,6 +52,11 @@ const benchmarks: Record<string, Benchmark> = {
       'inventory matching: POST /api/v2/match with 1,000 components on a 300k-CVE catalog (--size, --runs, --keep)',
     load: () => import('./match.bench.ts'),
   },
+  inventory: {
+    summary:
+      'project inventories: a 5,000-component SBOM upload, then 200 projects × 2,000 components through sync rounds of 1,000 changed CVEs (--reuse, --keep)',
+    load: () => import('./inventory.bench.ts'),
+  },
   'vendor-mapping': {
     summary: 'CNA vendor/product text → CPE keys: precision and recall against CISA-ADP CPEs (--cut DATE)',
     load: () => import('./vendor-mapping.bench.ts'),

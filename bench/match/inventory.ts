@@ -1,5 +1,5 @@
 /**
- * A realistic inventory of 1,000 components drawn from the catalog's own names and versions (real
+ * A realistic inventory of 1,000 components (or `size`: every part but the 20 heaviest products scaled) drawn from the catalog's own names and versions (real
  * rows only, ids below CVE-9000; chosen in md5 order so a rebuilt catalog gives the same list):
  * CNA vendor/product objects at a version a CNA lists, CPE names at NVD range ends, the products with
  * the most CVEs, package URLs from CNA package names, and components the catalog does not know.
@@ -9,7 +9,8 @@ import type { DB } from '../../src/db/schema.ts';
 
 const rowsOf = async <T>(db: Kysely<DB>, query: ReturnType<typeof sql<T>>) => (await query.execute(db)).rows;
 
-export async function chooseInventory(db: Kysely<DB>) {
+export async function chooseInventory(db: Kysely<DB>, size = 1000) {
+  const scale = (n: number) => Math.round((n * size) / 1000);
   const cna = await rowsOf(
     db,
     sql<{ vendor: string; product: string; version: string }>`
@@ -21,7 +22,7 @@ export async function chooseInventory(db: Kysely<DB>) {
         WHERE s.provider = 'mitre' AND s.cve_id < 'CVE-9000' AND a->>'vendor' <> '' AND a->>'product' <> ''
           AND a->>'vendor' NOT IN ('n/a', 'unknown') AND v->>'version' ~ '^[0-9]' AND v->>'status' = 'affected'
         ORDER BY a->>'vendor', a->>'product', md5(s.cve_id || (v->>'version'))
-      ) x ORDER BY md5(vendor || product) LIMIT 700`,
+      ) x ORDER BY md5(vendor || product) LIMIT ${scale(700)}`,
   );
   const nvd = await rowsOf(
     db,
@@ -36,7 +37,7 @@ export async function chooseInventory(db: Kysely<DB>) {
         CROSS JOIN LATERAL jsonb_array_elements(n->'cpeMatch') m
         WHERE c.cve_id < 'CVE-9000' AND jsonb_typeof(c.nvd_configurations) = 'array' AND (m->>'vulnerable')::boolean
         ORDER BY split_part(m->>'criteria', ':', 4), split_part(m->>'criteria', ':', 5), md5(c.cve_id)
-      ) x ORDER BY md5(criteria) LIMIT 230`,
+      ) x ORDER BY md5(criteria) LIMIT ${scale(230)}`,
   );
   const heavy = await rowsOf(
     db,
@@ -79,21 +80,21 @@ export async function chooseInventory(db: Kysely<DB>) {
     if ((fields[5] === '*' || fields[5] === '-') && r.version) fields[5] = r.version;
     return fields.join(':');
   });
-  const unknown = Array.from({ length: 50 }, (_, i) =>
+  const unknown = Array.from({ length: scale(50) }, (_, i) =>
     i % 2
       ? { vendor: `nonexistent-vendor-${i}`, product: 'widget', version: '1.0' }
       : `pkg:npm/not-a-real-package-${i}@1.0.0`,
   );
-  const usedPurls = purls.slice(0, 90);
-  const rest = 1000 - heavyComponents.length - nvdComponents.length - usedPurls.length - unknown.length;
+  const usedPurls = purls.slice(0, scale(90));
+  const rest = size - heavyComponents.length - nvdComponents.length - usedPurls.length - unknown.length;
   const cnaComponents = cna
     .slice(0, rest)
     .map((r) => ({ vendor: r.vendor, product: r.product, version: r.version }));
   components.push(...heavyComponents, ...nvdComponents, ...usedPurls, ...cnaComponents, ...unknown);
   // Interleaved, as an inventory export lists components, not grouped by how they were chosen.
   const shuffled = components
-    .map((c, i) => ({ c, k: (i * 7919) % 1009 }))
-    .sort((a, b) => a.k - b.k)
+    .map((c, i) => ({ c, k: (i * 7919) % 1009, i }))
+    .sort((a, b) => a.k - b.k || a.i - b.i)
     .map((x) => x.c);
 
   const heavySet = new Set<unknown>(heavyComponents);
@@ -110,7 +111,7 @@ export async function chooseInventory(db: Kysely<DB>) {
       `${nvdComponents.length} CPE 2.3 names of vulnerable NVD criteria, one per product, at the criterion's version or a range end (end including, end excluding or start)`,
       `${usedPurls.length} package URLs (npm, pypi, maven, github, rpm) from CNA \`packageName\`/\`collectionURL\` at a version the CNA lists`,
       `${cnaComponents.length} \`{vendor, product, version}\` objects as CNAs write them, at a version the CNA lists as affected`,
-      `${unknown.length} components the catalog does not know (25 objects, 25 npm purls)`,
+      `${unknown.length} components the catalog does not know (${scale(25)} objects, the rest npm purls)`,
     ],
   };
 }
