@@ -61,16 +61,17 @@ const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
 const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
 
 /**
- * The CVE `c` is the project's: it carries one of `keys`, or, for a project watching keywords
- * (`keywordProjectId`), one of its keywords matches it (`cve_keyword`, read first: `ARRAY(…)`).
+ * The CVE `c` is the project's: it carries one of `keys`, or, for a project with CVEs of its own
+ * (`ownCvesProjectId`), one of its keywords matches it (`cve_keyword`) or one of its inventories has it
+ * (`inventory_cve`), both read first: `ARRAY(…)`.
  */
-function ofProject(keys: readonly string[], keywordProjectId: string | undefined) {
-  if (keywordProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
+function ofProject(keys: readonly string[], ownCvesProjectId: string | undefined) {
+  if (ownCvesProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
   return sql`(c.vendors && ${[...keys]}::text[] OR c.cve_id = ANY(ARRAY(
     SELECT ck.cve_id FROM project_keyword pk JOIN cve_keyword ck ON ck.keyword = pk.keyword
-     WHERE pk.project_id = ${keywordProjectId}
+     WHERE pk.project_id = ${ownCvesProjectId}
     UNION ALL
-    SELECT x.cve_id FROM inventory_cve x WHERE x.project_id = ${keywordProjectId})))`;
+    SELECT x.cve_id FROM inventory_cve x WHERE x.project_id = ${ownCvesProjectId})))`;
 }
 
 export class DashboardRepository {
@@ -180,21 +181,21 @@ export class DashboardRepository {
   }
 
   /**
-   * CVEs carrying one of `keys` (or matching a keyword of `keywordProjectId`, a project watching
-   * keywords; REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
+   * CVEs carrying one of `keys` (or the own CVEs of `ownCvesProjectId`: keyword matches, inventory
+   * findings; REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
    * catalog version read in the same statement: a pass over those CVEs (the `vendors` GIN index, or
    * a scan when they are a large part of the catalog), so callers keep it per version.
    */
   async catalogCells(
     keys: readonly string[],
-    keywordProjectId?: string,
+    ownCvesProjectId?: string,
   ): Promise<{ version: number; cells: CatalogCell[] }> {
-    if (!keys.length && keywordProjectId === undefined)
+    if (!keys.length && ownCvesProjectId === undefined)
       return { version: await this.catalogVersion(), cells: [] };
     const { rows } = await sql<CatalogCell & { version: number }>`
       SELECT ${CATALOG_VERSION} AS version, c.cvss31, c.kev, count(*)::int AS count
         FROM cve c
-       WHERE ${ofProject(keys, keywordProjectId)} AND c.state <> 'REJECTED'
+       WHERE ${ofProject(keys, ownCvesProjectId)} AND c.state <> 'REJECTED'
        GROUP BY c.cvss31, c.kev`.execute(this.db);
     const version = rows[0] ? Number(rows[0].version) : await this.catalogVersion();
     return { version, cells: rows.map(({ cvss31, kev, count }) => ({ cvss31, kev, count })) };
@@ -204,14 +205,14 @@ export class DashboardRepository {
    * The project's CVEs with a triage status grouped by status, CVSS 3.1 score and KEV: from its
    * tracker entries (the primary key), each CVE by primary key.
    */
-  async statusCells(projectId: string, keys: readonly string[], keywords = false): Promise<CountCell[]> {
-    if (!keys.length && !keywords) return [];
+  async statusCells(projectId: string, keys: readonly string[], ownCves = false): Promise<CountCell[]> {
+    if (!keys.length && !ownCves) return [];
     const { rows } = await sql<CountCell>`
       SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
         FROM tracker_entry te
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND te.status IS NOT NULL
-         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, ownCves ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
     return rows;
   }
@@ -221,16 +222,16 @@ export class DashboardRepository {
     projectId: string,
     keys: readonly string[],
     limit: number,
-    keywords = false,
+    ownCves = false,
   ): Promise<AssigneeCount[]> {
-    if (!keys.length && !keywords) return [];
+    if (!keys.length && !ownCves) return [];
     const { rows } = await sql<AssigneeCount>`
       SELECT u.email, u.username, count(*)::int AS open
         FROM tracker_entry te
         JOIN app_user u ON u.id = te.assignee_id
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND ${openEntry}
-         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, ownCves ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY u.email, u.username
        ORDER BY open DESC, u.email
        LIMIT ${limit}`.execute(this.db);
@@ -242,16 +243,16 @@ export class DashboardRepository {
     projectId: string,
     keys: readonly string[],
     limit: number,
-    keywords = false,
+    ownCves = false,
   ): Promise<OpenKevCve[]> {
-    if (!keys.length && !keywords) return [];
+    if (!keys.length && !ownCves) return [];
     const { rows } = await sql<OpenKevCve>`
       SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev,
              te.status, u.email AS assignee
         FROM cve c
         LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
         LEFT JOIN app_user u ON u.id = te.assignee_id
-       WHERE c.kev AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+       WHERE c.kev AND ${ofProject(keys, ownCves ? projectId : undefined)} AND c.state <> 'REJECTED'
          AND ${openEntry}
        ORDER BY c.updated_at DESC, c.cve_id DESC
        LIMIT ${limit}`.execute(this.db);

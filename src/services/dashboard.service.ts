@@ -117,7 +117,7 @@ export class DashboardService {
       VISIT_GAP_MS,
     );
     const version = await this.dashboards.catalogVersion();
-    const keywords = project.hasKeywords ? await this.keywords.keywords(project.id) : [];
+    const keywords = project.hasOwnCves ? await this.keywords.keywords(project.id) : [];
     const [changes, catalogCells, statusCells, assignees, openKev, reports, atom] = await Promise.all([
       this.cached(
         version,
@@ -125,14 +125,14 @@ export class DashboardService {
           'feed',
           project.keys,
           since,
-          project.hasKeywords ? [keywords, project.listVersion] : null,
+          project.hasOwnCves ? [keywords, project.listVersion] : null,
         ]),
         () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES, keywords),
       ),
       this.catalogCells(project, version),
-      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
-      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasKeywords),
-      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasKeywords),
+      this.dashboards.statusCells(project.id, project.keys, project.hasOwnCves),
+      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasOwnCves),
+      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasOwnCves),
       this.reports.list(project.id, LAST_REPORTS, 0),
       this.dashboards.feed(project.id, userId),
     ]);
@@ -163,7 +163,7 @@ export class DashboardService {
     const version = await this.dashboards.catalogVersion();
     const [catalogCells, statusCells] = await Promise.all([
       this.catalogCells(project, version),
-      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
+      this.dashboards.statusCells(project.id, project.keys, project.hasOwnCves),
     ]);
     return countsOf(catalogCells, statusCells);
   }
@@ -175,10 +175,10 @@ export class DashboardService {
   private catalogCells(project: Awaited<ReturnType<DashboardService['listed']>>, version: number) {
     return this.cached(
       version,
-      JSON.stringify(['cells', project.keys, project.hasKeywords ? [project.id, project.listVersion] : null]),
+      JSON.stringify(['cells', project.keys, project.hasOwnCves ? [project.id, project.listVersion] : null]),
       () =>
         this.dashboards
-          .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
+          .catalogCells(project.keys, project.hasOwnCves ? project.id : undefined)
           .then((r) => r.cells),
     );
   }
@@ -300,14 +300,14 @@ export class DashboardService {
     const since = visited ?? weekStart;
     const project = await this.projects.listed(organizationId, name);
     if (!project) return { count: 0, since, visited: visited !== undefined, more: false };
-    const keywords = project.hasKeywords ? await this.keywords.keywords(project.id) : [];
+    const keywords = project.hasOwnCves ? await this.keywords.keywords(project.id) : [];
     const changes = await this.cached(
       version,
       JSON.stringify([
         'since',
         project.keys,
         since,
-        project.hasKeywords ? [keywords, project.listVersion] : null,
+        project.hasOwnCves ? [keywords, project.listVersion] : null,
       ]),
       () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, 0, keywords),
     );
