@@ -1,14 +1,14 @@
 /**
  * The project dashboard's and the organization overview's reads (grouped queries: one per panel,
  * never one per project), the users' visits of a project and their Atom feeds (migration 0028).
- * "The project's CVEs" are those whose vendor keys overlap its subscriptions, REJECTED ones excepted,
- * as in tracker.repository.ts.
+ * "The project's CVEs" are those whose vendor keys overlap its subscriptions, and its own (keyword
+ * matches, inventory findings: `ofProject`), REJECTED ones excepted, as in tracker.repository.ts. The
+ * feed's read is dashboard-feed.ts's.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
-import { keywordFlagKey } from '../domain/keywords.ts';
 import { CATALOG_VERSION, CatalogVersion } from './catalog-version.ts';
-import type { ChangeEntry } from '../domain/cve-change.ts';
+import { readRecentChanges, type FeedOwn, type RecentChangeRow } from './dashboard-feed.ts';
 import { CLOSED_STATUSES } from '../domain/triage.ts';
 import type {
   AssignedCve,
@@ -18,16 +18,6 @@ import type {
   FeedCveFacts,
   OpenKevCve,
 } from '../domain/dashboard.ts';
-
-/** A recorded change of a CVE carrying one of the keys, with the CVE's state and keys now. */
-export interface RecentChangeRow {
-  change_id: string;
-  cve_id: string;
-  changed_at: Date;
-  entries: ChangeEntry[];
-  state: string;
-  vendors: string[];
-}
 
 /** A user's feed of a project, found by its secret's hash, for a joined member of an active project. */
 export interface FeedOwner {
@@ -52,25 +42,23 @@ export interface OverviewCell {
   count: number;
 }
 
-/** Changes of the window read at once by `recentChanges`. */
-const CHANGE_CHUNK = 2000;
-
 const closed = sql.join(CLOSED_STATUSES.map((s) => sql.lit(s)));
 /** An open CVE: no tracker entry, no status, or a status that does not close it. */
 const openEntry = sql`(te.status IS NULL OR te.status NOT IN (${closed}))`;
 const highest = sql<number | null>`greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40)`;
 
 /**
- * The CVE `c` is the project's: it carries one of `keys`, or, for a project watching keywords
- * (`keywordProjectId`), one of its keywords matches it (`cve_keyword`, read first: `ARRAY(…)`).
+ * The CVE `c` is the project's: it carries one of `keys`, or, for a project with CVEs of its own
+ * (`ownCvesProjectId`), one of its keywords matches it (`cve_keyword`) or one of its inventories has it
+ * (`inventory_cve`), both read first: `ARRAY(…)`.
  */
-function ofProject(keys: readonly string[], keywordProjectId: string | undefined) {
-  if (keywordProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
+function ofProject(keys: readonly string[], ownCvesProjectId: string | undefined) {
+  if (ownCvesProjectId === undefined) return sql`c.vendors && ${[...keys]}::text[]`;
   return sql`(c.vendors && ${[...keys]}::text[] OR c.cve_id = ANY(ARRAY(
     SELECT ck.cve_id FROM project_keyword pk JOIN cve_keyword ck ON ck.keyword = pk.keyword
-     WHERE pk.project_id = ${keywordProjectId}
+     WHERE pk.project_id = ${ownCvesProjectId}
     UNION ALL
-    SELECT x.cve_id FROM inventory_cve x WHERE x.project_id = ${keywordProjectId})))`;
+    SELECT x.cve_id FROM inventory_cve x WHERE x.project_id = ${ownCvesProjectId})))`;
 }
 
 export class DashboardRepository {
@@ -106,63 +94,16 @@ export class DashboardRepository {
     return { since: new Date(row.since), first: row.first };
   }
 
-  /**
-   * The latest `limit` changes recorded in [since, until) of CVEs carrying one of `keys` now, latest
-   * first. Changes copied from OpenCVE's history (`origin`) are history, not news, as in reports.
-   * Read in chunks of the window's latest changes (keyset on `(created_at, seq)`, the CVEs by
-   * primary key) until `limit` match: a busy project stops after a chunk or two instead of joining
-   * every change of the window, a quiet one reads the window once.
-   */
-  async recentChanges(
+  /** The latest changes and inventory events of a project's feed: `readRecentChanges` (dashboard-feed.ts). */
+  recentChanges(
     keys: readonly string[],
     since: Date,
     until: Date,
     limit: number,
-    chunk = CHANGE_CHUNK,
-    /** Watched keywords: a CVE one of them matches is the project's too, its `vendors` carrying `keywordFlagKey(k)`. */
-    keywords: readonly string[] = [],
+    chunk?: number,
+    own?: FeedOwn,
   ): Promise<RecentChangeRow[]> {
-    if (!keys.length && !keywords.length) return [];
-    const out: RecentChangeRow[] = [];
-    let cursor: number | undefined;
-    for (;;) {
-      // The cursor's time is read again by its seq: a JavaScript Date would drop the microseconds,
-      // and an import batch's changes all share one time.
-      const after =
-        cursor === undefined
-          ? sql``
-          : sql`AND (created_at, seq) < ((SELECT created_at FROM cve_change WHERE seq = ${cursor}), ${cursor})`;
-      const { rows } = await sql<RecentChangeRow & { seq: number; matched: boolean; keywords: string[] }>`
-        SELECT ch.id AS change_id, ch.cve_id, ch.created_at AS changed_at, ch.seq,
-               c.cve_id IS NOT NULL AS matched,
-               CASE WHEN c.cve_id IS NOT NULL THEN ch.data END AS entries, c.state, c.vendors,
-               ARRAY(SELECT ck.keyword FROM cve_keyword ck
-                      WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${[...keywords]}::text[])) AS keywords
-          FROM (SELECT id, cve_id, created_at, seq, data FROM cve_change
-                 WHERE created_at >= ${since} AND created_at < ${until} AND origin IS NULL ${after}
-                 ORDER BY created_at DESC, seq DESC
-                 LIMIT ${chunk}) ch
-          LEFT JOIN cve c ON c.cve_id = ch.cve_id
-                         AND (c.vendors && ${[...keys]}::text[]
-                              OR EXISTS (SELECT 1 FROM cve_keyword ck
-                                          WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${[...keywords]}::text[])))
-         ORDER BY ch.created_at DESC, ch.seq DESC`.execute(this.db);
-      for (const r of rows) {
-        if (!r.matched) continue;
-        out.push({
-          change_id: r.change_id,
-          cve_id: r.cve_id,
-          changed_at: new Date(r.changed_at),
-          entries: r.entries,
-          state: r.state,
-          vendors: [...r.vendors, ...r.keywords.map(keywordFlagKey)],
-        });
-        if (out.length === limit) return out;
-      }
-      const last = rows.at(-1);
-      if (rows.length < chunk || !last) return out;
-      cursor = Number(last.seq);
-    }
+    return readRecentChanges(this.db, keys, since, until, limit, chunk, own);
   }
 
   /** What a feed shows of some CVEs, by id. */
@@ -180,21 +121,21 @@ export class DashboardRepository {
   }
 
   /**
-   * CVEs carrying one of `keys` (or matching a keyword of `keywordProjectId`, a project watching
-   * keywords; REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
+   * CVEs carrying one of `keys` (or the own CVEs of `ownCvesProjectId`: keyword matches, inventory
+   * findings; REJECTED ones excepted) grouped by CVSS 3.1 score and KEV, with the
    * catalog version read in the same statement: a pass over those CVEs (the `vendors` GIN index, or
    * a scan when they are a large part of the catalog), so callers keep it per version.
    */
   async catalogCells(
     keys: readonly string[],
-    keywordProjectId?: string,
+    ownCvesProjectId?: string,
   ): Promise<{ version: number; cells: CatalogCell[] }> {
-    if (!keys.length && keywordProjectId === undefined)
+    if (!keys.length && ownCvesProjectId === undefined)
       return { version: await this.catalogVersion(), cells: [] };
     const { rows } = await sql<CatalogCell & { version: number }>`
       SELECT ${CATALOG_VERSION} AS version, c.cvss31, c.kev, count(*)::int AS count
         FROM cve c
-       WHERE ${ofProject(keys, keywordProjectId)} AND c.state <> 'REJECTED'
+       WHERE ${ofProject(keys, ownCvesProjectId)} AND c.state <> 'REJECTED'
        GROUP BY c.cvss31, c.kev`.execute(this.db);
     const version = rows[0] ? Number(rows[0].version) : await this.catalogVersion();
     return { version, cells: rows.map(({ cvss31, kev, count }) => ({ cvss31, kev, count })) };
@@ -204,14 +145,14 @@ export class DashboardRepository {
    * The project's CVEs with a triage status grouped by status, CVSS 3.1 score and KEV: from its
    * tracker entries (the primary key), each CVE by primary key.
    */
-  async statusCells(projectId: string, keys: readonly string[], keywords = false): Promise<CountCell[]> {
-    if (!keys.length && !keywords) return [];
+  async statusCells(projectId: string, keys: readonly string[], ownCves = false): Promise<CountCell[]> {
+    if (!keys.length && !ownCves) return [];
     const { rows } = await sql<CountCell>`
       SELECT te.status, c.cvss31, c.kev, count(*)::int AS count
         FROM tracker_entry te
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND te.status IS NOT NULL
-         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, ownCves ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY te.status, c.cvss31, c.kev`.execute(this.db);
     return rows;
   }
@@ -221,16 +162,16 @@ export class DashboardRepository {
     projectId: string,
     keys: readonly string[],
     limit: number,
-    keywords = false,
+    ownCves = false,
   ): Promise<AssigneeCount[]> {
-    if (!keys.length && !keywords) return [];
+    if (!keys.length && !ownCves) return [];
     const { rows } = await sql<AssigneeCount>`
       SELECT u.email, u.username, count(*)::int AS open
         FROM tracker_entry te
         JOIN app_user u ON u.id = te.assignee_id
         JOIN cve c ON c.cve_id = te.cve_id
        WHERE te.project_id = ${projectId} AND ${openEntry}
-         AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+         AND ${ofProject(keys, ownCves ? projectId : undefined)} AND c.state <> 'REJECTED'
        GROUP BY u.email, u.username
        ORDER BY open DESC, u.email
        LIMIT ${limit}`.execute(this.db);
@@ -242,16 +183,16 @@ export class DashboardRepository {
     projectId: string,
     keys: readonly string[],
     limit: number,
-    keywords = false,
+    ownCves = false,
   ): Promise<OpenKevCve[]> {
-    if (!keys.length && !keywords) return [];
+    if (!keys.length && !ownCves) return [];
     const { rows } = await sql<OpenKevCve>`
       SELECT c.cve_id, c.title, c.description, c.cvss31, ${highest} AS highest_cvss, c.kev,
              te.status, u.email AS assignee
         FROM cve c
         LEFT JOIN tracker_entry te ON te.project_id = ${projectId} AND te.cve_id = c.cve_id
         LEFT JOIN app_user u ON u.id = te.assignee_id
-       WHERE c.kev AND ${ofProject(keys, keywords ? projectId : undefined)} AND c.state <> 'REJECTED'
+       WHERE c.kev AND ${ofProject(keys, ownCves ? projectId : undefined)} AND c.state <> 'REJECTED'
          AND ${openEntry}
        ORDER BY c.updated_at DESC, c.cve_id DESC
        LIMIT ${limit}`.execute(this.db);

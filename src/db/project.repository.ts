@@ -10,8 +10,11 @@ type Executor = Kysely<DB> | Transaction<DB>;
 export interface ListedProject {
   id: string;
   keys: string[];
-  /** The project watches keywords (migration 0039) or has inventories (0041): its list holds their CVEs. */
-  hasKeywords: boolean;
+  /**
+   * CVEs of its own beyond its subscribed keys: keyword matches (migration 0039) and inventory
+   * findings (0041); its list holds them, and moves its list version with them.
+   */
+  hasOwnCves: boolean;
   listVersion: number;
 }
 
@@ -32,7 +35,7 @@ export class ProjectRepository {
           keys.as('keys'),
           // Inventories too (migration 0041): their CVEs are the project's as the keywords' are.
           sql<boolean>`(EXISTS (SELECT 1 FROM project_keyword k WHERE k.project_id = p.id)
-                       OR EXISTS (SELECT 1 FROM inventory i WHERE i.project_id = p.id))`.as('hasKeywords'),
+                       OR EXISTS (SELECT 1 FROM inventory i WHERE i.project_id = p.id))`.as('hasOwnCves'),
         ])
         .where('p.organization_id', '=', '')
         .where('p.name', '=', '')

@@ -2,6 +2,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { keywordFlagKey } from '../domain/keywords.ts';
+import { inventoryFlagKey, type InventoryEventDetails } from '../domain/inventory.ts';
+import type { KeyFlag } from '../domain/project-events.ts';
 import type { ProjectEventEntry } from '../domain/automation.ts';
 import {
   WEEKLY_MIN_DAYS,
@@ -36,16 +38,22 @@ export interface NewReportItem {
   highest_cvss: number | null;
 }
 
-/** A recorded change or EPSS move of a report's period, with its CVE as it is now. */
+/**
+ * A recorded change, EPSS move or inventory event of a report's period, with its CVE as it is now.
+ */
 export interface PeriodItem {
   cve_id: string;
-  /** Null for an EPSS move. */
+  /** Null for an EPSS move or an inventory event. */
   change_id: string | null;
   changed_at: Date;
   entries: ChangeEntry[];
   epss: { old: number | null; new: number } | null;
   cve: { state: string; vendors: string[] };
   highest_cvss: number | null;
+  /** Set for an inventory event: the CVE an inventory brought into the project. */
+  inventory: InventoryEventDetails | null;
+  /** The project's inventory flag (`inventoryFlagKey`) when an inventory event, or an inventory having the changed CVE, brings it. */
+  flags: KeyFlag[];
 }
 
 export interface ReportChangeRow {
@@ -80,9 +88,12 @@ export class ReportRepository {
   /**
    * The changes and EPSS moves recorded in [start, end) — and since the project exists: a new
    * project's first report is not the catalog's history — of the CVEs that carry one of the
-   * project's subscribed keys now (or match one of its keywords: a key `keyword <keyword>`), oldest
-   * first, and those keys. Which of them concern the project,
-   * and how, is domain/project-events.ts's to say.
+   * project's subscribed keys now (or match one of its keywords: a key `keyword <keyword>`), or that
+   * one of its inventories had at the change (found at or before it, not resolved before it: the
+   * flag `inventoryFlagKey(projectId)`, there before the change, so a change never brings such a CVE
+   * in), and the project's inventory events of the period (the CVE an inventory newly found, entering
+   * the project unless it was the project's already); oldest first, and those keys. Which of them
+   * concern the project, and how, is domain/project-events.ts's to say, as for alerts.
    */
   async periodItems(
     projectId: string,
@@ -106,7 +117,12 @@ export class ReportRepository {
       .where('project_id', '=', projectId)
       .execute();
     const keywords = watched.map((r) => r.keyword);
-    if (!keys.length && !keywords.length) return { keys: new Set(), items: [] };
+    // An inventory's CVEs (found, even when resolved since) and events: a deleted inventory's events happened.
+    const inventories = await sql<{ any: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM inventory_cve WHERE project_id = ${projectId})
+          OR EXISTS (SELECT 1 FROM inventory_event WHERE project_id = ${projectId}) AS any`.execute(tx);
+    const hasInventories = inventories.rows[0]?.any ?? false;
+    if (!keys.length && !keywords.length && !hasInventories) return { keys: new Set(), items: [] };
     if (sinceProjectCreation) {
       const project = await tx
         .selectFrom('project')
@@ -122,27 +138,44 @@ export class ReportRepository {
       data: ChangeEntry[];
       old_score: number | null;
       new_score: number | null;
+      inventory: InventoryEventDetails | null;
+      in_inventory: boolean;
       state: string;
       vendors: string[];
       keywords: string[];
       highest_cvss: number | null;
     }>`
-      SELECT x.*, c.state, c.vendors, greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss,
-             ARRAY(SELECT ck.keyword FROM cve_keyword ck
-                    WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${keywords}::text[])) AS keywords
-        FROM (SELECT ch.cve_id, ch.id AS change_id, ch.created_at AS changed_at, ch.data, ch.seq,
-                     NULL::float8 AS old_score, NULL::float8 AS new_score
-                FROM cve_change ch WHERE ch.created_at >= ${start} AND ch.created_at < ${end}
-                 AND ch.origin IS NULL
-              UNION ALL
-              SELECT m.cve_id, NULL, m.created_at, '[]'::jsonb, m.seq, m.old_score, m.new_score
-                FROM epss_move m WHERE m.created_at >= ${start} AND m.created_at < ${end}) x
-        JOIN cve c ON c.cve_id = x.cve_id
-       WHERE (c.vendors && ${keys}::text[]
-              OR c.cve_id = ANY(ARRAY(SELECT ck.cve_id FROM cve_keyword ck WHERE ck.keyword = ANY(${keywords}::text[]))))
-       ORDER BY x.changed_at, x.cve_id, x.change_id IS NULL, x.seq`.execute(tx);
+      SELECT * FROM (
+        SELECT x.*, c.state, c.vendors, greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss,
+               ARRAY(SELECT ck.keyword FROM cve_keyword ck
+                      WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${keywords}::text[])) AS keywords,
+               x.inventory IS NULL AND EXISTS (
+                 SELECT 1 FROM inventory_cve ic
+                  WHERE ic.project_id = ${projectId} AND ic.cve_id = x.cve_id AND ic.found_at <= x.changed_at
+                    AND (ic.resolved_at IS NULL OR ic.resolved_at > x.changed_at)) AS in_inventory
+          FROM (SELECT ch.cve_id, ch.id AS change_id, ch.created_at AS changed_at, ch.data, ch.seq, 0 AS kind,
+                       NULL::float8 AS old_score, NULL::float8 AS new_score, NULL::jsonb AS inventory
+                  FROM cve_change ch WHERE ch.created_at >= ${start} AND ch.created_at < ${end}
+                   AND ch.origin IS NULL
+                UNION ALL
+                SELECT m.cve_id, NULL, m.created_at, '[]'::jsonb, m.seq, 1, m.old_score, m.new_score, NULL
+                  FROM epss_move m WHERE m.created_at >= ${start} AND m.created_at < ${end}
+                UNION ALL
+                SELECT e.cve_id, NULL, e.created_at, '[]'::jsonb, e.seq, 2, NULL, NULL, e.data
+                  FROM inventory_event e
+                 WHERE e.project_id = ${projectId} AND e.created_at >= ${start} AND e.created_at < ${end}) x
+          JOIN cve c ON c.cve_id = x.cve_id
+         -- The candidates first (keyword matches and inventory CVEs read once: \`ARRAY(…)\`), then the
+         -- exact rule on them.
+         WHERE x.inventory IS NOT NULL OR c.vendors && ${keys}::text[]
+            OR c.cve_id = ANY(ARRAY(SELECT ck.cve_id FROM cve_keyword ck WHERE ck.keyword = ANY(${keywords}::text[])))
+            OR c.cve_id = ANY(ARRAY(SELECT ic.cve_id FROM inventory_cve ic WHERE ic.project_id = ${projectId}))) y
+       WHERE y.inventory IS NOT NULL OR y.in_inventory OR y.vendors && ${keys}::text[]
+          OR cardinality(y.keywords) > 0
+       ORDER BY y.changed_at, y.cve_id, y.kind, y.seq`.execute(tx);
+    const inventoryKey = inventoryFlagKey(projectId);
     return {
-      keys: new Set([...keys, ...keywords.map(keywordFlagKey)]),
+      keys: new Set([...keys, ...keywords.map(keywordFlagKey), ...(hasInventories ? [inventoryKey] : [])]),
       items: rows.rows.map((r) => ({
         cve_id: r.cve_id,
         change_id: r.change_id,
@@ -151,6 +184,12 @@ export class ReportRepository {
         epss: r.new_score === null ? null : { old: r.old_score, new: r.new_score },
         cve: { state: r.state, vendors: [...r.vendors, ...r.keywords.map(keywordFlagKey)] },
         highest_cvss: r.highest_cvss,
+        inventory: r.inventory,
+        flags: r.inventory
+          ? [{ key: inventoryKey, now: true, before: !r.inventory.enters }]
+          : r.in_inventory
+            ? [{ key: inventoryKey, now: true, before: true }]
+            : [],
       })),
     };
   }

@@ -47,9 +47,12 @@ export interface FeedCveFacts {
   kev: boolean;
 }
 
-/** One recorded change of a project's CVE, with the events it brought to the project. */
+/** One recorded change of a project's CVE, or one of its inventory events, with the events it brought to the project. */
 export interface FeedChange extends FeedCveFacts {
-  change_id: string;
+  /** Null for an inventory event. */
+  change_id: string | null;
+  /** The inventory event's seq; null for a change. */
+  event_seq: number | null;
   changed_at: Date;
   /** Event types (EVENT_LABELS), in the order the change brought them. */
   events: string[];
@@ -81,7 +84,7 @@ export function foldChanges(changes: readonly FeedChange[]): FeedCve[] {
   const byCve = new Map<string, FeedCve>();
   const sorted = [...changes].sort((a, b) => a.changed_at.getTime() - b.changed_at.getTime());
   for (const c of sorted) {
-    const { change_id: _id, changed_at, events, ...facts } = c;
+    const { change_id: _id, event_seq: _seq, changed_at, events, ...facts } = c;
     const row = byCve.get(c.cve_id);
     if (!row) {
       byCve.set(c.cve_id, { ...facts, changed_at, events: [...new Set(events)], changes: 1 });

@@ -6,6 +6,7 @@
  */
 import type { ChangeEntry } from './cve-change.ts';
 import { eventsOfChange, eventsOfEpssMove, type ProjectEventEntry } from './automation.ts';
+import { INVENTORY_FLAG } from './inventory.ts';
 import type { PeriodEvent } from './report.ts';
 
 /** A recorded change or an EPSS move, with the CVE as it is now. */
@@ -50,6 +51,9 @@ export function concernsProjects(item: ChangeItem): boolean {
  * `before` (a new CVE carried none; an EPSS move changes no key).
  */
 export function keyFlags(item: ChangeItem): KeyFlag[] {
+  // An inventory event carries no key of the catalog: its one flag names its project
+  // (`inventoryFlagKey`, `before` unless the CVE enters), and its reader gives it.
+  if (item.inventory) return [];
   if (item.epss) return item.cve.vendors.map((key) => ({ key, now: true, before: true }));
   const created = item.entries.some((e) => e.type === 'created');
   const { added, removed } = vendorsEntry(item.entries);
@@ -59,10 +63,17 @@ export function keyFlags(item: ChangeItem): KeyFlag[] {
   ];
 }
 
-/** The item as a project subscribed to `subscribed` sees it; undefined when it does not concern the project. */
-export function projectView(item: ChangeItem, subscribed: ReadonlySet<string>): ProjectView | undefined {
+/**
+ * The item as a project subscribed to `subscribed` sees it; undefined when it does not concern the
+ * project. `extra`: the flags its reader knows beyond `keyFlags` (an inventory's, `inventoryFlagKey`).
+ */
+export function projectView(
+  item: ChangeItem,
+  subscribed: ReadonlySet<string>,
+  extra: readonly KeyFlag[] = [],
+): ProjectView | undefined {
   if (!concernsProjects(item)) return undefined;
-  const flags = keyFlags(item).filter((f) => subscribed.has(f.key));
+  const flags = [...keyFlags(item), ...extra].filter((f) => subscribed.has(f.key));
   const matchedKeys = flags.filter((f) => f.now).map((f) => f.key);
   if (!matchedKeys.length) return undefined;
   return { matchedKeys: matchedKeys.sort(), enters: !flags.some((f) => f.before) };
@@ -136,14 +147,24 @@ export function itemEvents(item: ChangeItem, enters: boolean): ProjectEventEntry
   return item.epss ? eventsOfEpssMove(item.epss.old, item.epss.new) : eventsOfChange(item.entries, enters);
 }
 
-/** What a period's changes and EPSS moves (oldest first) brought to a project subscribed to `subscribed`. */
+/**
+ * What a period's changes, EPSS moves and inventory events (oldest first) brought to a project
+ * subscribed to `subscribed`; an item's `flags` are its `projectView` extra flags. An inventory's
+ * flag is no key a person subscribed to: the report's matched keys leave it out (its events name
+ * the inventory and component).
+ */
 export function periodEvents(
-  items: readonly (ChangeItem & { cve_id: string; change_id: string | null; highest_cvss: number | null })[],
+  items: readonly (ChangeItem & {
+    cve_id: string;
+    change_id: string | null;
+    highest_cvss: number | null;
+    flags?: readonly KeyFlag[];
+  })[],
   subscribed: ReadonlySet<string>,
 ): PeriodEvent[] {
   const out: PeriodEvent[] = [];
   for (const item of items) {
-    const view = projectView(item, subscribed);
+    const view = projectView(item, subscribed, item.flags);
     if (!view) continue;
     const events = itemEvents(item, view.enters);
     if (item.epss && !events.length) continue;
@@ -151,7 +172,7 @@ export function periodEvents(
       cve_id: item.cve_id,
       change_id: item.change_id,
       types: events.map((e) => e.type),
-      matched_keys: view.matchedKeys,
+      matched_keys: view.matchedKeys.filter((k) => !k.startsWith(INVENTORY_FLAG)),
       events,
       highest_cvss: item.highest_cvss,
     });

@@ -31,6 +31,7 @@ import {
   type ProjectOverview,
 } from '../domain/dashboard.ts';
 import { AppError } from '../domain/errors.ts';
+import { inventoryFlagKey } from '../domain/inventory.ts';
 import { keywordFlagKey } from '../domain/keywords.ts';
 import { PROJECT_NAME } from '../domain/names.ts';
 import { itemEvents, projectView } from '../domain/project-events.ts';
@@ -117,7 +118,7 @@ export class DashboardService {
       VISIT_GAP_MS,
     );
     const version = await this.dashboards.catalogVersion();
-    const keywords = project.hasKeywords ? await this.keywords.keywords(project.id) : [];
+    const own = await this.ownOf(project);
     const [changes, catalogCells, statusCells, assignees, openKev, reports, atom] = await Promise.all([
       this.cached(
         version,
@@ -125,14 +126,16 @@ export class DashboardService {
           'feed',
           project.keys,
           since,
-          project.hasKeywords ? [keywords, project.listVersion] : null,
+          // Its own CVEs and inventory events are its alone, and move with its list version
+          // (keywords', inventories': migrations 0039, 0041).
+          project.hasOwnCves ? [project.id, own.keywords, project.listVersion] : null,
         ]),
-        () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES, keywords),
+        () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, FEED_MAX_CVES, own),
       ),
       this.catalogCells(project, version),
-      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
-      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasKeywords),
-      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasKeywords),
+      this.dashboards.statusCells(project.id, project.keys, project.hasOwnCves),
+      this.dashboards.topAssignees(project.id, project.keys, TOP_ASSIGNEES, project.hasOwnCves),
+      this.dashboards.openKev(project.id, project.keys, OPEN_KEV_SHOWN, project.hasOwnCves),
       this.reports.list(project.id, LAST_REPORTS, 0),
       this.dashboards.feed(project.id, userId),
     ]);
@@ -163,7 +166,7 @@ export class DashboardService {
     const version = await this.dashboards.catalogVersion();
     const [catalogCells, statusCells] = await Promise.all([
       this.catalogCells(project, version),
-      this.dashboards.statusCells(project.id, project.keys, project.hasKeywords),
+      this.dashboards.statusCells(project.id, project.keys, project.hasOwnCves),
     ]);
     return countsOf(catalogCells, statusCells);
   }
@@ -175,10 +178,10 @@ export class DashboardService {
   private catalogCells(project: Awaited<ReturnType<DashboardService['listed']>>, version: number) {
     return this.cached(
       version,
-      JSON.stringify(['cells', project.keys, project.hasKeywords ? [project.id, project.listVersion] : null]),
+      JSON.stringify(['cells', project.keys, project.hasOwnCves ? [project.id, project.listVersion] : null]),
       () =>
         this.dashboards
-          .catalogCells(project.keys, project.hasKeywords ? project.id : undefined)
+          .catalogCells(project.keys, project.hasOwnCves ? project.id : undefined)
           .then((r) => r.cells),
     );
   }
@@ -200,14 +203,10 @@ export class DashboardService {
       : undefined;
     if (!owner) throw new AppError('not_found');
     const since = new Date(now.getTime() - FEED_DAYS * DAY_MS);
-    const { items } = await this.changes(
-      owner.keys,
-      since,
-      now,
-      ATOM_MAX_ENTRIES,
-      ATOM_MAX_ENTRIES,
-      owner.keywords,
-    );
+    const { items } = await this.changes(owner.keys, since, now, ATOM_MAX_ENTRIES, ATOM_MAX_ENTRIES, {
+      keywords: owner.keywords,
+      inventoryProjectId: owner.project_id,
+    });
     return {
       organization: owner.organization,
       project: owner.project,
@@ -300,16 +299,16 @@ export class DashboardService {
     const since = visited ?? weekStart;
     const project = await this.projects.listed(organizationId, name);
     if (!project) return { count: 0, since, visited: visited !== undefined, more: false };
-    const keywords = project.hasKeywords ? await this.keywords.keywords(project.id) : [];
+    const own = await this.ownOf(project);
     const changes = await this.cached(
       version,
       JSON.stringify([
         'since',
         project.keys,
         since,
-        project.hasKeywords ? [keywords, project.listVersion] : null,
+        project.hasOwnCves ? [project.id, own.keywords, project.listVersion] : null,
       ]),
-      () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, 0, keywords),
+      () => this.changes(project.keys, since, now, FEED_MAX_CHANGES, 0, own),
     );
     return { count: changes.cves, since, visited: visited !== undefined, more: changes.truncated };
   }
@@ -350,9 +349,10 @@ export class DashboardService {
 
   /**
    * The latest `limit` changes in [since, until) that concern a project subscribed to `keys` (or
-   * watching `keywords`), each
-   * with the events it brought (a change may bring none: a CPE or vendor list edit), latest first;
-   * `shown` CVEs of them (the latest changed) with their facts, and how many CVEs in all.
+   * watching `own.keywords`, or with inventories: `own.inventoryProjectId`, whose inventory events
+   * are items too), each with the events it brought (a change may bring none: a CPE or vendor list
+   * edit), latest first; `shown` CVEs of them (the latest changed) with their facts, and how many
+   * CVEs in all.
    */
   private async changes(
     keys: readonly string[],
@@ -360,23 +360,42 @@ export class DashboardService {
     until: Date,
     limit: number,
     shown: number,
-    /** Watched keywords: one more key each (`keywordFlagKey`) while the CVE matches it. */
-    keywords: readonly string[] = [],
+    own: { keywords: readonly string[]; inventoryProjectId: string | undefined },
   ): Promise<{ items: FeedChange[]; cves: number; truncated: boolean }> {
-    const rows = await this.dashboards.recentChanges(keys, since, until, limit, undefined, keywords);
-    const subscribed = new Set([...keys, ...keywords.map(keywordFlagKey)]);
+    const rows = await this.dashboards.recentChanges(keys, since, until, limit, undefined, own);
+    const subscribed = new Set([
+      ...keys,
+      ...own.keywords.map(keywordFlagKey),
+      ...(own.inventoryProjectId === undefined ? [] : [inventoryFlagKey(own.inventoryProjectId)]),
+    ]);
     const viewed = rows.flatMap((r) => {
-      const item = { entries: r.entries, epss: null, cve: { state: r.state, vendors: r.vendors } };
-      const view = projectView(item, subscribed);
+      const item = {
+        entries: r.entries,
+        epss: null,
+        cve: { state: r.state, vendors: r.vendors },
+        inventory: r.inventory,
+      };
+      const view = projectView(item, subscribed, r.flags);
       return view ? [{ row: r, events: itemEvents(item, view.enters).map((e) => e.type) }] : [];
     });
     const ids = [...new Set(viewed.map((v) => v.row.cve_id))];
     const facts = await this.dashboards.cveFacts(ids.slice(0, shown));
     const items = viewed.flatMap(({ row, events }) => {
       const cve = facts.get(row.cve_id);
-      return cve ? [{ ...cve, change_id: row.change_id, changed_at: row.changed_at, events }] : [];
+      return cve
+        ? [{ ...cve, change_id: row.change_id, event_seq: row.event_seq, changed_at: row.changed_at, events }]
+        : [];
     });
     return { items, cves: ids.length, truncated: rows.length === limit };
+  }
+
+  /** What a project has of its own beyond its keys (`changes`' `own`): its keywords, its inventories. */
+  private async ownOf(project: {
+    id: string;
+    hasOwnCves: boolean;
+  }): Promise<{ keywords: string[]; inventoryProjectId: string | undefined }> {
+    if (!project.hasOwnCves) return { keywords: [], inventoryProjectId: undefined };
+    return { keywords: await this.keywords.keywords(project.id), inventoryProjectId: project.id };
   }
 
   /** A feed's secret: the HMAC of its nonce under the server secret (only its hash is looked up). */

@@ -176,12 +176,12 @@ export class ProjectCveService {
     const {
       id: projectId,
       keys,
-      hasKeywords,
+      hasOwnCves,
     } = await this.projectLists.listedProject(organizationId, projectName);
-    if (!keys.length && !hasKeywords) throw new AppError('not_found');
+    if (!keys.length && !hasOwnCves) throw new AppError('not_found');
     const filters = {
       anyVendorKeys: keys,
-      keywordProjectId: hasKeywords ? projectId : undefined,
+      ownCvesProjectId: hasOwnCves ? projectId : undefined,
       excludeRejected: true,
       where: this.tracker.onlyCve(cveId),
     };

@@ -57,8 +57,11 @@ export interface ProjectCveQuery {
 export interface ListedProject {
   id: string;
   keys: string[];
-  /** The project watches keywords (migration 0039): its list also holds their CVEs. */
-  hasKeywords: boolean;
+  /**
+   * CVEs of its own beyond its subscribed keys: keyword matches (migration 0039) and inventory
+   * findings (0041); its list holds them too.
+   */
+  hasOwnCves: boolean;
   listVersion: number;
 }
 

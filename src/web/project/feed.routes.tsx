@@ -35,7 +35,8 @@ export const feedRoutes: FastifyPluginAsync<WebOptions> = async (app, { services
             ...(c.kev ? ['in CISA KEV'] : []),
           ];
           return {
-            id: `urn:uuid:${c.change_id}`,
+            // An inventory event has no uuid: its id is the dashboard's, with the event's seq.
+            id: c.change_id ? `urn:uuid:${c.change_id}` : `${dashboard}#inventory-event-${c.event_seq}`,
             title: `${c.cve_id}: ${events.join(', ')}`,
             updated: c.changed_at,
             link: `${base}/cves/${c.cve_id}`,
