@@ -1,6 +1,7 @@
 /** The audit log of each organization. */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { statementBatches } from './batches.ts';
 import { recordedName, type Actor } from '../domain/actor.ts';
 
 export interface AuditEntry {
@@ -31,27 +32,27 @@ export class AuditRepository {
     return this.recordMany([entry], tx);
   }
 
-  /** Records several entries in one statement (a bulk tracker move writes one entry per CVE). */
+  /** Records several entries, in as few statements as the parameter limit allows (a bulk tracker move writes one entry per CVE). */
   async recordMany(entries: AuditEntry[], tx: Kysely<DB> | Transaction<DB> = this.db): Promise<void> {
-    if (!entries.length) return;
-    await tx
-      .insertInto('audit_log')
-      .values(
-        entries.map((entry) => ({
-          organization_id: entry.organizationId,
-          // The clock, not the transaction start; `seq` orders entries whose clock reads the same.
-          created_at: sql<Date>`clock_timestamp()`,
-          actor_type: entry.actor.type,
-          actor_id: entry.actor.id,
-          actor_name: recordedName(entry.actor),
-          action: entry.action,
-          resource_type: entry.resourceType,
-          resource_id: entry.resourceId ?? null,
-          resource_name: entry.resourceName ?? null,
-          changes: JSON.stringify(entry.changes ?? {}),
-        })),
-      )
-      .execute();
+    for (const batch of statementBatches(entries, 10))
+      await tx
+        .insertInto('audit_log')
+        .values(
+          batch.map((entry) => ({
+            organization_id: entry.organizationId,
+            // The clock, not the transaction start; `seq` orders entries whose clock reads the same.
+            created_at: sql<Date>`clock_timestamp()`,
+            actor_type: entry.actor.type,
+            actor_id: entry.actor.id,
+            actor_name: recordedName(entry.actor),
+            action: entry.action,
+            resource_type: entry.resourceType,
+            resource_id: entry.resourceId ?? null,
+            resource_name: entry.resourceName ?? null,
+            changes: JSON.stringify(entry.changes ?? {}),
+          })),
+        )
+        .execute();
   }
 
   private filtered(organizationId: string, filter: AuditFilter) {

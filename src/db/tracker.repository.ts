@@ -13,6 +13,7 @@ import {
   type Transaction,
 } from 'kysely';
 import type { DB } from './schema.ts';
+import { statementBatches } from './batches.ts';
 import type { TriageStatus } from '../domain/triage.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -74,6 +75,16 @@ export interface TrackerWrite {
   status: string | null;
   assignee_id: string | null;
   assigned_at: Date | 'now' | null;
+}
+
+/** A comment to write: on a CVE of the project, by a person or a token. */
+export interface NewComment {
+  projectId: string;
+  cveId: string;
+  authorType: 'user' | 'token';
+  authorId: string;
+  authorName: string;
+  body: string;
 }
 
 export class TrackerRepository {
@@ -195,27 +206,27 @@ export class TrackerRepository {
 
   /** Writes entries (insert or update), all in one statement; updated_at is the database's now(). */
   async upsert(projectId: string, writes: readonly TrackerWrite[], tx: Executor): Promise<void> {
-    if (!writes.length) return;
-    await tx
-      .insertInto('tracker_entry')
-      .values(
-        writes.map((w) => ({
-          project_id: projectId,
-          cve_id: w.cve_id,
-          status: w.status,
-          assignee_id: w.assignee_id,
-          assigned_at: w.assigned_at === 'now' ? sql<Date>`now()` : w.assigned_at,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'cve_id']).doUpdateSet((eb) => ({
-          status: eb.ref('excluded.status'),
-          assignee_id: eb.ref('excluded.assignee_id'),
-          assigned_at: eb.ref('excluded.assigned_at'),
-          updated_at: sql<Date>`now()`,
-        })),
-      )
-      .execute();
+    for (const batch of statementBatches(writes, 5))
+      await tx
+        .insertInto('tracker_entry')
+        .values(
+          batch.map((w) => ({
+            project_id: projectId,
+            cve_id: w.cve_id,
+            status: w.status,
+            assignee_id: w.assignee_id,
+            assigned_at: w.assigned_at === 'now' ? sql<Date>`now()` : w.assigned_at,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['project_id', 'cve_id']).doUpdateSet((eb) => ({
+            status: eb.ref('excluded.status'),
+            assignee_id: eb.ref('excluded.assignee_id'),
+            assigned_at: eb.ref('excluded.assigned_at'),
+            updated_at: sql<Date>`now()`,
+          })),
+        )
+        .execute();
   }
 
   /** Clears the user's assignments in the organization's projects; returns what was unassigned. */
@@ -293,17 +304,7 @@ export class TrackerRepository {
       .execute();
   }
 
-  addComment(
-    values: {
-      projectId: string;
-      cveId: string;
-      authorType: 'user' | 'token';
-      authorId: string;
-      authorName: string;
-      body: string;
-    },
-    tx: Executor = this.db,
-  ): Promise<CommentRow> {
+  addComment(values: NewComment, tx: Executor = this.db): Promise<CommentRow> {
     return tx
       .insertInto('tracker_comment')
       .values({
@@ -317,6 +318,25 @@ export class TrackerRepository {
       })
       .returning(COMMENT_COLUMNS)
       .executeTakeFirstOrThrow();
+  }
+
+  /** Comments on many CVEs at once (an upload resolving thousands). */
+  async addComments(values: readonly NewComment[], tx: Executor = this.db): Promise<void> {
+    for (const batch of statementBatches(values, 6))
+      await tx
+        .insertInto('tracker_comment')
+        .values(
+          batch.map((v) => ({
+            project_id: v.projectId,
+            cve_id: v.cveId,
+            author_type: v.authorType,
+            author_id: v.authorId,
+            author_name: v.authorName,
+            body: v.body,
+            created_at: sql<Date>`clock_timestamp()`,
+          })),
+        )
+        .execute();
   }
 
   /** One comment on a CVE of the project (undefined for another project's, or an id that is no UUID). */

@@ -22,7 +22,7 @@ import {
   type InventoryEventData,
 } from '../db/inventory.repository.ts';
 import { ProjectRepository } from '../db/project.repository.ts';
-import { TrackerRepository, type TrackerWrite } from '../db/tracker.repository.ts';
+import { TrackerRepository, type NewComment, type TrackerWrite } from '../db/tracker.repository.ts';
 import type { Actor } from '../domain/actor.ts';
 import { AppError, validationError } from '../domain/errors.ts';
 import {
@@ -349,6 +349,7 @@ export class InventoryService {
     );
     const writes: TrackerWrite[] = [];
     const entries: AuditEntry[] = [];
+    const comments: NewComment[] = [];
     for (const r of resolved) {
       const entry = current.get(r.cveId);
       const status = entry?.status ?? null;
@@ -373,18 +374,16 @@ export class InventoryService {
         },
       });
       if (actor.type !== 'system' && actor.id)
-        await tracker.addComment(
-          {
-            projectId: project.id,
-            cveId: r.cveId,
-            authorType: actor.type,
-            authorId: actor.id,
-            authorName: actor.name,
-            body: text,
-          },
-          tx,
-        );
+        comments.push({
+          projectId: project.id,
+          cveId: r.cveId,
+          authorType: actor.type,
+          authorId: actor.id,
+          authorName: actor.name,
+          body: text,
+        });
     }
+    await tracker.addComments(comments, tx);
     await tracker.upsert(project.id, writes, tx);
     await this.audit.recordMany(entries, tx);
   }
