@@ -40,6 +40,7 @@ import * as m0038 from './migrations/0038-sync-staleness.ts';
 import * as m0039 from './migrations/0039-keyword-watches.ts';
 import * as m0040 from './migrations/0040-oidc.ts';
 import * as m0041 from './migrations/0041-inventories.ts';
+import * as m0042 from './migrations/0042-inventory-event-project.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-catalog': m0001,
@@ -78,6 +79,7 @@ const migrations: Record<string, Migration> = {
   '0039-keyword-watches': m0039,
   '0040-oidc': m0040,
   '0041-inventories': m0041,
+  '0042-inventory-event-project': m0042,
 };
 
 export async function migrateToLatest(db: Kysely<unknown>): Promise<MigrationResult[]> {
