@@ -388,6 +388,7 @@ export async function run(args: string[]): Promise<void> {
           'added by inventories',
           'peak RSS with',
           'peak heap with',
+          'heap after GC',
         ],
         ['busy', 'keyed'].map((label) => {
           const w = rounds[`${label} with`]!;
