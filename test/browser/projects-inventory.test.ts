@@ -1,7 +1,8 @@
 /**
  * The Inventory tab in a real browser against a real server (the sample catalog): upload an SBOM file,
  * see the findings, open one, triage it on the project's CVE page, download the VEX and find the
- * triage in it; no serious accessibility violation, light and dark.
+ * triage in it, see the CVEs it brought on the dashboard; no serious accessibility violation, light
+ * and dark.
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,12 +99,27 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
     expect(log4shell.status).toBe('not_affected');
   });
 
+  it("shows on the project's dashboard what the inventory brought in", async () => {
+    await page.goto(`${server.baseUrl}/org/acme/projects/web`);
+    const row = page.locator('tr', { has: page.getByRole('link', { name: 'CVE-2021-44228', exact: true }) });
+    await expect(row.locator('.dash-events').textContent()).resolves.toMatch(
+      /entered the project.*affects an inventory component/,
+    );
+    // No subscription, yet CVEs: the card says where they come from.
+    await expect(page.locator('#subscriptions-title + p').textContent()).resolves.toContain(
+      'its CVEs come from its keywords and inventories',
+    );
+    if (shots) await page.screenshot({ path: `${shots}/inventory-dashboard.png`, fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  });
+
   it('reads well in dark mode', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     for (const [url, name] of [
       [tab(), 'inventories-dark'],
       [`${tab()}/backend`, 'inventory-dark'],
       [`${server.baseUrl}/org/acme/projects/web/cves/CVE-2021-44228`, 'inventory-cve-dark'],
+      [`${server.baseUrl}/org/acme/projects/web`, 'inventory-dashboard-dark'],
     ] as const) {
       await page.goto(url);
       if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });

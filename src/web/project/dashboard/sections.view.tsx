@@ -208,7 +208,9 @@ export function SubscriptionsSection({ access, dash }: { access: ProjectAccess; 
       <h2 id="subscriptions-title">Subscriptions</h2>
       {vendors.length + productCount === 0 ? (
         <p class="muted small">
-          This project subscribes to nothing yet, so it has no CVEs.{' '}
+          {dash.counts.total
+            ? 'This project subscribes to no vendor or product: its CVEs come from its keywords and inventories.'
+            : 'This project subscribes to nothing yet, so it has no CVEs.'}{' '}
           <a href={path}>Add vendors or products</a>.
         </p>
       ) : (
