@@ -22,22 +22,13 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
 import { buildApp } from '../src/server.ts';
-import { parseConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/client.ts';
-import { servicesFor } from '../src/main.ts';
 import { sources } from '../src/sources/index.ts';
 import { corpusFile } from './import/corpus.ts';
-import {
-  createDatabase,
-  DEFAULT_SERVER_URL,
-  dropDatabase,
-  serverInfo,
-  withDatabase,
-} from './lib/pg-admin.ts';
+import { dropDatabase, serverInfo } from './lib/pg-admin.ts';
 import { loadAverage, machineInfo } from './lib/machine.ts';
 import { fixed, int, table } from './lib/markdown.ts';
 import { projectRoot, workDir } from './lib/paths.ts';
-import { buildMatchCatalog, catalogStats } from './match/catalog.ts';
+import { catalogStats, openMatchCatalog } from './match/catalog.ts';
 import { chooseInventory } from './match/inventory.ts';
 import { busiestIds, writeRound } from './inventory/changes.ts';
 import { cycloneDx } from './inventory/sbom.ts';
@@ -124,24 +115,19 @@ export async function run(args: string[]): Promise<void> {
   const projectCount = Number(values.projects);
   const perProject = Number(values.components);
   const changeCount = Number(values.changes);
-  const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
   const name = values.database;
   const loadAtStart = loadAverage();
   const started = performance.now();
-  if (!values.reuse) await createDatabase(serverUrl, name);
-  const database = await openDatabase({ url: withDatabase(serverUrl, name) });
-  const build: string[] = [];
+  // A deployment's defaults, but for the rate limit (the benchmark calls as fast as it can).
+  const { serverUrl, database, services, build } = await openMatchCatalog(
+    name,
+    { reuse: values.reuse, size: Number(values.size) },
+    { RATE_LIMIT_PER_MINUTE: '1000000' },
+  );
   const work = workDir;
   fs.mkdirSync(work, { recursive: true });
   try {
     const { db } = database;
-    // A deployment's defaults, but for the rate limit (the benchmark calls as fast as it can).
-    const services = servicesFor(
-      parseConfig({ RATE_LIMIT_PER_MINUTE: '1000000' }),
-      database,
-      'bench-secret-'.padEnd(40, 'x'),
-    );
-    if (!values.reuse) build.push(...(await buildMatchCatalog(services, db, Number(values.size))));
     // A kept catalog: the previous run's organizations (and their inventories) go first.
     await sql`DELETE FROM organization WHERE name LIKE ${ORG_PREFIX + '%'}`.execute(db);
     await services.events.processPending();

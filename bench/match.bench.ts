@@ -16,22 +16,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { buildApp } from '../src/server.ts';
-import { parseConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/client.ts';
-import { servicesFor } from '../src/main.ts';
 import { matchAnswer } from '../src/api/v2/match.presenter.ts';
 import { InventoryMatchService } from '../src/services/inventory-match.service.ts';
-import {
-  createDatabase,
-  DEFAULT_SERVER_URL,
-  dropDatabase,
-  serverInfo,
-  withDatabase,
-} from './lib/pg-admin.ts';
+import { dropDatabase, serverInfo } from './lib/pg-admin.ts';
 import { loadAverage, machineInfo } from './lib/machine.ts';
 import { projectRoot } from './lib/paths.ts';
 import { chooseInventory } from './match/inventory.ts';
-import { buildMatchCatalog, catalogStats } from './match/catalog.ts';
+import { catalogStats, openMatchCatalog } from './match/catalog.ts';
 import { timePhases } from './match/phases.ts';
 
 const percentile = (sorted: number[], p: number) =>
@@ -50,23 +41,18 @@ export async function run(args: string[]): Promise<void> {
   });
   const size = Number(values.size);
   const runs = Number(values.runs);
-  const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
   const name = values.database;
   const loadAtStart = loadAverage();
   const started = performance.now();
-  if (!values.reuse) await createDatabase(serverUrl, name);
-  const database = await openDatabase({ url: withDatabase(serverUrl, name) });
-  const build: string[] = [];
+  const { serverUrl, database, services, build } = await openMatchCatalog(
+    name,
+    { reuse: values.reuse, size },
+    // The inventory's 62,000 candidates kept (the default keeps 50,000): what a deployment that
+    // matches such inventories sets.
+    { RATE_LIMIT_PER_MINUTE: '1000000', INVENTORY_MATCH_CACHE_CVES: '100000' },
+  );
   try {
     const { db } = database;
-    const services = servicesFor(
-      // The inventory's 62,000 candidates kept (the default keeps 50,000): what a deployment that
-      // matches such inventories sets.
-      parseConfig({ RATE_LIMIT_PER_MINUTE: '1000000', INVENTORY_MATCH_CACHE_CVES: '100000' }),
-      database,
-      'bench-secret-'.padEnd(40, 'x'),
-    );
-    if (!values.reuse) build.push(...(await buildMatchCatalog(services, db, size)));
     const stats = await catalogStats(db);
     const inventory = await chooseInventory(db);
     const app = await buildApp({ services, logger: false });

@@ -7,10 +7,14 @@
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
+import { parseConfig } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { servicesFor } from '../../src/main.ts';
 import type { Services } from '../../src/services/services.ts';
 import { sources } from '../../src/sources/index.ts';
 import { corpusFile } from '../import/corpus.ts';
 import { projectRoot } from '../lib/paths.ts';
+import { createDatabase, DEFAULT_SERVER_URL, withDatabase } from '../lib/pg-admin.ts';
 import { replicate } from './replicate.ts';
 
 const NVD_FEEDS = ['2014', '2017', 'modified', 'recent'].map((f) =>
@@ -55,4 +59,35 @@ export async function catalogStats(db: Kysely<DB>): Promise<string> {
              pg_database_size(current_database())::text AS bytes`.execute(db)
   ).rows[0]!;
   return `${stats.cves.toLocaleString('en-US')} CVEs, ${stats.with_nvd.toLocaleString('en-US')} with NVD configurations, ${stats.with_cna.toLocaleString('en-US')} CNA statements with \`affected\`; database ${(Number(stats.bytes) / 2 ** 30).toFixed(2)} GiB`;
+}
+
+/** An open catalog database with the services over it. */
+export interface MatchCatalog {
+  serverUrl: string;
+  database: Database;
+  services: Services;
+  /** The build's steps (empty when reused). */
+  build: string[];
+}
+
+/**
+ * The catalog database `name` on the benchmark server (`BENCH_DATABASE_URL`): created and built, or
+ * a kept one opened as it is (`reuse`); services configured by `env` over it.
+ */
+export async function openMatchCatalog(
+  name: string,
+  { reuse, size }: { reuse: boolean; size: number },
+  env: Record<string, string>,
+): Promise<MatchCatalog> {
+  const serverUrl = process.env.BENCH_DATABASE_URL || DEFAULT_SERVER_URL;
+  if (!reuse) await createDatabase(serverUrl, name);
+  const database = await openDatabase({ url: withDatabase(serverUrl, name) });
+  const services = servicesFor(parseConfig(env), database, 'bench-secret-'.padEnd(40, 'x'));
+  try {
+    const build = reuse ? [] : await buildMatchCatalog(services, database.db, size);
+    return { serverUrl, database, services, build };
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
 }
