@@ -60,19 +60,29 @@ export async function inventoryFlags(
   const cves = new Map<string, MatchableCve>();
   if (components.length)
     for (const { cve } of await new InventoryMatchRepository(tx).matchable(cveIds)) cves.set(cve.cveId, cve);
+  // Projects list the same components (the same library at the same version): each distinct one is
+  // matched once and its findings given to every copy.
   const now = new Map<string, { component: KeyedComponent; cveId: string; rules: MatchRule[] }>();
+  const copies = new Map<string, KeyedComponent[]>();
   for (const component of components) {
-    const parsed = parseComponent(matcherInput(stored(component)));
+    const identity = JSON.stringify([stored(component), [...component.keys].sort()]);
+    const list = copies.get(identity);
+    if (list) list.push(component);
+    else copies.set(identity, [component]);
+  }
+  for (const [first, ...others] of copies.values()) {
+    const parsed = parseComponent(matcherInput(stored(first!)));
     if (!parsed.ok) continue;
-    const matchable = withStoredKeys(parsed.component, component.keys);
+    const matchable = withStoredKeys(parsed.component, first!.keys);
     const candidates: MatchableCve[] = [];
     for (const [cveId, keys] of keysOf) {
       const cve = cves.get(cveId);
-      if (cve && component.keys.some((k) => keys.has(k))) candidates.push(cve);
+      if (cve && first!.keys.some((k) => keys.has(k))) candidates.push(cve);
     }
     for (const m of matchComponent(matchable, candidates))
       if (m.verdict === 'affected')
-        now.set(`${component.id} ${m.cveId}`, { component, cveId: m.cveId, rules: m.rules });
+        for (const component of [first!, ...others])
+          now.set(`${component.id} ${m.cveId}`, { component, cveId: m.cveId, rules: m.rules });
   }
 
   // The findings made to agree.

@@ -88,6 +88,20 @@ describeEachDatabase('inventories kept current by the event processor', (use) =>
     const upload = await call('PUT', '/firmware/inventories/main', SBOM);
     expect(upload.statusCode, upload.body).toBe(200);
     expect(upload.json()).toMatchObject({ cves: 0 });
+    // Two more projects: the same components (matched once for both), and xz at a fixed version.
+    for (const [project, xz] of [
+      ['appliance', '5.6.1'],
+      ['legacy', '5.4.6'],
+    ] as const) {
+      expect((await call('POST', '', { name: project })).statusCode).toBe(201);
+      const sbom = structuredClone(SBOM);
+      sbom.components[1] = {
+        ...sbom.components[1]!,
+        version: xz,
+        purl: `pkg:github/tukaani-project/xz@${xz}`,
+      };
+      expect((await call('PUT', `/${project}/inventories/main`, sbom)).statusCode).toBe(200);
+    }
     runtime = await startJobs(api.services, pino({ level: 'silent' }));
     // Then the CVE 5 record alone (no NVD data), as a sync would import it.
     await api.services.imports.importInputs(sources.cve5, [XZ_RECORD]);
@@ -110,6 +124,17 @@ describeEachDatabase('inventories kept current by the event processor', (use) =>
     });
     const inventories = await call('GET', '/firmware/inventories');
     expect(inventories.json()).toMatchObject({ results: [{ name: 'main', cve_count: 1 }] });
+  });
+
+  it('finds it in every project listing the same component, and not at a fixed version', async () => {
+    const cves = async (project: string) =>
+      ((await call('GET', `/${project}/cves`)).json() as { results: { cve_id: string }[] }).results.map(
+        (r) => r.cve_id,
+      );
+    expect(await cves('appliance')).toEqual([XZ]);
+    expect(await cves('legacy')).toEqual([]);
+    const component = await call('GET', '/appliance/inventories/main/components/1');
+    expect(component.json()).toMatchObject({ component: { name: 'xz', version: '5.6.1', findings: 1 } });
   });
 
   it('sends one signed webhook naming the component, on the cve_affects_component trigger', () => {
