@@ -102,8 +102,10 @@ describe('a sync source turned off', { timeout: 180_000 }, () => {
           expect(byId.get(ids.epss!)).toMatchObject(cancelled);
           if (backend === 'embedded') expect(byId.get(ids.cwe!)).toMatchObject(cancelled);
           else expect(byId.get(ids.cwe!)).toMatchObject({ status: 'running', done: false });
-          // kev is still on: its job ran (and failed against the closed port), and waits for a retry.
-          expect(byId.get(ids.kev!)!.status).toBe('pending');
+          // kev is still on: its job is not cancelled. It runs (and fails against the closed port,
+          // then waits for a retry), or was still running when the process was stopped: the line
+          // the test waits for is written before the job's attempt ends (seen in a CI rehearsal).
+          expect(['pending', 'running']).toContain(byId.get(ids.kev!)!.status);
           expect(byId.get(ids.kev!)!.last_error ?? '').not.toContain('cancelled');
         } finally {
           await after.close();
