@@ -28,6 +28,7 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
+  let call: Awaited<ReturnType<typeof acmeApi>>;
   const tab = () => `${server.baseUrl}/org/acme/projects/web/inventories`;
 
   beforeAll(async () => {
@@ -39,7 +40,7 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
       bypassCSP: true,
     });
     await createFirstAdmin(page, server);
-    const call = await acmeApi(page, server);
+    call = await acmeApi(page, server);
     expect((await call('POST', '/projects', { name: 'web' })).status).toBe(201);
   }, 300_000);
   afterAll(async () => {
@@ -113,6 +114,34 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
+  it("lists the inventory's CVEs in a report, by component", async () => {
+    const slack = await call('POST', '/projects/web/notifications', {
+      name: 'team',
+      type: 'slack',
+      configuration: { webhook_url: 'https://hooks.slack.com/services/T1/B2/xyzsecret' },
+    });
+    expect(slack.status).toBe(201);
+    const created = await call('POST', '/projects/web/automations', {
+      name: 'daily',
+      trigger_type: 'report',
+      frequency: 'daily',
+      configuration: { actions: [{ type: 'send_notification', value: 'team' }] },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const run = await call('POST', '/projects/web/automations/daily/run', {});
+    expect(run.status, await run.clone().text()).toBe(200);
+    await page.goto(`${server.baseUrl}/org/acme/projects/web/reports`);
+    await page.locator('main table a').first().click();
+    const row = page.locator('table.report-cves tr', { hasText: 'CVE-2021-44228' });
+    const text = await row.textContent();
+    expect(text).toContain('log4j-core 2.14.1 (inventory backend)');
+    expect(text).toContain('affects an inventory component');
+    // No catalog change in the period: no "Changes" heading over nothing.
+    await expect(page.getByRole('heading', { name: 'Changes' }).count()).resolves.toBe(0);
+    if (shots) await page.screenshot({ path: `${shots}/inventory-report.png`, fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  });
+
   it('reads well in dark mode', async () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     for (const [url, name] of [
@@ -120,6 +149,7 @@ describe.skipIf(!chromium)('browser: a project inventory', () => {
       [`${tab()}/backend`, 'inventory-dark'],
       [`${server.baseUrl}/org/acme/projects/web/cves/CVE-2021-44228`, 'inventory-cve-dark'],
       [`${server.baseUrl}/org/acme/projects/web`, 'inventory-dashboard-dark'],
+      [page.url(), 'inventory-report-dark'],
     ] as const) {
       await page.goto(url);
       if (shots) await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });

@@ -5,6 +5,7 @@
  * reads (docs/web-ui.md).
  */
 import { vendorKeyLabel } from '../../domain/cpe.ts';
+import { eventLabel } from '../../domain/dashboard.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { csvStream, sendCsv } from '../../http/csv.ts';
 import { WEB_REPORT_CSV_COLUMNS } from '../../http/report-csv.ts';
@@ -18,7 +19,7 @@ import {
   type ReportPeriodType,
   type ReportRow,
 } from '../../domain/report.ts';
-import type { ReportDetail, ReportSend } from '../../services/report.service.ts';
+import type { ReportCve, ReportDetail, ReportSend } from '../../services/report.service.ts';
 import { Time } from '../kit/fields.tsx';
 import { doneText, field, pageNumber } from '../kit/input.ts';
 import { ChangedDefinition } from '../shared/changed.tsx';
@@ -348,14 +349,15 @@ function ReportPage({
                       </td>
                       <td>{c.kev ? <span class="badge kev">KEV</span> : <span class="muted">no</span>}</td>
                       <td class="nowrap">{c.epss !== null ? `${(c.epss * 100).toFixed(2)} %` : '–'}</td>
-                      <td class="small">{c.matched_keys.map(vendorKeyLabel).join(', ')}</td>
-                      <td class="small">{c.event_types.map((t) => t.replaceAll('_', ' ')).join(', ')}</td>
+                      <td class="small">{matchedBy(c).join(', ')}</td>
+                      <td class="small">{c.event_types.map(eventLabel).join(', ')}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
-            <h3>Changes</h3>
+            {/* An inventory's CVE enters with no catalog change: no heading over nothing. */}
+            {detail.cves.some((c) => c.changes.length > 0) && <h3>Changes</h3>}
             {detail.cves
               .filter((c) => c.changes.length > 0)
               .map((c) => (
@@ -473,3 +475,17 @@ export const projectReportsRoutes: FastifyPluginAsync<WebOptions> = async (app, 
     );
   });
 };
+
+/**
+ * What brought a report's CVE to the project: its subscribed keys, and the inventory components its
+ * `cve_affects_component` events name (an inventory's CVE has no subscribed key).
+ */
+function matchedBy(c: ReportCve): string[] {
+  const components = c.events.flatMap((e) => {
+    if (e.type !== 'cve_affects_component') return [];
+    const d = e.details as { inventory?: string; component?: { name?: string; version?: string | null } };
+    const version = d.component?.version ?? 'version unknown';
+    return [`${d.component?.name ?? 'a component'} ${version} (inventory ${d.inventory ?? '?'})`];
+  });
+  return [...c.matched_keys.map(vendorKeyLabel), ...new Set(components)];
+}
