@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { inventoryHadAt } from './inventory.repository.ts';
 import type { ChangeEntry } from '../domain/cve-change.ts';
 import { inventoryFlagKey, type InventoryEventDetails } from '../domain/inventory.ts';
 import { keywordFlagKey } from '../domain/keywords.ts';
@@ -92,10 +93,7 @@ async function recentCatalogChanges(
   const inInventory =
     inventoryProjectId === undefined
       ? sql<boolean>`false`
-      : sql<boolean>`EXISTS (SELECT 1 FROM inventory_cve ic
-                  WHERE ic.project_id = ${inventoryProjectId} AND ic.cve_id = ch.cve_id
-                    AND ic.found_at <= ch.created_at
-                    AND (ic.resolved_at IS NULL OR ic.resolved_at > ch.created_at))`;
+      : inventoryHadAt(inventoryProjectId, sql`ch.cve_id`, sql`ch.created_at`);
   const flag = inventoryProjectId === undefined ? undefined : inventoryFlagKey(inventoryProjectId);
   const out: RecentChangeRow[] = [];
   let cursor: number | undefined;

@@ -3,7 +3,7 @@
  * keys, the findings, and what the project sees of them (`inventory_cve`). What a component is and
  * whether a CVE affects it is decided by the domain's matcher; the SQL here reads and writes.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 import { CATALOG_VERSION } from './catalog-version.ts';
 import type {
@@ -56,6 +56,16 @@ export interface FindingRow {
 }
 
 /** A stored component as the event processor matches it again. */
+/**
+ * One of the project's inventories had the CVE at `at` (found at or before it, not resolved before
+ * it): a change then concerns the project through its inventories (reports, the dashboard's feed).
+ */
+export function inventoryHadAt(projectId: string, cveId: RawBuilder<unknown>, at: RawBuilder<unknown>) {
+  return sql<boolean>`EXISTS (SELECT 1 FROM inventory_cve ic
+    WHERE ic.project_id = ${projectId} AND ic.cve_id = ${cveId} AND ic.found_at <= ${at}
+      AND (ic.resolved_at IS NULL OR ic.resolved_at > ${at}))`;
+}
+
 export interface KeyedComponent {
   id: string;
   inventoryId: string;

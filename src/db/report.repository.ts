@@ -1,6 +1,7 @@
 /** Reports (one per report automation and period, or one per alert `generate_report`) and their CVEs. */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { inventoryHadAt } from './inventory.repository.ts';
 import { keywordFlagKey } from '../domain/keywords.ts';
 import { inventoryFlagKey, type InventoryEventDetails } from '../domain/inventory.ts';
 import type { KeyFlag } from '../domain/project-events.ts';
@@ -149,10 +150,7 @@ export class ReportRepository {
         SELECT x.*, c.state, c.vendors, greatest(c.cvss20, c.cvss30, c.cvss31, c.cvss40) AS highest_cvss,
                ARRAY(SELECT ck.keyword FROM cve_keyword ck
                       WHERE ck.cve_id = c.cve_id AND ck.keyword = ANY(${keywords}::text[])) AS keywords,
-               x.inventory IS NULL AND EXISTS (
-                 SELECT 1 FROM inventory_cve ic
-                  WHERE ic.project_id = ${projectId} AND ic.cve_id = x.cve_id AND ic.found_at <= x.changed_at
-                    AND (ic.resolved_at IS NULL OR ic.resolved_at > x.changed_at)) AS in_inventory
+               x.inventory IS NULL AND ${inventoryHadAt(projectId, sql`x.cve_id`, sql`x.changed_at`)} AS in_inventory
           FROM (SELECT ch.cve_id, ch.id AS change_id, ch.created_at AS changed_at, ch.data, ch.seq, 0 AS kind,
                        NULL::float8 AS old_score, NULL::float8 AS new_score, NULL::jsonb AS inventory
                   FROM cve_change ch WHERE ch.created_at >= ${start} AND ch.created_at < ${end}
